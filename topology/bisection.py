@@ -1,0 +1,256 @@
+"""Bisection bandwidth: analytic per topology, and verified by max-flow on the graph.
+
+Definition (seed §14.1, F4): the bandwidth available between two equal halves of
+the endpoints. We use the natural halves — the first ⌊N/2⌋ endpoints in the
+fabric's own order (leaf by leaf; node by node for rail-optimized; group by group
+for Dragonfly+; along the longest dimension for a torus) against the rest — which
+is the worst-case (minimum) cut for these symmetric fabrics. A 1:1 fat-tree gives
+N·B/2; every level of oversubscription divides the cut by its ratio.
+
+The analytic figures below are computed from the plan's structure in closed form,
+level by level; :func:`max_flow_bisection_gbps` recomputes the same quantity by
+max-flow on the explicit graph (scipy's Dinic) so the two can be checked against
+each other.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from topology.clos import endpoint_leaf_ids, leaf_count_of, leaf_pod_ids
+from topology.spec import ClosWiring, DragonflyWiring, TorusWiring
+
+
+@dataclass(frozen=True)
+class Bisection:
+    gbps: float
+    derivation: str
+
+
+def _fmt(gbps: float) -> str:
+    return f"{gbps:,.0f} Gbit/s ({gbps / 8000:,.3f} TB/s)"
+
+
+def _halves(leaf_of_endpoint: np.ndarray, leaf_count: int) -> tuple[np.ndarray, np.ndarray]:
+    half = leaf_of_endpoint.size // 2
+    a = np.bincount(leaf_of_endpoint[:half], minlength=leaf_count).astype(np.float64)
+    b = np.bincount(leaf_of_endpoint[half:], minlength=leaf_count).astype(np.float64)
+    return a, b
+
+
+def _push_up(send: np.ndarray, recv: np.ndarray, cap: float) -> tuple[np.ndarray, np.ndarray]:
+    excess = send - recv
+    return np.clip(excess, 0.0, cap), np.clip(-excess, 0.0, cap)
+
+
+def clos_bisection(w: ClosWiring, endpoint_gbps: float, port_gbps: float) -> Bisection:
+    """Max traffic from the first half of the endpoints to the second, level by level.
+
+    At every level, traffic between the halves inside one switch group stays local;
+    the rest must climb, limited by that group's uplink bandwidth; what climbs from
+    one side is matched at the next level against what the other side can take.
+    Uplinks are spread evenly over the switches above (see :mod:`topology.clos`), so
+    no single spine is the bottleneck and this greedy is the max-flow.
+    """
+    n = w.endpoint_count
+    leaves = leaf_count_of(w)
+    a, b = _halves(endpoint_leaf_ids(w), leaves)
+    a *= endpoint_gbps
+    b *= endpoint_gbps
+    endpoint_bound = min(a.sum(), b.sum())
+    local_leaf = float(np.minimum(a, b).sum())
+    parts = [f"halves of {n // 2:,} and {n - n // 2:,} endpoints × {endpoint_gbps:g}G "
+             f"→ at most {_fmt(endpoint_bound)}"]
+    if w.tiers == 1:
+        total = local_leaf
+        parts.append("one tier: only traffic that shares a leaf (same rail) crosses")
+        return Bisection(total, "; ".join(parts) + f"; bisection = {_fmt(total)}")
+    leaf_cap = w.leaf_up * port_gbps
+    send, recv = _push_up(a, b, leaf_cap)
+    if w.tiers == 2:
+        climbed = min(send.sum(), recv.sum())
+        total = local_leaf + climbed
+        parts.append(
+            f"leaf-local {_fmt(local_leaf)}; through the spines min(send {_fmt(send.sum())}, "
+            f"receive {_fmt(recv.sum())}) with each leaf capped at {w.leaf_up} × {port_gbps:g}G"
+        )
+        return Bisection(total, "; ".join(parts) + f"; bisection = {_fmt(total)}")
+    pod = leaf_pod_ids(w)
+    pods = int(pod.max()) + 1
+    s_p = np.bincount(pod, weights=send, minlength=pods)
+    r_p = np.bincount(pod, weights=recv, minlength=pods)
+    local_pod = float(np.minimum(s_p, r_p).sum())
+    pod_cap = w.aggs_per_pod * w.agg_up * port_gbps
+    send_p, recv_p = _push_up(s_p, r_p, pod_cap)
+    climbed = min(send_p.sum(), recv_p.sum())
+    total = local_leaf + local_pod + climbed
+    parts.append(
+        f"leaf-local {_fmt(local_leaf)}; pod-local {_fmt(local_pod)}; through the cores "
+        f"min(send {_fmt(send_p.sum())}, receive {_fmt(recv_p.sum())}) with each pod capped "
+        f"at {w.aggs_per_pod} spines × {w.agg_up} × {port_gbps:g}G"
+    )
+    return Bisection(total, "; ".join(parts) + f"; bisection = {_fmt(total)}")
+
+
+def dragonfly_endpoint_leaf_ids(w: DragonflyWiring, endpoint_count: int) -> np.ndarray:
+    counts = np.asarray(w.leaf_endpoints, dtype=np.int64)
+    return np.repeat(np.arange(counts.size, dtype=np.int64), counts)[:endpoint_count]
+
+
+def dragonfly_bisection(
+    w: DragonflyWiring, endpoint_count: int, endpoint_gbps: float, port_gbps: float, leaf_up: int
+) -> Bisection:
+    """Dragonfly+: leaf-local, then group-local (leaf–spine Clos), then global links.
+
+    Between groups every pair has ``c`` = global_links_per_pair × port bandwidth, and a
+    group can relay (Valiant / adaptive routing). On that complete graph the minimum
+    cut puts the x groups that most want to send on the source side:
+    min over x of [Σ demand of those x + Σ supply of the rest + x·(G − x)·c].
+    """
+    leaves = len(w.leaf_endpoints)
+    a, b = _halves(dragonfly_endpoint_leaf_ids(w, endpoint_count), leaves)
+    a *= endpoint_gbps
+    b *= endpoint_gbps
+    local_leaf = float(np.minimum(a, b).sum())
+    send, recv = _push_up(a, b, leaf_up * port_gbps)
+    group = np.asarray(w.leaf_group, dtype=np.int64)
+    g = w.group_count
+    s_g = np.bincount(group, weights=send, minlength=g)
+    r_g = np.bincount(group, weights=recv, minlength=g)
+    local_group = float(np.minimum(s_g, r_g).sum())
+    sup = np.clip(s_g - r_g, 0, None)
+    dem = np.clip(r_g - s_g, 0, None)
+    c = w.global_links_per_group_pair * port_gbps
+    order = np.argsort(-(sup - dem), kind="stable")
+    sup_o, dem_o = sup[order], dem[order]
+    best = math.inf
+    best_x = 0
+    for x in range(g + 1):
+        cut = dem_o[:x].sum() + sup_o[x:].sum() + x * (g - x) * c
+        if cut < best:
+            best, best_x = cut, x
+    total = local_leaf + local_group + float(best)
+    derivation = (
+        f"halves of {endpoint_count // 2:,} / {endpoint_count - endpoint_count // 2:,} endpoints; "
+        f"leaf-local {_fmt(local_leaf)}; group-local {_fmt(local_group)}; between {g} groups "
+        f"({w.global_links_per_group_pair} global link(s) per pair, {_fmt(c)} each) the min cut "
+        f"separates {best_x} group(s) = {_fmt(float(best))}; bisection = {_fmt(total)}"
+    )
+    return Bisection(total, derivation)
+
+
+def _ring_cut_links(k: int, arc: int) -> int:
+    """Links of a ring of k positions (k=2: two parallel links) cut by an arc of ``arc``."""
+    if k == 1 or arc in (0, k):
+        return 0
+    return 2
+
+
+def torus_cut_links(dims: tuple[int, ...], a_count: int) -> int:
+    """Links between the first ``a_count`` nodes (lexicographic order) and the rest.
+
+    A plane-by-plane count along the most significant dimension: every line across
+    the cut is a ring crossed twice (wrap-around doubles a mesh's single crossing),
+    plus the cut inside the one partly filled plane, counted the same way.
+    """
+    if not dims or a_count <= 0:
+        return 0
+    k = dims[0]
+    plane = math.prod(dims[1:])
+    full, rem = divmod(a_count, plane)
+    links = rem * _ring_cut_links(k, full + 1) + (plane - rem) * _ring_cut_links(k, full)
+    return links + torus_cut_links(dims[1:], rem)
+
+
+def torus_order(dims: tuple[int, int, int]) -> tuple[int, int, int]:
+    """Dimensions ordered longest first: the cut runs across the longest dimension."""
+    return tuple(sorted(dims, reverse=True))  # type: ignore[return-value]
+
+
+def torus_bisection(w: TorusWiring, link_gbps: float) -> Bisection:
+    dims = torus_order(w.dims)
+    n = math.prod(dims)
+    links = torus_cut_links(dims, n // 2)
+    gbps = links * link_gbps
+    kx = dims[0]
+    derivation = (
+        f"cut across the longest dimension ({kx}): "
+        + (
+            f"2 × {n:,} / {kx} = {links:,} links (each of the {n // kx:,} rings crosses twice; "
+            "wrap-around doubles a mesh's single crossing)"
+            if kx % 2 == 0
+            else f"{links:,} links (odd {kx}: the middle plane is split and its own cut counted)"
+        )
+        + f" × {link_gbps:g}G = {_fmt(gbps)} in each direction"
+    )
+    return Bisection(gbps, derivation)
+
+
+def max_flow_bisection_gbps(plan) -> float:  # noqa: ANN001 - FabricPlan, avoid import cycle
+    """Max-flow from the first half of the endpoints to the second on the explicit graph.
+
+    Uses ``scipy.sparse.csgraph.maximum_flow`` (Dinic) on integer capacities scaled by
+    their greatest common divisor. Every link is full duplex: one arc each way.
+    """
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import maximum_flow
+
+    from topology.graph import fabric_edges
+
+    g = fabric_edges(plan)
+    n_nodes = g.node_count + 2
+    src, dst = g.node_count, g.node_count + 1
+    cap = g.capacity_gbps
+    a_nodes, b_nodes = g.endpoint_halves()
+    inj = np.full(a_nodes.size, g.injection_gbps)
+    ej = np.full(b_nodes.size, g.injection_gbps)
+    rows = np.concatenate([g.u, g.v, np.full(a_nodes.size, src), b_nodes])
+    cols = np.concatenate([g.v, g.u, a_nodes, np.full(b_nodes.size, dst)])
+    caps = np.concatenate([cap, cap, inj, ej])
+    scaled, unit = _integer_capacities(caps)
+    m = csr_matrix((scaled, (rows, cols)), shape=(n_nodes, n_nodes))
+    m.sum_duplicates()
+    result = maximum_flow(m, src, dst, method="dinic")
+    return float(result.flow_value) * unit
+
+
+def max_flow_bisection_networkx_gbps(plan) -> float:  # noqa: ANN001
+    """The same max-flow with plain networkx (slow; benchmarks compare the two)."""
+    import networkx as nx
+
+    from topology.graph import fabric_edges
+
+    g = fabric_edges(plan)
+    dg = nx.DiGraph()
+    for u, v, c in zip(g.u.tolist(), g.v.tolist(), g.capacity_gbps.tolist(), strict=True):
+        for x, y in ((u, v), (v, u)):
+            if dg.has_edge(x, y):
+                dg[x][y]["capacity"] += c
+            else:
+                dg.add_edge(x, y, capacity=c)
+    a_nodes, b_nodes = g.endpoint_halves()
+    for x in a_nodes.tolist():
+        dg.add_edge("s", x, capacity=g.injection_gbps)
+    for y in b_nodes.tolist():
+        dg.add_edge(y, "t", capacity=g.injection_gbps)
+    value, _ = nx.maximum_flow(dg, "s", "t")
+    return float(value)
+
+
+def _integer_capacities(caps: np.ndarray) -> tuple[np.ndarray, float]:
+    """Scale float capacities to int32 by a common unit (exact for rational link speeds)."""
+    unit = 1.0
+    for scale in (1.0, 10.0, 100.0, 1000.0):
+        if np.allclose(caps * scale, np.round(caps * scale)):
+            unit = 1.0 / scale
+            break
+    ints = np.round(caps / unit).astype(np.int64)
+    g = int(np.gcd.reduce(ints[ints > 0])) if np.any(ints > 0) else 1
+    ints //= g
+    unit *= g
+    if ints.sum() >= 2**31:
+        raise OverflowError("capacities too large for scipy's int32 max-flow")
+    return ints.astype(np.int32), unit

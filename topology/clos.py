@@ -1,0 +1,386 @@
+"""Folded-Clos tiers shared by the fat-tree and rail-optimized generators.
+
+The leaf layer is the generators' business (which endpoints share a leaf); above it
+the construction is the classic one (Leiserson 1985; Al-Fares et al., SIGCOMM 2008,
+"A scalable, commodity data center network architecture"): a k-port switch has
+k/2 ports down and k/2 up at 1:1, a 2-tier leaf–spine reaches k²/2 endpoints and a
+3-tier fat-tree k³/4 with 5k²/4 switches (seed chapter §14.1, F1/F2).
+
+Uplinks are spread evenly: every leaf sends the same number of links to every
+switch above it in its pod (so ECMP sees equal paths), which is why the spine count
+is a divisor of the leaf uplink count.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from topology.sizing import largest_divisor_at_most, port_split
+from topology.spec import ClosWiring, FabricRequestError, Tier
+
+
+@dataclass(frozen=True)
+class LeafLayer:
+    """What a generator decides about the leaves before the Clos is stacked on them."""
+
+    endpoint_count: int
+    rails: int
+    node_count: int
+    su_nodes: int  # 0 for a plain fat-tree (every leaf is its own unit)
+    leaves_per_su_rail: int
+    leaf_down: int
+    leaf_up: int
+    endpoint_gbps: float
+    leaf_oversubscription: float
+
+    @property
+    def leaves_per_unit(self) -> int:
+        return self.rails * self.leaves_per_su_rail if self.su_nodes else 1
+
+    @property
+    def nodes_per_unit(self) -> int:
+        return self.su_nodes if self.su_nodes else 0
+
+
+def endpoint_leaf_ids(w: ClosWiring | LeafLayer) -> np.ndarray:
+    """Leaf number of every endpoint, in the endpoints' natural order.
+
+    Leaves are numbered densely; a leaf slot left empty by a partial scalable unit is
+    not a leaf (it is not bought).
+    """
+    e = np.arange(w.endpoint_count, dtype=np.int64)
+    if not w.su_nodes:
+        return e // w.leaf_down
+    node = e // w.rails
+    rail = e % w.rails
+    su = node // w.su_nodes
+    raw = (su * w.rails + rail) * w.leaves_per_su_rail + (node % w.su_nodes) // w.leaf_down
+    _, dense = np.unique(raw, return_inverse=True)
+    return dense.astype(np.int64)
+
+
+def leaf_pod_ids(w: ClosWiring) -> np.ndarray:
+    """Pod number of every leaf (pods hold whole scalable units)."""
+    leaf_count = leaf_count_of(w)
+    if not w.su_nodes:
+        return np.arange(leaf_count, dtype=np.int64) // w.leaves_per_pod
+    # first endpoint of each leaf tells its SU
+    ep_leaf = endpoint_leaf_ids(w)
+    first = np.zeros(leaf_count, dtype=np.int64)
+    idx = np.arange(w.endpoint_count, dtype=np.int64)
+    first[ep_leaf[::-1]] = idx[::-1]
+    su = (first // w.rails) // w.su_nodes
+    sus_per_pod = w.leaves_per_pod // (w.rails * w.leaves_per_su_rail)
+    return su // sus_per_pod
+
+
+def leaf_rail_ids(w: ClosWiring) -> np.ndarray:
+    leaf_count = leaf_count_of(w)
+    if not w.su_nodes:
+        return np.zeros(leaf_count, dtype=np.int64)
+    ep_leaf = endpoint_leaf_ids(w)
+    rail = np.zeros(leaf_count, dtype=np.int64)
+    rail[ep_leaf] = np.arange(w.endpoint_count, dtype=np.int64) % w.rails
+    return rail
+
+
+def leaf_count_of(w: ClosWiring | LeafLayer) -> int:
+    if not w.su_nodes:
+        return math.ceil(w.endpoint_count / w.leaf_down)
+    full_sus, rest = divmod(w.node_count, w.su_nodes)
+    per_rail = full_sus * w.leaves_per_su_rail + math.ceil(rest / w.leaf_down)
+    return per_rail * w.rails
+
+
+def pod_count_of(w: ClosWiring) -> int:
+    if w.tiers < 3:
+        return 1
+    return int(leaf_pod_ids(w).max()) + 1
+
+
+@dataclass(frozen=True)
+class ClosTiers:
+    tiers: tuple[Tier, ...]
+    wiring: ClosWiring
+    switch_link_count: int
+    max_endpoint_count: int
+    derivations: dict[str, str]
+
+
+def _max_endpoints(leaf: LeafLayer, tiers: int, radix: int, leaves_per_pod: int) -> int:
+    """Largest endpoint count this leaf design reaches with ``tiers`` tiers at this radix."""
+    if leaf.su_nodes:
+        unit_endpoints = leaf.su_nodes * leaf.rails
+        if tiers == 1:
+            return min(radix, leaf.su_nodes) * leaf.rails if leaf.leaves_per_su_rail == 1 else 0
+        if tiers == 2:
+            return (radix // leaf.leaves_per_unit) * unit_endpoints
+        return radix * (leaves_per_pod // leaf.leaves_per_unit) * unit_endpoints
+    if tiers == 1:
+        return radix
+    if tiers == 2:
+        return radix * leaf.leaf_down
+    return radix * leaves_per_pod * leaf.leaf_down
+
+
+def stack_clos(
+    leaf: LeafLayer,
+    *,
+    tiers: int,
+    radix: int,
+    port_gbps: float,
+    agg_oversubscription: float,
+) -> ClosTiers:
+    """Size the spine (and core) tiers above a leaf layer.
+
+    ``tiers`` is 1, 2 or 3 (already decided by the caller). Raises
+    :class:`FabricRequestError` on ``node_count`` when the fabric does not fit.
+    """
+    n = leaf.endpoint_count
+    leaf_count = leaf_count_of(leaf)
+    k = radix
+    s = port_gbps
+    b = leaf.endpoint_gbps
+    d, u = leaf.leaf_down, leaf.leaf_up
+    derivations: dict[str, str] = {}
+    unit_word = (
+        f"{leaf.rails} rails × {leaf.leaves_per_su_rail} leaves per SU" if leaf.su_nodes else ""
+    )
+
+    if leaf.su_nodes:
+        leaf_deriv = (
+            f"{leaf.node_count:,} nodes in SUs of {leaf.su_nodes} → per rail "
+            f"{leaf_count // leaf.rails:,} leaves of {d} down ports "
+            f"(⌈{leaf.su_nodes} ÷ {d}⌉ = {leaf.leaves_per_su_rail} per SU); "
+            f"× {leaf.rails} rails = {leaf_count:,} leaves"
+        )
+    else:
+        leaf_deriv = f"⌈{n:,} endpoints ÷ {d} down ports⌉ = {leaf_count:,} leaves"
+    if tiers == 1:
+        leaf_deriv += "; one switching tier, no uplinks"
+    else:
+        leaf_deriv += (
+            f"; each {k}-port leaf: {d} × {b:g}G down, {u} × {s:g}G up "
+            f"→ {d * b:,.0f} ÷ {u * s:,.0f} = {leaf.leaf_oversubscription:.3g}:1"
+        )
+
+    leaf_tier = Tier(
+        name="leaf",
+        switch_count=leaf_count,
+        radix=k,
+        port_gbps=s,
+        down_ports_per_switch=d,
+        up_ports_per_switch=u if tiers > 1 else 0,
+        down_ports_used_total=n,
+        up_ports_used_total=leaf_count * u if tiers > 1 else 0,
+        uplink_count=leaf_count * u if tiers > 1 else 0,
+        uplink_gbps=s,
+        oversubscription=leaf.leaf_oversubscription if tiers > 1 else 1.0,
+        derivation=leaf_deriv,
+    )
+
+    if tiers == 1:
+        wiring = ClosWiring(
+            tiers=1,
+            endpoint_count=n,
+            rails=leaf.rails,
+            node_count=leaf.node_count,
+            su_nodes=leaf.su_nodes,
+            leaves_per_su_rail=leaf.leaves_per_su_rail,
+            leaf_down=d,
+            leaf_up=0,
+            leaves_per_pod=leaf_count,
+            aggs_per_pod=0,
+            leaf_to_agg_links=0,
+        )
+        derivations["max_endpoint_count"] = (
+            f"one tier: {k} ports per switch" + (f" per rail × {leaf.rails} rails" if leaf.su_nodes else "")
+        )
+        return ClosTiers(
+            (leaf_tier,), wiring, 0, _max_endpoints(leaf, 1, k, leaf_count), derivations
+        )
+
+    if tiers == 2:
+        if leaf_count > k:
+            max_ep = _max_endpoints(leaf, 2, k, leaf_count)
+            raise FabricRequestError.single(
+                "node_count",
+                f"{n:,} endpoints need {leaf_count:,} leaves, but a 2-tier fabric of {k}-port "
+                f"spines connects at most {k} leaves ({max_ep:,} endpoints at this "
+                "oversubscription); use 3 tiers or a larger radix",
+            )
+        m = largest_divisor_at_most(u, k // leaf_count)
+        spine_count = u // m
+        wiring = ClosWiring(
+            tiers=2,
+            endpoint_count=n,
+            rails=leaf.rails,
+            node_count=leaf.node_count,
+            su_nodes=leaf.su_nodes,
+            leaves_per_su_rail=leaf.leaves_per_su_rail,
+            leaf_down=d,
+            leaf_up=u,
+            leaves_per_pod=leaf_count,
+            aggs_per_pod=spine_count,
+            leaf_to_agg_links=m,
+        )
+        spine_tier = Tier(
+            name="spine",
+            switch_count=spine_count,
+            radix=k,
+            port_gbps=s,
+            down_ports_per_switch=leaf_count * m,
+            up_ports_per_switch=0,
+            down_ports_used_total=leaf_count * u,
+            up_ports_used_total=0,
+            uplink_count=0,
+            uplink_gbps=s,
+            oversubscription=1.0,
+            derivation=(
+                f"{leaf_count:,} leaves × {u} uplinks = {leaf_count * u:,} spine ports; each leaf "
+                f"sends {m} link(s) to every spine, so spines = {u} ÷ {m} = {spine_count:,}, "
+                f"each using {leaf_count} × {m} = {leaf_count * m} of {k} ports"
+            ),
+        )
+        max_ep = _max_endpoints(leaf, 2, k, leaf_count)
+        derivations["max_endpoint_count"] = (
+            f"2 tiers: a {k}-port spine reaches {k} leaves"
+            + (
+                f" = {k // leaf.leaves_per_unit} SUs ({unit_word}) × {leaf.su_nodes} nodes × "
+                f"{leaf.rails} rails = {max_ep:,}"
+                if leaf.su_nodes
+                else f" × {d} endpoints = {max_ep:,}"
+                + (" (k²/2 at 1:1)" if d * 2 == k else "")
+            )
+        )
+        return ClosTiers(
+            (leaf_tier, spine_tier), wiring, leaf_count * u, max_ep, derivations
+        )
+
+    # three tiers: pods of leaves under aggregation ("spine") switches, cores above.
+    agg = port_split(k, s, s, agg_oversubscription, field_name="agg_oversubscription")
+    if leaf.su_nodes:
+        units_per_pod = agg.down // leaf.leaves_per_unit
+        if units_per_pod == 0:
+            raise FabricRequestError.single(
+                "scalable_unit_nodes",
+                f"one scalable unit has {leaf.leaves_per_unit} leaves, more than the "
+                f"{agg.down} a {k}-port pod spine can take down; use smaller SUs",
+            )
+        leaves_per_pod = units_per_pod * leaf.leaves_per_unit
+    else:
+        leaves_per_pod = agg.down
+    agg_down = leaves_per_pod  # one link from every leaf to every pod spine
+    agg_up = math.ceil(agg_down / agg_oversubscription - 1e-9)
+    agg_ratio = agg_down / agg_up
+    wiring_probe = ClosWiring(
+        tiers=3,
+        endpoint_count=n,
+        rails=leaf.rails,
+        node_count=leaf.node_count,
+        su_nodes=leaf.su_nodes,
+        leaves_per_su_rail=leaf.leaves_per_su_rail,
+        leaf_down=d,
+        leaf_up=u,
+        leaves_per_pod=leaves_per_pod,
+        aggs_per_pod=u,
+        leaf_to_agg_links=1,
+        agg_up=agg_up,
+    )
+    pods = pod_count_of(wiring_probe)
+    max_ep = _max_endpoints(leaf, 3, k, leaves_per_pod)
+    if pods > k:
+        raise FabricRequestError.single(
+            "node_count",
+            f"{n:,} endpoints need {pods:,} pods, but a {k}-port core reaches at most {k} pods: "
+            f"the 3-tier maximum at this radix and oversubscription is {max_ep:,} endpoints; "
+            "use a larger radix or more oversubscription",
+        )
+    m2 = largest_divisor_at_most(agg_up, k // pods)
+    cores_per_group = agg_up // m2
+    wiring = ClosWiring(
+        tiers=3,
+        endpoint_count=n,
+        rails=leaf.rails,
+        node_count=leaf.node_count,
+        su_nodes=leaf.su_nodes,
+        leaves_per_su_rail=leaf.leaves_per_su_rail,
+        leaf_down=d,
+        leaf_up=u,
+        leaves_per_pod=leaves_per_pod,
+        aggs_per_pod=u,
+        leaf_to_agg_links=1,
+        agg_up=agg_up,
+        cores_per_group=cores_per_group,
+        agg_to_core_links=m2,
+    )
+    agg_count = pods * u
+    core_count = u * cores_per_group
+    agg_tier = Tier(
+        name="spine",
+        switch_count=agg_count,
+        radix=k,
+        port_gbps=s,
+        down_ports_per_switch=agg_down,
+        up_ports_per_switch=agg_up,
+        down_ports_used_total=leaf_count * u,
+        up_ports_used_total=agg_count * agg_up,
+        uplink_count=agg_count * agg_up,
+        uplink_gbps=s,
+        oversubscription=agg_ratio,
+        derivation=(
+            f"pods of up to {leaves_per_pod} leaves; {leaf_count:,} leaves → {pods} pods; "
+            f"each leaf sends 1 link to each of {u} pod spines → {pods} × {u} = {agg_count:,} "
+            f"spines; each spine {agg_down} down, {agg_up} up = {agg_ratio:.3g}:1"
+        ),
+    )
+    core_tier = Tier(
+        name="core",
+        switch_count=core_count,
+        radix=k,
+        port_gbps=s,
+        down_ports_per_switch=pods * m2,
+        up_ports_per_switch=0,
+        down_ports_used_total=agg_count * agg_up,
+        up_ports_used_total=0,
+        uplink_count=0,
+        uplink_gbps=s,
+        oversubscription=1.0,
+        derivation=(
+            f"{u} core groups (one per pod-spine position); spine j of every pod sends "
+            f"{m2} link(s) to each core of group j → {agg_up} ÷ {m2} = {cores_per_group} "
+            f"cores per group, {u} × {cores_per_group} = {core_count:,} cores, each using "
+            f"{pods} × {m2} = {pods * m2} of {k} ports"
+        ),
+    )
+    derivations["max_endpoint_count"] = (
+        f"3 tiers: a {k}-port core reaches {k} pods × {leaves_per_pod} leaves × "
+        + (
+            f"(SUs of {leaf.leaves_per_unit} leaves, {leaf.su_nodes} nodes × {leaf.rails} rails)"
+            if leaf.su_nodes
+            else f"{d} endpoints"
+        )
+        + f" = {max_ep:,}"
+        + (" (k³/4 at 1:1)" if 2 * d == k and 2 * agg_down == k and not leaf.su_nodes else "")
+    )
+    return ClosTiers(
+        (leaf_tier, agg_tier, core_tier),
+        wiring,
+        leaf_count * u + agg_count * agg_up,
+        max_ep,
+        derivations,
+    )
+
+
+def fits_tiers(leaf: LeafLayer, tiers: int, radix: int, agg_oversubscription: float) -> bool:
+    """Whether ``stack_clos`` would accept this leaf layer with ``tiers`` tiers."""
+    try:
+        stack_clos(
+            leaf, tiers=tiers, radix=radix, port_gbps=1.0, agg_oversubscription=agg_oversubscription
+        )
+    except FabricRequestError:
+        return False
+    return True

@@ -1,0 +1,99 @@
+"""Fat-tree / folded-Clos generator with a target oversubscription at the leaf.
+
+Seed chapter §14.1: a 2-tier leaf–spine of k-port switches serves k²/2 endpoints at
+1:1 (F1), a 3-tier fat-tree k³/4 with 5k²/4 switches (F2); practical clusters run
+2:1 or 3:1 at the leaf. The tiers above the leaf are stacked by :mod:`topology.clos`.
+"""
+
+from __future__ import annotations
+
+from topology.bisection import clos_bisection
+from topology.clos import LeafLayer, stack_clos
+from topology.sizing import port_split
+from topology.spec import FabricPlan, FabricRequest, FabricRequestError, Topology
+
+
+def fat_tree_leaf_layer(req: FabricRequest, tiers: int) -> LeafLayer:
+    n = req.endpoint_count
+    k = req.switch_radix
+    if tiers == 1:
+        if n > k:
+            raise FabricRequestError.single(
+                "node_count",
+                f"{n:,} endpoints do not fit on one {k}-port switch (1 tier); "
+                "use 2 or 3 tiers",
+            )
+        return LeafLayer(n, 1, req.node_count, 0, 1, k, 0, req.nic_gbps, 1.0)
+    split = port_split(k, req.nic_gbps, req.switch_port_gbps, req.oversubscription)
+    return LeafLayer(
+        n, 1, req.node_count, 0, 1, split.down, split.up, req.nic_gbps, split.oversubscription
+    )
+
+
+def plan_fat_tree(req: FabricRequest) -> FabricPlan:
+    """Size a 1-, 2- or 3-tier fat-tree (automatic: the fewest tiers that fit)."""
+    return plan_clos(req, fat_tree_leaf_layer, Topology.FAT_TREE)
+
+
+def plan_clos(req: FabricRequest, leaf_layer_for, topology: Topology) -> FabricPlan:
+    """Try the requested tier count, or 1, 2, 3 in turn, and build the plan."""
+    candidates = [req.tiers] if req.tiers else [1, 2, 3]
+    last_error: FabricRequestError | None = None
+    for tiers in candidates:
+        try:
+            leaf = leaf_layer_for(req, tiers)
+            stacked = stack_clos(
+                leaf,
+                tiers=tiers,
+                radix=req.switch_radix,
+                port_gbps=req.switch_port_gbps,
+                agg_oversubscription=req.agg_oversubscription,
+            )
+        except FabricRequestError as exc:
+            last_error = exc
+            continue
+        break
+    else:
+        assert last_error is not None
+        raise last_error
+    bisection = clos_bisection(stacked.wiring, req.nic_gbps, req.switch_port_gbps)
+    derivations = dict(stacked.derivations)
+    n = req.endpoint_count
+    derivations["endpoint_count"] = (
+        f"{req.node_count:,} nodes × {req.nics_per_node} NICs = {n:,} endpoints"
+    )
+    derivations["tier_count"] = (
+        f"{tiers} tier(s) " + ("as requested" if req.tiers else "— the fewest that fit")
+    )
+    derivations["endpoint_link_count"] = f"one link per endpoint NIC = {n:,}"
+    derivations["switch_link_count"] = " + ".join(
+        f"{t.uplink_count:,} {t.name}→up" for t in stacked.tiers if t.uplink_count
+    ) or "no switch-to-switch links"
+    derivations["bisection_gbps"] = bisection.derivation
+    derivations["link_end_count"] = (
+        "every link has 2 ends, each needing a port and (for optics) a transceiver"
+    )
+    return FabricPlan(
+        topology=topology,
+        endpoint_count=n,
+        endpoint_gbps=req.nic_gbps,
+        tiers=stacked.tiers,
+        endpoint_link_count=n,
+        switch_link_count=stacked.switch_link_count,
+        bisection_gbps=bisection.gbps,
+        max_endpoint_count=stacked.max_endpoint_count,
+        wiring=stacked.wiring,
+        derivations=derivations,
+        extras={
+            "oversubscription_end_to_end_ratio": round(
+                _product(t.oversubscription for t in stacked.tiers), 6
+            ),
+        },
+    )
+
+
+def _product(values) -> float:
+    out = 1.0
+    for v in values:
+        out *= v
+    return out

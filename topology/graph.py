@@ -1,0 +1,307 @@
+"""The explicit graph of a fabric plan, built link by link from its wiring.
+
+Nodes ``0 … N−1`` are the endpoints (NIC ports, or torus chips) in their natural
+order, then the switches tier by tier. Edges carry their multiplicity (``links``,
+parallel cables between the same two boxes) and ``bandwidth_gbps`` (the sum). The
+numpy edge list serves the max-flow verification; :func:`to_networkx` serves
+diagrams and small checks.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from topology.bisection import dragonfly_endpoint_leaf_ids, torus_order
+from topology.clos import endpoint_leaf_ids, leaf_count_of, leaf_pod_ids
+from topology.spec import ClosWiring, DragonflyWiring, FabricPlan, TorusWiring
+
+
+@dataclass(frozen=True)
+class FabricEdges:
+    endpoint_count: int
+    node_count: int
+    node_tier: np.ndarray  # -1 endpoint, else index into tier_names
+    tier_names: tuple[str, ...]
+    u: np.ndarray
+    v: np.ndarray
+    links: np.ndarray
+    gbps_per_link: np.ndarray
+    injection_gbps: float
+    endpoint_nodes: np.ndarray  # endpoint node ids in natural order
+
+    @property
+    def capacity_gbps(self) -> np.ndarray:
+        return self.links * self.gbps_per_link
+
+    @property
+    def link_count(self) -> int:
+        return int(self.links.sum())
+
+    def endpoint_halves(self) -> tuple[np.ndarray, np.ndarray]:
+        half = self.endpoint_nodes.size // 2
+        return self.endpoint_nodes[:half], self.endpoint_nodes[half:]
+
+    def port_use(self) -> np.ndarray:
+        """Ports in use on every node: each link occupies one port at each end."""
+        deg = np.bincount(self.u, weights=self.links, minlength=self.node_count)
+        deg += np.bincount(self.v, weights=self.links, minlength=self.node_count)
+        return deg.astype(np.int64)
+
+
+def _cat(parts: list[np.ndarray]) -> np.ndarray:
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+
+
+def clos_edges(plan: FabricPlan) -> FabricEdges:
+    w = plan.wiring
+    assert isinstance(w, ClosWiring)
+    n = w.endpoint_count
+    leaves = leaf_count_of(w)
+    s = plan.tiers[0].port_gbps
+    b = plan.endpoint_gbps
+    us, vs, ls, gs = [], [], [], []
+    # endpoint → leaf
+    us.append(np.arange(n, dtype=np.int64))
+    vs.append(n + endpoint_leaf_ids(w))
+    ls.append(np.ones(n, dtype=np.int64))
+    gs.append(np.full(n, b))
+    node_tier = [np.full(n, -1), np.zeros(leaves, dtype=np.int64)]
+    names = ["leaf"]
+    next_id = n + leaves
+    if w.tiers >= 2:
+        pod = leaf_pod_ids(w) if w.tiers == 3 else np.zeros(leaves, dtype=np.int64)
+        pods = int(pod.max()) + 1
+        a = w.aggs_per_pod
+        agg_base = next_id
+        leaf_ids = np.repeat(np.arange(leaves, dtype=np.int64), a)
+        j = np.tile(np.arange(a, dtype=np.int64), leaves)
+        us.append(n + leaf_ids)
+        vs.append(agg_base + pod[leaf_ids] * a + j)
+        ls.append(np.full(leaf_ids.size, w.leaf_to_agg_links))
+        gs.append(np.full(leaf_ids.size, s))
+        node_tier.append(np.ones(pods * a, dtype=np.int64))
+        names.append("spine")
+        next_id += pods * a
+        if w.tiers == 3:
+            cpg = w.cores_per_group
+            core_base = next_id
+            p = np.repeat(np.arange(pods, dtype=np.int64), a * cpg)
+            jj = np.tile(np.repeat(np.arange(a, dtype=np.int64), cpg), pods)
+            c = np.tile(np.arange(cpg, dtype=np.int64), pods * a)
+            us.append(agg_base + p * a + jj)
+            vs.append(core_base + jj * cpg + c)
+            ls.append(np.full(p.size, w.agg_to_core_links))
+            gs.append(np.full(p.size, s))
+            node_tier.append(np.full(a * cpg, 2, dtype=np.int64))
+            names.append("core")
+            next_id += a * cpg
+    return FabricEdges(
+        endpoint_count=n,
+        node_count=next_id,
+        node_tier=_cat(node_tier),
+        tier_names=tuple(names),
+        u=_cat(us),
+        v=_cat(vs),
+        links=_cat(ls),
+        gbps_per_link=np.concatenate(gs),
+        injection_gbps=b,
+        endpoint_nodes=np.arange(n, dtype=np.int64),
+    )
+
+
+def dragonfly_global_pairs(w: DragonflyWiring) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(group_a, spine_a, group_b, spine_b) for every global link.
+
+    Group g numbers its global port slots pair by pair (the other groups in order,
+    ``global_links_per_group_pair`` slots each) and deals them round-robin over its
+    spines, so no spine holds more than ⌈used / spines⌉ global ports.
+    """
+    g = w.group_count
+    gp = w.global_links_per_group_pair
+    s = w.spines_per_group
+    if g < 2 or gp == 0:
+        e = np.zeros(0, dtype=np.int64)
+        return e, e, e, e
+    ga, gb = np.triu_indices(g, k=1)
+    ga = np.repeat(ga, gp)
+    gb = np.repeat(gb, gp)
+    t = np.tile(np.arange(gp), ga.size // gp)
+    rank_b_in_a = gb - 1  # gb > ga: among a's others, gb has rank gb-1
+    rank_a_in_b = ga  # ga < gb: rank ga
+    spine_a = (rank_b_in_a * gp + t) % s
+    spine_b = (rank_a_in_b * gp + t) % s
+    return ga, spine_a, gb, spine_b
+
+
+def dragonfly_edges(plan: FabricPlan) -> FabricEdges:
+    w = plan.wiring
+    assert isinstance(w, DragonflyWiring)
+    n = plan.endpoint_count
+    leaves = len(w.leaf_endpoints)
+    s = plan.tiers[0].port_gbps
+    spines = w.group_count * w.spines_per_group
+    leaf_base = n
+    spine_base = n + leaves
+    us = [np.arange(n, dtype=np.int64)]
+    vs = [leaf_base + dragonfly_endpoint_leaf_ids(w, n)]
+    ls = [np.ones(n, dtype=np.int64)]
+    gs = [np.full(n, plan.endpoint_gbps)]
+    leaf_group = np.asarray(w.leaf_group, dtype=np.int64)
+    li = np.repeat(np.arange(leaves, dtype=np.int64), w.spines_per_group)
+    j = np.tile(np.arange(w.spines_per_group, dtype=np.int64), leaves)
+    us.append(leaf_base + li)
+    vs.append(spine_base + leaf_group[li] * w.spines_per_group + j)
+    ls.append(np.full(li.size, w.leaf_to_spine_links))
+    gs.append(np.full(li.size, s))
+    ga, sa, gb, sb = dragonfly_global_pairs(w)
+    us.append(spine_base + ga * w.spines_per_group + sa)
+    vs.append(spine_base + gb * w.spines_per_group + sb)
+    ls.append(np.ones(ga.size, dtype=np.int64))
+    gs.append(np.full(ga.size, s))
+    return FabricEdges(
+        endpoint_count=n,
+        node_count=spine_base + spines,
+        node_tier=_cat(
+            [np.full(n, -1), np.zeros(leaves, dtype=np.int64), np.ones(spines, dtype=np.int64)]
+        ),
+        tier_names=("leaf", "spine"),
+        u=_cat(us),
+        v=_cat(vs),
+        links=_cat(ls),
+        gbps_per_link=np.concatenate(gs),
+        injection_gbps=plan.endpoint_gbps,
+        endpoint_nodes=np.arange(n, dtype=np.int64),
+    )
+
+
+def torus_edges(plan: FabricPlan) -> FabricEdges:
+    """Chips on a torus; node ids in lexicographic order with the longest dimension first."""
+    w = plan.wiring
+    assert isinstance(w, TorusWiring)
+    dims = torus_order(w.dims)
+    n = math.prod(dims)
+    link_gbps = float(plan.extras["link_gbps"])
+    idx = np.arange(n, dtype=np.int64).reshape(dims)
+    us, vs, ls = [], [], []
+    for axis, k in enumerate(dims):
+        if k == 1:
+            continue
+        if k == 2:
+            a = np.take(idx, 0, axis=axis).ravel()
+            b = np.take(idx, 1, axis=axis).ravel()
+            us.append(a)
+            vs.append(b)
+            ls.append(np.full(a.size, 2, dtype=np.int64))  # + and − neighbours coincide
+        else:
+            a = idx.ravel()
+            b = np.roll(idx, -1, axis=axis).ravel()
+            us.append(a)
+            vs.append(b)
+            ls.append(np.ones(a.size, dtype=np.int64))
+    u, v, links = _cat(us), _cat(vs), _cat(ls)
+    per_chip = int(plan.extras["links_per_chip"])
+    return FabricEdges(
+        endpoint_count=n,
+        node_count=n,
+        node_tier=np.full(n, -1),
+        tier_names=(),
+        u=u,
+        v=v,
+        links=links,
+        gbps_per_link=np.full(u.size, link_gbps),
+        injection_gbps=max(per_chip, 1) * link_gbps,
+        endpoint_nodes=np.arange(n, dtype=np.int64),
+    )
+
+
+def fabric_edges(plan: FabricPlan) -> FabricEdges:
+    if isinstance(plan.wiring, ClosWiring):
+        return clos_edges(plan)
+    if isinstance(plan.wiring, DragonflyWiring):
+        return dragonfly_edges(plan)
+    return torus_edges(plan)
+
+
+def to_networkx(plan: FabricPlan):  # noqa: ANN201 - networkx.Graph
+    """The plan as a ``networkx.Graph``: node attr ``tier``, edge attrs ``links``, ``bandwidth_gbps``."""
+    import networkx as nx
+
+    e = fabric_edges(plan)
+    g = nx.Graph()
+    names = ("endpoint",) + e.tier_names
+    g.add_nodes_from((i, {"tier": names[t + 1]}) for i, t in enumerate(e.node_tier.tolist()))
+    for u, v, n_links, gbps in zip(
+        e.u.tolist(), e.v.tolist(), e.links.tolist(), e.gbps_per_link.tolist(), strict=True
+    ):
+        if g.has_edge(u, v):
+            g[u][v]["links"] += n_links
+            g[u][v]["bandwidth_gbps"] += n_links * gbps
+        else:
+            g.add_edge(u, v, links=n_links, bandwidth_gbps=n_links * gbps)
+    return g
+
+
+@dataclass(frozen=True)
+class Verification:
+    """What the explicit graph says, against what the plan claims."""
+
+    link_count: int
+    switch_count: int
+    ports_used_by_tier: dict[str, int]
+    max_ports_used_by_tier: dict[str, int]
+    bisection_max_flow_gbps: float
+    problems: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def verify_plan(plan: FabricPlan) -> Verification:
+    """Rebuild the plan as a graph; check link count, port use per tier and bisection."""
+    from topology.bisection import max_flow_bisection_gbps
+
+    e = fabric_edges(plan)
+    use = e.port_use()
+    problems: list[str] = []
+    if e.link_count != plan.link_count:
+        problems.append(f"graph has {e.link_count:,} links, plan says {plan.link_count:,}")
+    used_by_tier: dict[str, int] = {}
+    max_by_tier: dict[str, int] = {}
+    for t_index, name in enumerate(e.tier_names):
+        mask = e.node_tier == t_index
+        used_by_tier[name] = int(use[mask].sum())
+        max_by_tier[name] = int(use[mask].max()) if mask.any() else 0
+    switch_count = int((e.node_tier >= 0).sum())
+    if switch_count != plan.switch_count:
+        problems.append(f"graph has {switch_count:,} switches, plan says {plan.switch_count:,}")
+    for tier in plan.tiers:
+        got = used_by_tier.get(tier.name)
+        if got != tier.ports_used_total:
+            problems.append(f"{tier.name}: graph uses {got} ports, plan says {tier.ports_used_total}")
+        if max_by_tier.get(tier.name, 0) > tier.radix:
+            problems.append(
+                f"{tier.name}: a switch uses {max_by_tier[tier.name]} ports of {tier.radix}"
+            )
+    ep_use = use[: e.endpoint_count]
+    expected_ep = int(plan.extras.get("links_per_chip", 1)) if not plan.tiers else 1
+    if plan.tiers and np.any(ep_use != 1):
+        problems.append("an endpoint NIC is not cabled exactly once")
+    if not plan.tiers and np.any(ep_use != expected_ep):
+        problems.append(f"a chip does not use exactly {expected_ep} links")
+    flow = max_flow_bisection_gbps(plan)
+    if not math.isclose(flow, plan.bisection_gbps, rel_tol=1e-9, abs_tol=1e-6):
+        problems.append(
+            f"max-flow bisection {flow:,.1f} Gbit/s ≠ analytic {plan.bisection_gbps:,.1f} Gbit/s"
+        )
+    return Verification(
+        link_count=e.link_count,
+        switch_count=switch_count,
+        ports_used_by_tier=used_by_tier,
+        max_ports_used_by_tier=max_by_tier,
+        bisection_max_flow_gbps=flow,
+        problems=tuple(problems),
+    )

@@ -1,0 +1,327 @@
+"""Plain data for the fabric engine: the request, the plan and its tiers.
+
+Everything here is a frozen dataclass of numbers and strings, so a plan can be
+stored as JSON, compared, and handed to the graph builder without Django.
+Units are in the names (``_gbps`` = Gbit/s decimal, ``_tbyte_s`` = TB/s with
+1 TB/s = 8,000 Gbit/s).
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+GBPS_PER_TBYTE_S = 8_000.0
+"""1 TB/s = 8 Tbit/s = 8,000 Gbit/s (decimal units, as the seed chapter uses)."""
+
+
+class Topology(enum.StrEnum):
+    RAIL_OPTIMIZED = "rail_optimized"
+    FAT_TREE = "fat_tree"
+    DRAGONFLY_PLUS = "dragonfly_plus"
+    TORUS_3D = "torus_3d"
+
+    @property
+    def label(self) -> str:
+        return {
+            "rail_optimized": "Rail-optimized",
+            "fat_tree": "Fat-tree / folded Clos",
+            "dragonfly_plus": "Dragonfly+",
+            "torus_3d": "3D torus",
+        }[self.value]
+
+
+class FabricRequestError(ValueError):
+    """A request the engine cannot satisfy, keyed by the offending field.
+
+    ``errors`` maps a field name of :class:`FabricRequest` to a message that says
+    what is wrong and what is allowed.
+    """
+
+    def __init__(self, errors: Mapping[str, str]):
+        self.errors = dict(errors)
+        super().__init__("; ".join(f"{k}: {v}" for k, v in self.errors.items()))
+
+    @classmethod
+    def single(cls, field_name: str, message: str) -> FabricRequestError:
+        return cls({field_name: message})
+
+
+@dataclass(frozen=True)
+class FabricRequest:
+    """What the architect asks of the compute (training back-end) fabric.
+
+    Switched topologies count one endpoint per NIC port (``node_count × nics_per_node``);
+    the 3D torus counts one endpoint per accelerator chip.
+    """
+
+    topology: Topology
+    node_count: int
+    nics_per_node: int = 8
+    nic_gbps: float = 400.0
+    switch_radix: int = 64
+    switch_port_gbps: float = 400.0
+    oversubscription: float = 1.0
+    agg_oversubscription: float = 1.0
+    tiers: int | None = None
+    scalable_unit_nodes: int | None = None
+    # Dragonfly+
+    leaves_per_group: int | None = None
+    global_oversubscription: float = 1.0
+    # 3D torus (chips = node_count × chips_per_node)
+    chips_per_node: int = 1
+    torus_dims: tuple[int, int, int] | None = None
+    torus_link_gbps: float = 400.0
+
+    def __post_init__(self) -> None:
+        errors: dict[str, str] = {}
+
+        def positive_int(name: str, value: Any, allow_none: bool = False) -> None:
+            if value is None and allow_none:
+                return
+            if isinstance(value, bool) or not isinstance(value, int):
+                errors[name] = f"must be a whole number, got {value!r}"
+            elif value <= 0:
+                errors[name] = f"must be at least 1, got {value}"
+
+        def positive_real(name: str, value: Any) -> None:
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                errors[name] = f"must be a number, got {value!r}"
+            elif not math.isfinite(value) or value <= 0:
+                errors[name] = f"must be a positive number, got {value}"
+
+        def ratio(name: str, value: Any) -> None:
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                errors[name] = f"must be a number, got {value!r}"
+            elif not math.isfinite(value) or value < 1:
+                errors[name] = (
+                    f"must be ≥ 1 (1 = non-blocking, 2 = 2:1 …); got {value}. "
+                    "An oversubscription below 1 would buy more uplink than downlink."
+                )
+
+        if not isinstance(self.topology, Topology):
+            try:
+                object.__setattr__(self, "topology", Topology(self.topology))
+            except ValueError:
+                allowed = ", ".join(t.value for t in Topology)
+                errors["topology"] = f"unknown topology {self.topology!r}; choose one of {allowed}"
+        positive_int("node_count", self.node_count)
+        positive_int("nics_per_node", self.nics_per_node)
+        positive_real("nic_gbps", self.nic_gbps)
+        positive_int("switch_radix", self.switch_radix)
+        positive_real("switch_port_gbps", self.switch_port_gbps)
+        ratio("oversubscription", self.oversubscription)
+        ratio("agg_oversubscription", self.agg_oversubscription)
+        ratio("global_oversubscription", self.global_oversubscription)
+        positive_int("scalable_unit_nodes", self.scalable_unit_nodes, allow_none=True)
+        positive_int("leaves_per_group", self.leaves_per_group, allow_none=True)
+        positive_int("chips_per_node", self.chips_per_node)
+        positive_real("torus_link_gbps", self.torus_link_gbps)
+        if self.tiers is not None:
+            if isinstance(self.tiers, bool) or not isinstance(self.tiers, int):
+                errors["tiers"] = f"must be 1, 2 or 3 (or empty for automatic), got {self.tiers!r}"
+            elif self.tiers not in (1, 2, 3):
+                errors["tiers"] = f"must be 1, 2 or 3 (or empty for automatic), got {self.tiers}"
+        if self.torus_dims is not None:
+            dims = tuple(self.torus_dims)
+            if len(dims) != 3 or any(
+                isinstance(d, bool) or not isinstance(d, int) or d < 1 for d in dims
+            ):
+                errors["torus_dims"] = f"must be three whole numbers ≥ 1, got {self.torus_dims!r}"
+            else:
+                object.__setattr__(self, "torus_dims", dims)
+        if (
+            "switch_radix" not in errors
+            and isinstance(self.switch_radix, int)
+            and self.switch_radix < 2
+            and self.topology != Topology.TORUS_3D
+        ):
+            errors["switch_radix"] = f"a switch needs at least 2 ports, got {self.switch_radix}"
+        if (
+            self.topology != Topology.TORUS_3D
+            and "nic_gbps" not in errors
+            and "switch_port_gbps" not in errors
+            and self.nic_gbps > self.switch_port_gbps
+        ):
+            errors["nic_gbps"] = (
+                f"a {self.nic_gbps:g}G NIC is faster than the {self.switch_port_gbps:g}G switch "
+                "ports; choose a switch whose ports are at least as fast as the NIC"
+            )
+        if errors:
+            raise FabricRequestError(errors)
+
+    @property
+    def endpoint_count(self) -> int:
+        if self.topology == Topology.TORUS_3D:
+            return self.node_count * self.chips_per_node
+        return self.node_count * self.nics_per_node
+
+
+@dataclass(frozen=True)
+class Tier:
+    """One switching tier of a fabric.
+
+    ``down_ports_per_switch``/``up_ports_per_switch`` are the designed port split;
+    the ``*_total`` figures count what is really cabled (a last, partly filled leaf
+    has free down ports). ``uplink_count`` is the number of links from this tier to
+    the tier above, each link counted once.
+    """
+
+    name: str
+    switch_count: int
+    radix: int
+    port_gbps: float
+    down_ports_per_switch: int
+    up_ports_per_switch: int
+    down_ports_used_total: int
+    up_ports_used_total: int
+    uplink_count: int
+    uplink_gbps: float
+    oversubscription: float
+    derivation: str
+
+    @property
+    def ports_total(self) -> int:
+        return self.switch_count * self.radix
+
+    @property
+    def ports_used_total(self) -> int:
+        return self.down_ports_used_total + self.up_ports_used_total
+
+    @property
+    def ports_free_total(self) -> int:
+        return self.ports_total - self.ports_used_total
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "switch_count": self.switch_count,
+            "radix_ports": self.radix,
+            "port_gbps": self.port_gbps,
+            "down_ports_per_switch": self.down_ports_per_switch,
+            "up_ports_per_switch": self.up_ports_per_switch,
+            "ports_used_count": self.ports_used_total,
+            "ports_free_count": self.ports_free_total,
+            "uplink_count": self.uplink_count,
+            "uplink_gbps": self.uplink_gbps,
+            "oversubscription_ratio": round(self.oversubscription, 6),
+            "derivation": self.derivation,
+        }
+
+
+@dataclass(frozen=True)
+class ClosWiring:
+    """Enough structure to rebuild a (rail-optimized) folded Clos link by link.
+
+    Endpoints are numbered in their natural order: leaf by leaf for a fat-tree,
+    node-major ``(node, rail)`` for a rail-optimized fabric. Rail-optimized leaves are
+    grouped by scalable unit (SU), then rail; pods hold whole SUs. Every leaf has
+    ``leaf_up`` uplinks, ``leaf_to_agg_links`` to each of the ``aggs_per_pod``
+    switches of the tier above in its pod (the spines of a 2-tier fabric are the
+    "aggregation" switches of its single pod). In a 3-tier fabric aggregation switch
+    ``j`` of every pod has ``agg_up`` uplinks spread, ``agg_to_core_links`` at a time,
+    over the ``cores_per_group`` cores of core group ``j``.
+    """
+
+    tiers: int
+    endpoint_count: int
+    rails: int
+    node_count: int
+    su_nodes: int  # nodes per scalable unit (rail-optimized); 0 for a plain fat-tree
+    leaves_per_su_rail: int
+    leaf_down: int
+    leaf_up: int
+    leaves_per_pod: int
+    aggs_per_pod: int
+    leaf_to_agg_links: int
+    agg_up: int = 0
+    cores_per_group: int = 0
+    agg_to_core_links: int = 0
+
+
+@dataclass(frozen=True)
+class DragonflyWiring:
+    """Dragonfly+ structure: groups of leaves and spines, global links between spines."""
+
+    group_count: int
+    leaf_endpoints: tuple[int, ...]  # per leaf, all groups, group-major
+    leaf_group: tuple[int, ...]
+    spines_per_group: int
+    leaf_to_spine_links: int
+    global_ports_per_spine: int
+    global_links_per_group_pair: int
+
+
+@dataclass(frozen=True)
+class TorusWiring:
+    dims: tuple[int, int, int]
+
+
+Wiring = ClosWiring | DragonflyWiring | TorusWiring
+
+
+@dataclass(frozen=True)
+class FabricPlan:
+    """The sized compute fabric, with a derivation string for every figure."""
+
+    topology: Topology
+    endpoint_count: int
+    endpoint_gbps: float
+    tiers: tuple[Tier, ...]
+    endpoint_link_count: int
+    switch_link_count: int
+    bisection_gbps: float
+    max_endpoint_count: int
+    wiring: Wiring
+    derivations: Mapping[str, str]
+    extras: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def switch_count(self) -> int:
+        return sum(t.switch_count for t in self.tiers)
+
+    @property
+    def link_count(self) -> int:
+        return self.endpoint_link_count + self.switch_link_count
+
+    @property
+    def link_end_count(self) -> int:
+        """Each link has two ends; optics and cables are bought per end, not per link."""
+        return 2 * self.link_count
+
+    @property
+    def bisection_tbyte_s(self) -> float:
+        return self.bisection_gbps / GBPS_PER_TBYTE_S
+
+    @property
+    def tier_count(self) -> int:
+        return len(self.tiers)
+
+    def tier(self, name: str) -> Tier:
+        for t in self.tiers:
+            if t.name == name:
+                return t
+        raise KeyError(name)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The plan as JSON-ready data; every key with a dimension carries its unit."""
+        return {
+            "topology": self.topology.value,
+            "endpoint_count": self.endpoint_count,
+            "endpoint_gbps": self.endpoint_gbps,
+            "tier_count": self.tier_count,
+            "tiers": [t.to_dict() for t in self.tiers],
+            "switch_count": self.switch_count,
+            "endpoint_link_count": self.endpoint_link_count,
+            "switch_link_count": self.switch_link_count,
+            "link_count": self.link_count,
+            "link_end_count": self.link_end_count,
+            "bisection_gbps": round(self.bisection_gbps, 6),
+            "bisection_tbyte_s": round(self.bisection_tbyte_s, 6),
+            "max_endpoint_count": self.max_endpoint_count,
+            "extras": dict(self.extras),
+            "derivations": dict(self.derivations),
+        }
