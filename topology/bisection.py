@@ -34,8 +34,10 @@ def _fmt(gbps: float) -> str:
     return f"{gbps:,.0f} Gbit/s ({gbps / 8000:,.3f} TB/s)"
 
 
-def _halves(leaf_of_endpoint: np.ndarray, leaf_count: int) -> tuple[np.ndarray, np.ndarray]:
-    half = leaf_of_endpoint.size // 2
+def _halves(
+    leaf_of_endpoint: np.ndarray, leaf_count: int, split: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    half = leaf_of_endpoint.size // 2 if split is None else split
     a = np.bincount(leaf_of_endpoint[:half], minlength=leaf_count).astype(np.float64)
     b = np.bincount(leaf_of_endpoint[half:], minlength=leaf_count).astype(np.float64)
     return a, b
@@ -100,6 +102,21 @@ def dragonfly_endpoint_leaf_ids(w: DragonflyWiring, endpoint_count: int) -> np.n
     return np.repeat(np.arange(counts.size, dtype=np.int64), counts)[:endpoint_count]
 
 
+def dragonfly_bisection_split(w: DragonflyWiring, endpoint_count: int) -> int:
+    """Where the Dragonfly+ halves divide the endpoints.
+
+    With two or more groups the cut runs between whole groups — the first ⌊G/2⌋
+    groups against the rest — as the Dragonfly literature states bisection
+    (⌊G/2⌋·⌈G/2⌉ global links). Splitting a group in the middle would let the cut
+    run through that group's own leaf–spine links, which measures the group, not the
+    global network. With one group it is a plain leaf–spine: first half of endpoints.
+    """
+    if w.group_count < 2:
+        return endpoint_count // 2
+    leaves_before = sum(1 for g in w.leaf_group if g < w.group_count // 2)
+    return int(sum(w.leaf_endpoints[:leaves_before]))
+
+
 def dragonfly_bisection(
     w: DragonflyWiring, endpoint_count: int, endpoint_gbps: float, port_gbps: float, leaf_up: int
 ) -> Bisection:
@@ -111,7 +128,8 @@ def dragonfly_bisection(
     min over x of [Σ demand of those x + Σ supply of the rest + x·(G − x)·c].
     """
     leaves = len(w.leaf_endpoints)
-    a, b = _halves(dragonfly_endpoint_leaf_ids(w, endpoint_count), leaves)
+    split = dragonfly_bisection_split(w, endpoint_count)
+    a, b = _halves(dragonfly_endpoint_leaf_ids(w, endpoint_count), leaves, split)
     a *= endpoint_gbps
     b *= endpoint_gbps
     local_leaf = float(np.minimum(a, b).sum())
@@ -133,8 +151,14 @@ def dragonfly_bisection(
         if cut < best:
             best, best_x = cut, x
     total = local_leaf + local_group + float(best)
+    halves = (
+        f"groups 0–{g // 2 - 1} ({split:,} endpoints) against groups {g // 2}–{g - 1} "
+        f"({endpoint_count - split:,})"
+        if g >= 2
+        else f"halves of {split:,} / {endpoint_count - split:,} endpoints"
+    )
     derivation = (
-        f"halves of {endpoint_count // 2:,} / {endpoint_count - endpoint_count // 2:,} endpoints; "
+        f"{halves}; "
         f"leaf-local {_fmt(local_leaf)}; group-local {_fmt(local_group)}; between {g} groups "
         f"({w.global_links_per_group_pair} global link(s) per pair, {_fmt(c)} each) the min cut "
         f"separates {best_x} group(s) = {_fmt(float(best))}; bisection = {_fmt(total)}"

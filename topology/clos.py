@@ -117,7 +117,10 @@ def _max_endpoints(leaf: LeafLayer, tiers: int, radix: int, leaves_per_pod: int)
         if tiers == 1:
             return min(radix, leaf.su_nodes) * leaf.rails if leaf.leaves_per_su_rail == 1 else 0
         if tiers == 2:
-            return (radix // leaf.leaves_per_unit) * unit_endpoints
+            # whole SUs, then a partial SU on the leaves left over (same count per rail)
+            full, rest = divmod(radix, leaf.leaves_per_unit)
+            partial_nodes = (rest // leaf.rails) * leaf.leaf_down
+            return full * unit_endpoints + partial_nodes * leaf.rails
         return radix * (leaves_per_pod // leaf.leaves_per_unit) * unit_endpoints
     if tiers == 1:
         return radix
@@ -249,8 +252,13 @@ def stack_clos(
         derivations["max_endpoint_count"] = (
             f"2 tiers: a {k}-port spine reaches {k} leaves"
             + (
-                f" = {k // leaf.leaves_per_unit} SUs ({unit_word}) × {leaf.su_nodes} nodes × "
-                f"{leaf.rails} rails = {max_ep:,}"
+                f" = {k // leaf.leaves_per_unit} SUs ({unit_word}) of {leaf.su_nodes} nodes"
+                + (
+                    f" + a partial SU on the {k % leaf.leaves_per_unit} leaves left"
+                    if k % leaf.leaves_per_unit >= leaf.rails
+                    else ""
+                )
+                + f", × {leaf.rails} rails = {max_ep:,}"
                 if leaf.su_nodes
                 else f" × {d} endpoints = {max_ep:,}"
                 + (" (k²/2 at 1:1)" if d * 2 == k else "")

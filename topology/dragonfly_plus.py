@@ -60,15 +60,17 @@ def plan_dragonfly_plus(req: FabricRequest) -> FabricPlan:
         )
     per_pair = (spines * h) // (groups - 1) if groups > 1 else 0
     global_links = groups * (groups - 1) // 2 * per_pair
+    # Groups are the unit of deployment: every group is built whole (all its leaves and
+    # spines), the last one with free endpoint ports. A partly built group would also
+    # starve adaptive routing, which relays through intermediate groups' spines.
     leaf_endpoints: list[int] = []
     leaf_group: list[int] = []
     remaining = n
     for g in range(groups):
-        in_group = min(group_endpoints, remaining)
-        remaining -= in_group
-        leaves_here = math.ceil(in_group / d)
-        for i in range(leaves_here):
-            leaf_endpoints.append(min(d, in_group - i * d))
+        for _ in range(a_l):
+            here = min(d, remaining)
+            remaining -= here
+            leaf_endpoints.append(here)
             leaf_group.append(g)
     leaf_count = len(leaf_endpoints)
     spine_count = groups * spines

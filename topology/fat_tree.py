@@ -35,9 +35,11 @@ def plan_fat_tree(req: FabricRequest) -> FabricPlan:
     return plan_clos(req, fat_tree_leaf_layer, Topology.FAT_TREE)
 
 
-def plan_clos(req: FabricRequest, leaf_layer_for, topology: Topology) -> FabricPlan:
-    """Try the requested tier count, or 1, 2, 3 in turn, and build the plan."""
-    candidates = [req.tiers] if req.tiers else [1, 2, 3]
+def plan_clos(
+    req: FabricRequest, leaf_layer_for, topology: Topology, auto_tiers: tuple[int, ...] = (1, 2, 3)
+) -> FabricPlan:
+    """Try the requested tier count, or each of ``auto_tiers`` in turn, and build the plan."""
+    candidates = [req.tiers] if req.tiers else list(auto_tiers)
     last_error: FabricRequestError | None = None
     for tiers in candidates:
         try:

@@ -14,7 +14,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from topology.bisection import dragonfly_endpoint_leaf_ids, torus_order
+from topology.bisection import (
+    dragonfly_bisection_split,
+    dragonfly_endpoint_leaf_ids,
+    torus_order,
+)
 from topology.clos import endpoint_leaf_ids, leaf_count_of, leaf_pod_ids
 from topology.spec import ClosWiring, DragonflyWiring, FabricPlan, TorusWiring
 
@@ -31,6 +35,7 @@ class FabricEdges:
     gbps_per_link: np.ndarray
     injection_gbps: float
     endpoint_nodes: np.ndarray  # endpoint node ids in natural order
+    bisection_split: int  # the first half is endpoint_nodes[:bisection_split]
 
     @property
     def capacity_gbps(self) -> np.ndarray:
@@ -41,7 +46,7 @@ class FabricEdges:
         return int(self.links.sum())
 
     def endpoint_halves(self) -> tuple[np.ndarray, np.ndarray]:
-        half = self.endpoint_nodes.size // 2
+        half = self.bisection_split
         return self.endpoint_nodes[:half], self.endpoint_nodes[half:]
 
     def port_use(self) -> np.ndarray:
@@ -109,6 +114,7 @@ def clos_edges(plan: FabricPlan) -> FabricEdges:
         gbps_per_link=np.concatenate(gs),
         injection_gbps=b,
         endpoint_nodes=np.arange(n, dtype=np.int64),
+        bisection_split=n // 2,
     )
 
 
@@ -174,6 +180,7 @@ def dragonfly_edges(plan: FabricPlan) -> FabricEdges:
         gbps_per_link=np.concatenate(gs),
         injection_gbps=plan.endpoint_gbps,
         endpoint_nodes=np.arange(n, dtype=np.int64),
+        bisection_split=dragonfly_bisection_split(w, n),
     )
 
 
@@ -214,6 +221,7 @@ def torus_edges(plan: FabricPlan) -> FabricEdges:
         gbps_per_link=np.full(u.size, link_gbps),
         injection_gbps=max(per_chip, 1) * link_gbps,
         endpoint_nodes=np.arange(n, dtype=np.int64),
+        bisection_split=n // 2,
     )
 
 

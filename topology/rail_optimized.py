@@ -5,7 +5,8 @@ NIC r of every node goes to rail r; per rail, leaves take half their ports down 
 node NICs and half up (1:1); scalable units (SUs) of nodes share one set of rail
 leaves; the spines are shared by all rails so cross-rail traffic stays on the
 fabric when PXN cannot keep it on NVLink. A third (core) tier is added when two
-tiers cannot reach the endpoint count at the radix.
+tiers cannot reach the endpoint count at the radix. ``tiers=1`` builds a rail-only
+network (one switch per rail, no spines).
 """
 
 from __future__ import annotations
@@ -48,7 +49,10 @@ def rail_leaf_layer(req: FabricRequest, tiers: int) -> LeafLayer:
 
 def plan_rail_optimized(req: FabricRequest) -> FabricPlan:
     """Size rails, leaves, spines (and cores) for a rail-optimized compute fabric."""
-    plan = plan_clos(req, rail_leaf_layer, Topology.RAIL_OPTIMIZED)
+    # Automatic sizing starts at 2 tiers: rails joined by shared spines. One tier
+    # ("rail-only": each rail its own switch, cross-rail traffic left to NVLink) is
+    # built only when asked for explicitly.
+    plan = plan_clos(req, rail_leaf_layer, Topology.RAIL_OPTIMIZED, auto_tiers=(2, 3))
     w = plan.wiring
     extras = dict(plan.extras)
     extras["rail_count"] = w.rails
