@@ -64,8 +64,10 @@ def clos_bisection(w: ClosWiring, endpoint_gbps: float, port_gbps: float) -> Bis
     b *= endpoint_gbps
     endpoint_bound = min(a.sum(), b.sum())
     local_leaf = float(np.minimum(a, b).sum())
-    parts = [f"halves of {n // 2:,} and {n - n // 2:,} endpoints × {endpoint_gbps:g}G "
-             f"→ at most {_fmt(endpoint_bound)}"]
+    parts = [
+        f"halves of {n // 2:,} and {n - n // 2:,} endpoints × {endpoint_gbps:g}G "
+        f"→ at most {_fmt(endpoint_bound)}"
+    ]
     if w.tiers == 1:
         total = local_leaf
         parts.append("one tier: only traffic that shares a leaf (same rail) crosses")
@@ -213,7 +215,7 @@ def torus_bisection(w: TorusWiring, link_gbps: float) -> Bisection:
     return Bisection(gbps, derivation)
 
 
-def max_flow_bisection_gbps(plan) -> float:  # noqa: ANN001 - FabricPlan, avoid import cycle
+def max_flow_bisection_gbps(plan) -> float:
     """Max-flow from the first half of the endpoints to the second on the explicit graph.
 
     Uses ``scipy.sparse.csgraph.maximum_flow`` (Dinic) on integer capacities scaled by
@@ -241,7 +243,7 @@ def max_flow_bisection_gbps(plan) -> float:  # noqa: ANN001 - FabricPlan, avoid 
     return float(result.flow_value) * unit
 
 
-def max_flow_bisection_networkx_gbps(plan) -> float:  # noqa: ANN001
+def max_flow_bisection_networkx_gbps(plan) -> float:
     """The same max-flow with plain networkx (slow; benchmarks compare the two)."""
     import networkx as nx
 

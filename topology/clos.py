@@ -149,9 +149,7 @@ def stack_clos(
     b = leaf.endpoint_gbps
     d, u = leaf.leaf_down, leaf.leaf_up
     derivations: dict[str, str] = {}
-    unit_word = (
-        f"{leaf.rails} rails × {leaf.leaves_per_su_rail} leaves per SU" if leaf.su_nodes else ""
-    )
+    unit_word = f"{leaf.rails} rails × {leaf.leaves_per_su_rail} leaves per SU" if leaf.su_nodes else ""
 
     if leaf.su_nodes:
         leaf_deriv = (
@@ -199,12 +197,10 @@ def stack_clos(
             aggs_per_pod=0,
             leaf_to_agg_links=0,
         )
-        derivations["max_endpoint_count"] = (
-            f"one tier: {k} ports per switch" + (f" per rail × {leaf.rails} rails" if leaf.su_nodes else "")
+        derivations["max_endpoint_count"] = f"one tier: {k} ports per switch" + (
+            f" per rail × {leaf.rails} rails" if leaf.su_nodes else ""
         )
-        return ClosTiers(
-            (leaf_tier,), wiring, 0, _max_endpoints(leaf, 1, k, leaf_count), derivations
-        )
+        return ClosTiers((leaf_tier,), wiring, 0, _max_endpoints(leaf, 1, k, leaf_count), derivations)
 
     if tiers == 2:
         if leaf_count > k:
@@ -249,24 +245,18 @@ def stack_clos(
             ),
         )
         max_ep = _max_endpoints(leaf, 2, k, leaf_count)
-        derivations["max_endpoint_count"] = (
-            f"2 tiers: a {k}-port spine reaches {k} leaves"
+        derivations["max_endpoint_count"] = f"2 tiers: a {k}-port spine reaches {k} leaves" + (
+            f" = {k // leaf.leaves_per_unit} SUs ({unit_word}) of {leaf.su_nodes} nodes"
             + (
-                f" = {k // leaf.leaves_per_unit} SUs ({unit_word}) of {leaf.su_nodes} nodes"
-                + (
-                    f" + a partial SU on the {k % leaf.leaves_per_unit} leaves left"
-                    if k % leaf.leaves_per_unit >= leaf.rails
-                    else ""
-                )
-                + f", × {leaf.rails} rails = {max_ep:,}"
-                if leaf.su_nodes
-                else f" × {d} endpoints = {max_ep:,}"
-                + (" (k²/2 at 1:1)" if d * 2 == k else "")
+                f" + a partial SU on the {k % leaf.leaves_per_unit} leaves left"
+                if k % leaf.leaves_per_unit >= leaf.rails
+                else ""
             )
+            + f", × {leaf.rails} rails = {max_ep:,}"
+            if leaf.su_nodes
+            else f" × {d} endpoints = {max_ep:,}" + (" (k²/2 at 1:1)" if d * 2 == k else "")
         )
-        return ClosTiers(
-            (leaf_tier, spine_tier), wiring, leaf_count * u, max_ep, derivations
-        )
+        return ClosTiers((leaf_tier, spine_tier), wiring, leaf_count * u, max_ep, derivations)
 
     # three tiers: pods of leaves under aggregation ("spine") switches, cores above.
     agg = port_split(k, s, s, agg_oversubscription, field_name="agg_oversubscription")
@@ -386,9 +376,7 @@ def stack_clos(
 def fits_tiers(leaf: LeafLayer, tiers: int, radix: int, agg_oversubscription: float) -> bool:
     """Whether ``stack_clos`` would accept this leaf layer with ``tiers`` tiers."""
     try:
-        stack_clos(
-            leaf, tiers=tiers, radix=radix, port_gbps=1.0, agg_oversubscription=agg_oversubscription
-        )
+        stack_clos(leaf, tiers=tiers, radix=radix, port_gbps=1.0, agg_oversubscription=agg_oversubscription)
     except FabricRequestError:
         return False
     return True

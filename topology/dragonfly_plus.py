@@ -137,8 +137,7 @@ def plan_dragonfly_plus(req: FabricRequest) -> FabricPlan:
         ),
         "endpoint_link_count": f"one link per endpoint NIC = {n:,}",
         "switch_link_count": (
-            f"{leaf_count * u:,} leaf–spine + {global_links:,} global = "
-            f"{leaf_count * u + global_links:,}"
+            f"{leaf_count * u:,} leaf–spine + {global_links:,} global = {leaf_count * u + global_links:,}"
         ),
         "bisection_gbps": bis.derivation,
         "link_end_count": "every link has 2 ends, each needing a port and (for optics) a transceiver",

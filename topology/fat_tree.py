@@ -20,14 +20,11 @@ def fat_tree_leaf_layer(req: FabricRequest, tiers: int) -> LeafLayer:
         if n > k:
             raise FabricRequestError.single(
                 "node_count",
-                f"{n:,} endpoints do not fit on one {k}-port switch (1 tier); "
-                "use 2 or 3 tiers",
+                f"{n:,} endpoints do not fit on one {k}-port switch (1 tier); use 2 or 3 tiers",
             )
         return LeafLayer(n, 1, req.node_count, 0, 1, k, 0, req.nic_gbps, 1.0)
     split = port_split(k, req.nic_gbps, req.switch_port_gbps, req.oversubscription)
-    return LeafLayer(
-        n, 1, req.node_count, 0, 1, split.down, split.up, req.nic_gbps, split.oversubscription
-    )
+    return LeafLayer(n, 1, req.node_count, 0, 1, split.down, split.up, req.nic_gbps, split.oversubscription)
 
 
 def plan_fat_tree(req: FabricRequest) -> FabricPlan:
@@ -61,16 +58,15 @@ def plan_clos(
     bisection = clos_bisection(stacked.wiring, req.nic_gbps, req.switch_port_gbps)
     derivations = dict(stacked.derivations)
     n = req.endpoint_count
-    derivations["endpoint_count"] = (
-        f"{req.node_count:,} nodes × {req.nics_per_node} NICs = {n:,} endpoints"
-    )
-    derivations["tier_count"] = (
-        f"{tiers} tier(s) " + ("as requested" if req.tiers else "— the fewest that fit")
+    derivations["endpoint_count"] = f"{req.node_count:,} nodes × {req.nics_per_node} NICs = {n:,} endpoints"
+    derivations["tier_count"] = f"{tiers} tier(s) " + (
+        "as requested" if req.tiers else "— the fewest that fit"
     )
     derivations["endpoint_link_count"] = f"one link per endpoint NIC = {n:,}"
-    derivations["switch_link_count"] = " + ".join(
-        f"{t.uplink_count:,} {t.name}→up" for t in stacked.tiers if t.uplink_count
-    ) or "no switch-to-switch links"
+    derivations["switch_link_count"] = (
+        " + ".join(f"{t.uplink_count:,} {t.name}→up" for t in stacked.tiers if t.uplink_count)
+        or "no switch-to-switch links"
+    )
     derivations["bisection_gbps"] = bisection.derivation
     derivations["link_end_count"] = (
         "every link has 2 ends, each needing a port and (for optics) a transceiver"

@@ -170,9 +170,7 @@ def dragonfly_edges(plan: FabricPlan) -> FabricEdges:
     return FabricEdges(
         endpoint_count=n,
         node_count=spine_base + spines,
-        node_tier=_cat(
-            [np.full(n, -1), np.zeros(leaves, dtype=np.int64), np.ones(spines, dtype=np.int64)]
-        ),
+        node_tier=_cat([np.full(n, -1), np.zeros(leaves, dtype=np.int64), np.ones(spines, dtype=np.int64)]),
         tier_names=("leaf", "spine"),
         u=_cat(us),
         v=_cat(vs),
@@ -233,13 +231,13 @@ def fabric_edges(plan: FabricPlan) -> FabricEdges:
     return torus_edges(plan)
 
 
-def to_networkx(plan: FabricPlan):  # noqa: ANN201 - networkx.Graph
+def to_networkx(plan: FabricPlan):
     """The plan as a ``networkx.Graph``: node attr ``tier``, edge attrs ``links``, ``bandwidth_gbps``."""
     import networkx as nx
 
     e = fabric_edges(plan)
     g = nx.Graph()
-    names = ("endpoint",) + e.tier_names
+    names = ("endpoint", *e.tier_names)
     g.add_nodes_from((i, {"tier": names[t + 1]}) for i, t in enumerate(e.node_tier.tolist()))
     for u, v, n_links, gbps in zip(
         e.u.tolist(), e.v.tolist(), e.links.tolist(), e.gbps_per_link.tolist(), strict=True
@@ -291,9 +289,7 @@ def verify_plan(plan: FabricPlan) -> Verification:
         if got != tier.ports_used_total:
             problems.append(f"{tier.name}: graph uses {got} ports, plan says {tier.ports_used_total}")
         if max_by_tier.get(tier.name, 0) > tier.radix:
-            problems.append(
-                f"{tier.name}: a switch uses {max_by_tier[tier.name]} ports of {tier.radix}"
-            )
+            problems.append(f"{tier.name}: a switch uses {max_by_tier[tier.name]} ports of {tier.radix}")
     ep_use = use[: e.endpoint_count]
     expected_ep = int(plan.extras.get("links_per_chip", 1)) if not plan.tiers else 1
     if plan.tiers and np.any(ep_use != 1):
@@ -302,9 +298,7 @@ def verify_plan(plan: FabricPlan) -> Verification:
         problems.append(f"a chip does not use exactly {expected_ep} links")
     flow = max_flow_bisection_gbps(plan)
     if not math.isclose(flow, plan.bisection_gbps, rel_tol=1e-9, abs_tol=1e-6):
-        problems.append(
-            f"max-flow bisection {flow:,.1f} Gbit/s ≠ analytic {plan.bisection_gbps:,.1f} Gbit/s"
-        )
+        problems.append(f"max-flow bisection {flow:,.1f} Gbit/s ≠ analytic {plan.bisection_gbps:,.1f} Gbit/s")
     return Verification(
         link_count=e.link_count,
         switch_count=switch_count,

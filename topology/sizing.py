@@ -21,9 +21,7 @@ def aggregate_bandwidth_gbps(endpoint_count: int, endpoint_gbps: float) -> float
     return endpoint_count * endpoint_gbps
 
 
-def min_uplink_bandwidth_gbps(
-    endpoint_count: int, endpoint_gbps: float, oversubscription: float
-) -> float:
+def min_uplink_bandwidth_gbps(endpoint_count: int, endpoint_gbps: float, oversubscription: float) -> float:
     """B_min = N × B / O: the uplink bandwidth a target oversubscription needs [Gbit/s].
 
     Seed §14.1, worked for 2,048 × 400G at 1.5:1 → 546,133 Gbit/s (F6).
@@ -60,17 +58,14 @@ def ports_for_bandwidth(
     exact = bandwidth_gbps / port_gbps
     ports = math.ceil(exact - 1e-9)
     with_headroom = math.ceil(ports * (1 + headroom_frac) - 1e-9)
-    derivation = (
-        f"⌈{bandwidth_gbps:,.0f} Gbit/s ÷ {port_gbps:g} Gbit/s⌉ = ⌈{exact:,.2f}⌉ = {ports:,} ports"
-    )
+    derivation = f"⌈{bandwidth_gbps:,.0f} Gbit/s ÷ {port_gbps:g} Gbit/s⌉ = ⌈{exact:,.2f}⌉ = {ports:,} ports"
     if not math.isclose(exact, round(exact)) and math.floor(exact) != ports:
         derivation += (
             f" (rounding down to {math.floor(exact):,} would fall short of the bandwidth "
             f"by {bandwidth_gbps - math.floor(exact) * port_gbps:,.0f} Gbit/s)"
         )
     derivation += (
-        f"; with {headroom_frac:.0%} headroom ⌈{ports:,} × {1 + headroom_frac:g}⌉ = "
-        f"{with_headroom:,} ports"
+        f"; with {headroom_frac:.0%} headroom ⌈{ports:,} × {1 + headroom_frac:g}⌉ = {with_headroom:,} ports"
     )
     return PortBudget(bandwidth_gbps, port_gbps, ports, headroom_frac, with_headroom, derivation)
 
@@ -113,7 +108,7 @@ def port_split(
 def largest_divisor_at_most(n: int, limit: int) -> int:
     """Largest divisor of n that is ≤ limit (≥ 1)."""
     best = 1
-    for d in range(1, int(math.isqrt(n)) + 1):
+    for d in range(1, math.isqrt(n) + 1):
         if n % d == 0:
             for c in (d, n // d):
                 if best < c <= limit:

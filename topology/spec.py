@@ -127,9 +127,7 @@ class FabricRequest:
                 errors["tiers"] = f"must be 1, 2 or 3 (or empty for automatic), got {self.tiers}"
         if self.torus_dims is not None:
             dims = tuple(self.torus_dims)
-            if len(dims) != 3 or any(
-                isinstance(d, bool) or not isinstance(d, int) or d < 1 for d in dims
-            ):
+            if len(dims) != 3 or any(isinstance(d, bool) or not isinstance(d, int) or d < 1 for d in dims):
                 errors["torus_dims"] = f"must be three whole numbers ≥ 1, got {self.torus_dims!r}"
             else:
                 object.__setattr__(self, "torus_dims", dims)

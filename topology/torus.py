@@ -17,11 +17,11 @@ from topology.spec import FabricPlan, FabricRequest, FabricRequestError, Topolog
 def torus_dims_for(chip_count: int) -> tuple[int, int, int]:
     """The most cube-like x ≤ y ≤ z with x·y·z = chip_count (smallest longest side)."""
     best: tuple[int, int, int] | None = None
-    for x in range(1, int(round(chip_count ** (1 / 3))) + 2):
+    for x in range(1, round(chip_count ** (1 / 3)) + 2):
         if chip_count % x:
             continue
         rest = chip_count // x
-        for y in range(x, int(math.isqrt(rest)) + 1):
+        for y in range(x, math.isqrt(rest) + 1):
             if rest % y:
                 continue
             z = rest // y
@@ -99,6 +99,6 @@ def plan_torus(req: FabricRequest) -> FabricPlan:
             "link_gbps": s,
             "diameter_hops": diameter,
             "avg_hop_count": round(avg_hops, 6),
-            "bisection_link_count": int(round(bis.gbps / s)),
+            "bisection_link_count": round(bis.gbps / s),
         },
     )

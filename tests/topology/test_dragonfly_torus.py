@@ -11,9 +11,7 @@ from topology.torus import ring_mean_distance, torus_dims_for
 
 def test_dragonfly_plus_max_scale_is_k2_over_4_plus_1_groups():
     """Shpiner et al. 2017: k-port routers at 1:1 → k²/4 + 1 groups of (k/2)² hosts."""
-    plan = plan_fabric(
-        FabricRequest(topology=Topology.DRAGONFLY_PLUS, node_count=512, nics_per_node=8)
-    )
+    plan = plan_fabric(FabricRequest(topology=Topology.DRAGONFLY_PLUS, node_count=512, nics_per_node=8))
     assert plan.extras["max_group_count"] == 64**2 // 4 + 1
     assert plan.max_endpoint_count == (64 // 2) ** 2 * (64**2 // 4 + 1)
     assert plan.extras["leaves_per_group"] == plan.extras["spines_per_group"] == 32
@@ -21,9 +19,7 @@ def test_dragonfly_plus_max_scale_is_k2_over_4_plus_1_groups():
 
 def test_dragonfly_plus_global_links_and_bisection():
     plan = plan_fabric(
-        FabricRequest(
-            topology=Topology.DRAGONFLY_PLUS, node_count=64, nics_per_node=4, switch_radix=16
-        )
+        FabricRequest(topology=Topology.DRAGONFLY_PLUS, node_count=64, nics_per_node=4, switch_radix=16)
     )
     # k=16: 8 leaves × 8 hosts = 64 hosts per group → 4 groups; 64 global ports per group
     assert plan.extras["group_count"] == 4
@@ -61,7 +57,5 @@ def test_torus_avg_hops_match_bfs():
 
 
 def test_torus_odd_dimension_bisection_verified():
-    plan = plan_fabric(
-        FabricRequest(topology=Topology.TORUS_3D, node_count=105, torus_dims=(3, 5, 7))
-    )
+    plan = plan_fabric(FabricRequest(topology=Topology.TORUS_3D, node_count=105, torus_dims=(3, 5, 7)))
     assert verify_plan(plan).ok

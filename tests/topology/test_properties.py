@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import pytest
@@ -105,7 +106,9 @@ def test_endpoints_served_equal_requested(req):
 
 
 @SETTINGS
-@given(st.one_of(clos_requests(Topology.FAT_TREE), clos_requests(Topology.RAIL_OPTIMIZED), dragonfly_requests()))
+@given(
+    st.one_of(clos_requests(Topology.FAT_TREE), clos_requests(Topology.RAIL_OPTIMIZED), dragonfly_requests())
+)
 def test_ports_conserved_between_tiers(req):
     """Every uplink of a tier lands on a down port of the tier above; no port is over-used."""
     plan = _plan_or_skip(req)
@@ -117,7 +120,7 @@ def test_ports_conserved_between_tiers(req):
         assert t.ports_free_total >= 0
         assert t.down_ports_per_switch + t.up_ports_per_switch <= t.radix
     if plan.topology != Topology.DRAGONFLY_PLUS:
-        for lower, upper in zip(tiers, tiers[1:], strict=False):
+        for lower, upper in itertools.pairwise(tiers):
             assert lower.up_ports_used_total == upper.down_ports_used_total
         assert plan.switch_link_count == sum(t.uplink_count for t in tiers)
     assert plan.link_end_count == 2 * plan.link_count
@@ -134,8 +137,12 @@ def test_ports_conserved_between_tiers(req):
 def test_non_blocking_bisection_is_half_the_injection(topology, nodes, nics, radix, b):
     """A 1:1 fat-tree's bisection = N·B/2 (seed F4) — whatever the tier count."""
     req = FabricRequest(
-        topology=topology, node_count=nodes, nics_per_node=nics, nic_gbps=b,
-        switch_port_gbps=b, switch_radix=radix,
+        topology=topology,
+        node_count=nodes,
+        nics_per_node=nics,
+        nic_gbps=b,
+        switch_port_gbps=b,
+        switch_radix=radix,
     )
     plan = _plan_or_skip(req)
     if plan is None:

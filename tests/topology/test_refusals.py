@@ -52,9 +52,7 @@ def test_torus_dims_must_multiply_to_chip_count():
 
 
 def test_dragonfly_too_many_groups():
-    errors = errors_of(
-        topology=Topology.DRAGONFLY_PLUS, node_count=2000, nics_per_node=8, switch_radix=8
-    )
+    errors = errors_of(topology=Topology.DRAGONFLY_PLUS, node_count=2000, nics_per_node=8, switch_radix=8)
     assert "groups" in errors["node_count"]
 
 
@@ -65,8 +63,11 @@ def test_dragonfly_group_too_large_for_spine():
 
 def test_rail_su_too_large_for_a_pod():
     errors = errors_of(
-        topology=Topology.RAIL_OPTIMIZED, node_count=3000, nics_per_node=8,
-        scalable_unit_nodes=200, tiers=3,
+        topology=Topology.RAIL_OPTIMIZED,
+        node_count=3000,
+        nics_per_node=8,
+        scalable_unit_nodes=200,
+        tiers=3,
     )
     assert "scalable_unit_nodes" in errors
 

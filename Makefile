@@ -1,0 +1,44 @@
+# The two commands: `make run` (web + worker, demo data) and `make test` (whole suite).
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: run test test-services bench lint format migrate clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[test]"
+	touch $(STAMP)
+
+migrate: $(STAMP)
+	DEBUG=1 $(PY) manage.py migrate --noinput
+
+run: migrate
+	DEBUG=1 $(PY) manage.py serve
+
+test: $(STAMP)
+	$(PY) -m ruff check .
+	$(PY) -m pytest -m "not services"
+
+# Production mode: PostgreSQL + Redis + real workers (needs those servers running).
+test-services: $(STAMP)
+	bash .ci/services-up
+	DATABASE_URL=$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/designer_test} \
+	CELERY_BROKER_URL=$${CELERY_BROKER_URL:-redis://127.0.0.1:6379/14} \
+	CELERY_RESULT_BACKEND=$${CELERY_RESULT_BACKEND:-redis://127.0.0.1:6379/15} \
+	$(PY) -m pytest -m services
+
+bench: $(STAMP)
+	$(PY) benchmarks/run.py
+
+lint: $(STAMP)
+	$(PY) -m ruff check .
+
+format: $(STAMP)
+	$(PY) -m ruff format .
+	$(PY) -m ruff check --fix .
+
+clean:
+	rm -rf var .pytest_cache .ruff_cache

@@ -1,0 +1,61 @@
+"""Plain-text rendering of a result (the CLI's table format)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _table(headers: list[str], rows: list[list[str]]) -> list[str]:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
+    fmt = "  ".join(f"{{:{'<' if i == 0 else '>'}{w}}}" for i, w in enumerate(widths))
+    return [fmt.format(*headers), fmt.format(*("-" * w for w in widths))] + [fmt.format(*r) for r in rows]
+
+
+def result_table(result: dict[str, Any]) -> str:
+    c = result["cluster"]
+    f = result["compute_fabric"]
+    out = [
+        f"{c['name']}: {c['gpu_count']:,} × {c['gpu_model']} "
+        f"in {c['node_count']:,} nodes of {c['gpus_per_node']}",
+        "",
+        f"Compute fabric — {f['topology']}, {f['tier_count']} switching tier(s)",
+    ]
+    if f["tiers"]:
+        rows = [
+            [
+                t["name"],
+                f"{t['switch_count']:,}",
+                f"{t['radix_ports']}×{t['port_gbps']:g}G",
+                f"{t['down_ports_per_switch']}/{t['up_ports_per_switch']}",
+                f"{t['ports_used_count']:,}",
+                f"{t['ports_free_count']:,}",
+                f"{t['uplink_count']:,}",
+                f"{t['oversubscription_ratio']:.3g}:1",
+            ]
+            for t in f["tiers"]
+        ]
+        out += _table(["tier", "switches", "ports", "down/up", "used", "free", "uplinks", "ratio"], rows)
+    out += [
+        "",
+        f"endpoints            {f['endpoint_count']:>12,} × {f['endpoint_gbps']:g} Gbit/s",
+        f"switches             {f['switch_count']:>12,}",
+        f"links                {f['link_count']:>12,}  ({f['endpoint_link_count']:,} endpoint + "
+        f"{f['switch_link_count']:,} switch; {f['link_end_count']:,} link ends)",
+        f"bisection            {f['bisection_gbps']:>12,.0f} Gbit/s = {f['bisection_tbyte_s']:,.3f} TB/s",
+        f"max endpoints        {f['max_endpoint_count']:>12,}",
+    ]
+    for key, value in f.get("extras", {}).items():
+        out.append(f"{key:<34} {value!s}")
+    if "verification" in f:
+        v = f["verification"]
+        status = "OK" if v["ok"] else "FAILED: " + "; ".join(v["problems"])
+        out.append(f"graph verification   {status} (max-flow {v['bisection_max_flow_gbps']:,.0f} Gbit/s)")
+    out += ["", "How each figure was derived:"]
+    for key, text in f["derivations"].items():
+        out.append(f"  {key}: {text}")
+    for t in f["tiers"]:
+        out.append(f"  {t['name']} tier: {t['derivation']}")
+    sizing = f.get("sizing") or {}
+    for key, text in sizing.get("derivations", {}).items():
+        out.append(f"  {key}: {text}")
+    return "\n".join(out) + "\n"
