@@ -22,13 +22,14 @@ test: $(STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m pytest -m "not services"
 
-# Production mode: PostgreSQL + Redis + real workers (needs those servers running).
+# Production mode: the whole suite on PostgreSQL + Redis with real workers, plus the tests
+# marked `services` (.ci/services-up starts the servers where this machine has them).
 test-services: $(STAMP)
 	bash .ci/services-up
 	DATABASE_URL=$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/designer_test} \
 	CELERY_BROKER_URL=$${CELERY_BROKER_URL:-redis://127.0.0.1:6379/14} \
 	CELERY_RESULT_BACKEND=$${CELERY_RESULT_BACKEND:-redis://127.0.0.1:6379/15} \
-	$(PY) -m pytest -m services
+	$(PY) -m pytest
 
 bench: $(STAMP)
 	$(PY) benchmarks/run.py

@@ -1,9 +1,16 @@
-"""Test settings: the base settings with a test secret key; services come from the environment."""
+"""Test settings: the base settings with a test secret key and a private var/ folder.
+
+The private VAR_DIR keeps the test run's SQLite file and embedded broker apart from a
+`make run` worker on the same checkout. Services (DATABASE_URL, CELERY_BROKER_URL)
+still come from the environment, as in production.
+"""
 
 import os
+import tempfile
 
 os.environ.setdefault("SECRET_KEY", "test-only-secret-key")
+os.environ.setdefault("VAR_DIR", tempfile.mkdtemp(prefix="designer-test-"))
 
-from designer.settings import *  # noqa: F403
+from designer.settings import *  # noqa: E402,F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

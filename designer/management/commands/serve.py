@@ -39,10 +39,16 @@ class Command(BaseCommand):
         ]
         self.stdout.write(f"starting worker: {' '.join(worker_cmd[2:])}")
         worker = subprocess.Popen(worker_cmd, env=os.environ.copy(), start_new_session=True)
+
+        def stop(signum, frame):  # Ctrl-C, or a TERM from a process manager
+            raise KeyboardInterrupt
+
+        signal.signal(signal.SIGINT, stop)
+        signal.signal(signal.SIGTERM, stop)
         try:
             self.stdout.write(f"web server on http://{addr}/ (Ctrl-C stops web server and worker)")
             call_command("runserver", addr, use_reloader=False)
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, SystemExit):
             pass
         finally:
             if worker.poll() is None:
