@@ -15,9 +15,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from topology import FabricRequest, Topology, plan_fabric  # noqa: E402
-from topology.bisection import max_flow_bisection_gbps, max_flow_bisection_networkx_gbps  # noqa: E402
-from topology.graph import verify_plan  # noqa: E402
+from topology import FabricRequest, Topology, plan_fabric
+from topology.bisection import max_flow_bisection_gbps, max_flow_bisection_networkx_gbps
+from topology.graph import verify_plan
 
 NETWORKX_BUDGET_S = 120.0
 
@@ -101,7 +101,9 @@ def main() -> None:
         nx_s = r.get("networkx_maxflow_s")
         nx_txt = f"{nx_s:>12.2f}" if nx_s is not None else f"{'(skipped)':>12}"
         ratio = f"{nx_s / r['scipy_maxflow_s']:>9.0f}×" if nx_s is not None else f"{'':>10}"
-        print(f"{r['endpoints']:>10,}{r['tiers']:>7}{r['verify_s']:>10.3f}{r['scipy_maxflow_s']:>10.3f}{nx_txt}{ratio}")
+        print(
+            f"{r['endpoints']:>10,}{r['tiers']:>7}{r['verify_s']:>10.3f}{r['scipy_maxflow_s']:>10.3f}{nx_txt}{ratio}"
+        )
     out = Path(__file__).resolve().parent.parent / "var" / "bench-topology.json"
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps({"plans": plans, "verification": ver}, indent=2))

@@ -11,6 +11,6 @@ import tempfile
 os.environ.setdefault("SECRET_KEY", "test-only-secret-key")
 os.environ.setdefault("VAR_DIR", tempfile.mkdtemp(prefix="designer-test-"))
 
-from designer.settings import *  # noqa: E402,F403
+from designer.settings import *  # noqa: F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -57,7 +57,11 @@ def write(tmp_path: Path, text: str) -> Path:
         ("gpu_count: 2001\n", "gpu_count", "multiple of 8"),
         ("gpus_per_node: 8\n", "gpu_count", "give gpu_count or node_count"),
         ("gpu_count: -8\n", "gpu_count", "greater than or equal to 1"),
-        ("gpu_count: 64\ncompute_fabric: {topology: ring}\n", "compute_fabric.topology", "not a valid choice"),
+        (
+            "gpu_count: 64\ncompute_fabric: {topology: ring}\n",
+            "compute_fabric.topology",
+            "not a valid choice",
+        ),
         ("gpu_count: 64\ncompute_fabric: {oversubscription: 0.5}\n", "compute_fabric.oversubscription", ""),
         (
             "gpu_count: 64\ncompute_fabric: {nic_gbps: 800, switch_model: QM9700}\n",
