@@ -16,6 +16,7 @@ migrate: $(STAMP)
 	DEBUG=1 $(PY) manage.py migrate --noinput
 
 run: migrate
+	DEBUG=1 $(PY) manage.py load_demo
 	DEBUG=1 $(PY) manage.py serve
 
 test: $(STAMP)

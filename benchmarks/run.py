@@ -61,9 +61,7 @@ def bench_verification() -> list[dict]:
     rows = []
     networkx_ok = True
     for endpoints in (2048, 8192, 16384):
-        plan = plan_fabric(
-            FabricRequest(topology=Topology.RAIL_OPTIMIZED, node_count=endpoints // 8, nics_per_node=8)
-        )
+        plan = plan_fabric(FabricRequest(topology=Topology.RAIL_OPTIMIZED, node_count=endpoints // 8, nics_per_node=8))
         verify_s, v = timed(lambda p=plan: verify_plan(p), repeat=3)
         flow_s, flow = timed(lambda p=plan: max_flow_bisection_gbps(p), repeat=3)
         row = {
@@ -101,9 +99,7 @@ def main() -> None:
         nx_s = r.get("networkx_maxflow_s")
         nx_txt = f"{nx_s:>12.2f}" if nx_s is not None else f"{'(skipped)':>12}"
         ratio = f"{nx_s / r['scipy_maxflow_s']:>9.0f}×" if nx_s is not None else f"{'':>10}"
-        print(
-            f"{r['endpoints']:>10,}{r['tiers']:>7}{r['verify_s']:>10.3f}{r['scipy_maxflow_s']:>10.3f}{nx_txt}{ratio}"
-        )
+        print(f"{r['endpoints']:>10,}{r['tiers']:>7}{r['verify_s']:>10.3f}{r['scipy_maxflow_s']:>10.3f}{nx_txt}{ratio}")
     out = Path(__file__).resolve().parent.parent / "var" / "bench-topology.json"
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps({"plans": plans, "verification": ver}, indent=2))

@@ -15,8 +15,7 @@ def result_table(result: dict[str, Any]) -> str:
     c = result["cluster"]
     f = result["compute_fabric"]
     out = [
-        f"{c['name']}: {c['gpu_count']:,} × {c['gpu_model']} "
-        f"in {c['node_count']:,} nodes of {c['gpus_per_node']}",
+        f"{c['name']}: {c['gpu_count']:,} × {c['gpu_model']} in {c['node_count']:,} nodes of {c['gpus_per_node']}",
         "",
         f"Compute fabric — {f['topology']}, {f['tier_count']} switching tier(s)",
     ]
@@ -58,4 +57,13 @@ def result_table(result: dict[str, Any]) -> str:
     sizing = f.get("sizing") or {}
     for key, text in sizing.get("derivations", {}).items():
         out.append(f"  {key}: {text}")
+    for plane, title in (("storage", "Storage plane"), ("management", "Management plane")):
+        p = result.get(plane)
+        if not p:
+            continue
+        out += ["", f"{title}:"]
+        for key, text in p["derivations"].items():
+            out.append(f"  {key}: {text}")
+        for check in p.get("checks", []):
+            out.append(f"  [{'ok' if check['ok'] else 'WARN'}] {check['message']}")
     return "\n".join(out) + "\n"

@@ -1,6 +1,8 @@
-"""The bridge: requirements (dict / YAML) → validated spec → pure engines → result JSON.
+"""The bridge: requirements → validated spec → pure engines → result JSON.
 
-Only this module (and the rest of designer/) touches Django; topology/ stays pure.
+Only designer/ touches Django; topology/ stays pure. Every caller — the form, the API
+and the CLI — comes through :func:`evaluate_flat` (after :func:`validate_flat`), so the
+same checks and the same error messages reach every user.
 """
 
 from __future__ import annotations
@@ -11,86 +13,42 @@ from typing import Any
 
 import yaml
 
+from designer.requirements import RequirementsError, flatten, validate_flat
 from topology import FabricPlan, FabricRequest, FabricRequestError, Topology, plan_fabric
+from topology.management_plane import ManagementRequest, plan_management
 from topology.sizing import aggregate_bandwidth_gbps, min_uplink_bandwidth_gbps, ports_for_bandwidth
+from topology.storage_plane import StorageRequest, plan_storage
 
-RESULT_SCHEMA_VERSION = 1
+RESULT_SCHEMA_VERSION = 2
 
-# Engine field → where the user typed it (for field-level errors).
-_ENGINE_FIELD_PATH = {
-    "node_count": "node_count",
-    "nics_per_node": "compute_fabric.nics_per_node",
-    "chips_per_node": "gpus_per_node",
+# engine field → requirements field, per engine
+_FABRIC_FIELDS = {"node_count": "gpu_count", "chips_per_node": "gpus_per_node"}
+_STORAGE_FIELDS = {
+    "compute_node_count": "gpu_count",
+    "drives_per_node": "storage_drives_per_node",
+    "drive_tb": "storage_drive_tb",
+    "raid_data_drives": "storage_raid_data_drives",
+    "raid_parity_drives": "storage_raid_parity_drives",
+    "switch_radix": "storage_switch_radix",
+    "switch_port_gbps": "storage_switch_port_gbps",
+    "oversubscription": "storage_oversubscription",
+    "switch_count": "storage_switch_count",
+    "model_params_billion": "checkpoint_params_billion",
+    "required_usable_tb": "storage_required_usable_tb",
+    "mesh_links_per_pair": "storage_switch_count",
+}
+_MGMT_FIELDS = {
+    "compute_node_count": "gpu_count",
+    "login_node_count": "login_node_count",
+    "storage_node_count": "storage_node_count",
 }
 
 
-class RequirementsError(ValueError):
-    """Bad requirements: ``errors`` maps a dotted field path to a list of messages."""
-
-    def __init__(self, errors: dict[str, list[str]]):
-        self.errors = errors
-        super().__init__("; ".join(f"{k}: {' '.join(v)}" for k, v in errors.items()))
-
-
-def _flatten(detail: Any, prefix: str = "") -> dict[str, list[str]]:
-    out: dict[str, list[str]] = {}
-    if isinstance(detail, dict):
-        for key, value in detail.items():
-            path = f"{prefix}.{key}" if prefix and key != "non_field_errors" else (prefix or key)
-            for k, v in _flatten(value, path).items():
-                out.setdefault(k, []).extend(v)
-    elif isinstance(detail, list):
-        if all(not isinstance(x, dict | list) for x in detail):
-            out[prefix or "non_field_errors"] = [str(x) for x in detail]
-        else:
-            for i, item in enumerate(detail):
-                for k, v in _flatten(item, f"{prefix}[{i}]").items():
-                    out.setdefault(k, []).extend(v)
-    else:
-        out[prefix or "non_field_errors"] = [str(detail)]
-    return out
-
-
-def validate_requirements(data: Any) -> dict[str, Any]:
-    """Validate raw requirements with the one serializer; raise RequirementsError."""
-    from designer.api.serializers import RequirementsSerializer
-
-    if not isinstance(data, dict):
-        raise RequirementsError({"non_field_errors": ["requirements must be a mapping of fields"]})
-    ser = RequirementsSerializer(data=data)
-    if not ser.is_valid():
-        raise RequirementsError(_flatten(ser.errors))
-    return ser.validated_data
-
-
-def fabric_request(req: dict[str, Any]) -> FabricRequest:
-    f = req["compute_fabric"]
-    topology = Topology(f["topology"])
-    dims = f.get("torus_dims")
-    return FabricRequest(
-        topology=topology,
-        node_count=req["node_count"],
-        nics_per_node=f["nics_per_node"],
-        nic_gbps=f["nic_gbps"],
-        switch_radix=f["switch_radix"],
-        switch_port_gbps=f["switch_port_gbps"],
-        oversubscription=f["oversubscription"],
-        agg_oversubscription=f["agg_oversubscription"],
-        tiers=f.get("tiers"),
-        scalable_unit_nodes=f.get("scalable_unit_nodes"),
-        leaves_per_group=f.get("leaves_per_group"),
-        global_oversubscription=f["global_oversubscription"],
-        chips_per_node=req["gpus_per_node"],
-        torus_dims=tuple(dims) if dims else None,
-        torus_link_gbps=f["torus_link_gbps"],
-    )
-
-
-def _engine_error(exc: FabricRequestError) -> RequirementsError:
+def _mapped(exc: FabricRequestError, mapping: dict[str, str], prefix: str = "") -> RequirementsError:
     errors: dict[str, list[str]] = {}
     for field, message in exc.errors.items():
-        path = _ENGINE_FIELD_PATH.get(field, f"compute_fabric.{field}")
-        errors.setdefault(path, []).append(message)
+        name = mapping.get(field) or (f"{prefix}{field}" if prefix and not field.startswith(prefix) else field)
+        errors.setdefault(name, []).append(message)
     return RequirementsError(errors)
 
 
@@ -99,6 +57,72 @@ class Evaluation:
     requirements: dict[str, Any]
     fabric: FabricPlan
     result: dict[str, Any]
+
+
+def fabric_request(r: dict[str, Any]) -> FabricRequest:
+    dims = r.get("torus_dims") or ""
+    return FabricRequest(
+        topology=Topology(r["topology"]),
+        node_count=r["gpu_count"] // r["gpus_per_node"],
+        nics_per_node=r["nics_per_node"],
+        nic_gbps=float(r["nic_gbps"]),
+        switch_radix=r["switch_radix"],
+        switch_port_gbps=float(r["switch_port_gbps"]),
+        oversubscription=float(r["oversubscription"]),
+        agg_oversubscription=float(r["agg_oversubscription"]),
+        tiers=r.get("tiers"),
+        scalable_unit_nodes=r.get("scalable_unit_nodes"),
+        leaves_per_group=r.get("leaves_per_group"),
+        global_oversubscription=float(r["global_oversubscription"]),
+        chips_per_node=r["gpus_per_node"],
+        torus_dims=tuple(int(x) for x in dims.split("x")) if dims else None,
+        torus_link_gbps=float(r["torus_link_gbps"]),
+    )
+
+
+def storage_request(r: dict[str, Any]) -> StorageRequest:
+    return StorageRequest(
+        compute_node_count=r["gpu_count"] // r["gpus_per_node"],
+        gpu_count=r["gpu_count"],
+        storage_nics_per_node=r["storage_nics_per_node"],
+        storage_nic_gbps=float(r["storage_nic_gbps"]),
+        storage_node_count=r["storage_node_count"],
+        drives_per_node=r["storage_drives_per_node"],
+        drive_tb=float(r["storage_drive_tb"]),
+        raid_data_drives=r["storage_raid_data_drives"],
+        raid_parity_drives=r["storage_raid_parity_drives"],
+        storage_node_nics=r["storage_node_nics"],
+        storage_node_nic_gbps=float(r["storage_node_nic_gbps"]),
+        switch_radix=r["storage_switch_radix"],
+        switch_port_gbps=float(r["storage_switch_port_gbps"]),
+        oversubscription=float(r["storage_oversubscription"]),
+        switch_count=r.get("storage_switch_count"),
+        model_params_billion=float(r["checkpoint_params_billion"]),
+        weights_bytes_per_param=float(r["weights_bytes_per_param"]),
+        checkpoint_bytes_per_param=float(r["checkpoint_bytes_per_param"]),
+        checkpoint_shard_mb=r.get("checkpoint_shard_mb"),
+        checkpoint_window_s=float(r["checkpoint_window_s"]),
+        dataloader_read_gbyte_s_per_gpu=float(r["dataloader_read_gbyte_s_per_gpu"]),
+        required_usable_tb=r.get("storage_required_usable_tb"),
+    )
+
+
+def management_request(r: dict[str, Any]) -> ManagementRequest:
+    return ManagementRequest(
+        compute_node_count=r["gpu_count"] // r["gpus_per_node"],
+        storage_node_count=r["storage_node_count"],
+        mgmt_node_count=r["mgmt_node_count"],
+        login_node_count=r["login_node_count"],
+        nodes_per_tor=r["mgmt_nodes_per_tor"],
+        ports_per_node=r["mgmt_ports_per_node"],
+        tor_access_ports=r["mgmt_tor_access_ports"],
+        tor_access_gbps=float(r["mgmt_tor_access_gbps"]),
+        tor_uplinks=r["mgmt_tor_uplinks"],
+        tor_uplink_ports=r["mgmt_tor_uplink_ports"],
+        uplink_gbps=float(r["mgmt_uplink_gbps"]),
+        spine_ports=r["mgmt_spine_ports"],
+        min_spines=r["mgmt_min_spines"],
+    )
 
 
 def fabric_sizing(plan: FabricPlan, req: FabricRequest) -> dict[str, Any]:
@@ -134,32 +158,63 @@ def fabric_sizing(plan: FabricPlan, req: FabricRequest) -> dict[str, Any]:
     }
 
 
-def evaluate(data: Any) -> Evaluation:
-    """Validate and compute a whole design; the result JSON is the shared result schema."""
-    req = validate_requirements(data)
+def evaluate_flat(r: dict[str, Any]) -> Evaluation:
+    """Compute every plane from validated flat requirements (see validate_flat)."""
     try:
-        freq = fabric_request(req)
+        freq = fabric_request(r)
         plan = plan_fabric(freq)
     except FabricRequestError as exc:
-        raise _engine_error(exc) from None
+        raise _mapped(exc, _FABRIC_FIELDS) from None
+    try:
+        storage = plan_storage(storage_request(r))
+    except FabricRequestError as exc:
+        raise _mapped(exc, _STORAGE_FIELDS) from None
+    try:
+        mgmt = plan_management(management_request(r))
+    except FabricRequestError as exc:
+        raise _mapped(exc, _MGMT_FIELDS, prefix="mgmt_") from None
     compute = plan.to_dict()
     compute["sizing"] = fabric_sizing(plan, freq)
+    storage_d = storage.to_dict()
+    mgmt_d = mgmt.to_dict()
     result = {
         "schema_version": RESULT_SCHEMA_VERSION,
         "cluster": {
-            "name": req["name"],
-            "gpu_model": req["gpu_model"],
-            "gpu_count": req["gpu_count"],
-            "node_count": req["node_count"],
-            "gpus_per_node": req["gpus_per_node"],
+            "name": r["name"],
+            "gpu_model": r["gpu_model"],
+            "gpu_count": r["gpu_count"],
+            "node_count": r["gpu_count"] // r["gpus_per_node"],
+            "gpus_per_node": r["gpus_per_node"],
         },
         "compute_fabric": compute,
+        "storage": storage_d,
+        "management": mgmt_d,
+        "summary": {
+            "gpu_count": r["gpu_count"],
+            "compute_switch_count": plan.switch_count,
+            "compute_link_count": plan.link_count,
+            "compute_bisection_tbyte_s": round(plan.bisection_tbyte_s, 6),
+            "storage_switch_count": storage.switch_count,
+            "storage_usable_tb": round(storage.usable_tb, 3),
+            "checkpoint_write_gbyte_s": round(storage.checkpoint_write_gbyte_s, 3),
+            "management_switch_count": mgmt.tor_count + mgmt.spine_count,
+            "switch_count": plan.switch_count + storage.switch_count + mgmt.tor_count + mgmt.spine_count,
+        },
     }
-    return Evaluation(requirements=req, fabric=plan, result=result)
+    return Evaluation(requirements=r, fabric=plan, result=result)
+
+
+def evaluate(data: Any) -> Evaluation:
+    """Nested (file/API) requirements → validated → computed; errors keep the nested paths."""
+    try:
+        r = validate_flat(flatten(data))
+        return evaluate_flat(r)
+    except RequirementsError as exc:
+        raise RequirementsError(exc.nested()) from None
 
 
 def load_requirements_file(path: Path) -> Any:
-    """Read a YAML (or JSON) requirements file; syntax errors become field-less errors."""
+    """Read a YAML (or JSON) requirements file; syntax errors become errors on 'file'."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
@@ -170,12 +225,49 @@ def load_requirements_file(path: Path) -> Any:
         raise RequirementsError({"file": [f"{path} is not valid YAML: {exc}"]}) from None
 
 
-def evaluate_examples(folder: Path) -> list[tuple[str, Evaluation | RequirementsError]]:
-    """Evaluate every example file in a folder (the home page shows them)."""
-    out: list[tuple[str, Evaluation | RequirementsError]] = []
-    for path in sorted(folder.glob("*.yaml")):
-        try:
-            out.append((path.name, evaluate(load_requirements_file(path))))
-        except RequirementsError as exc:
-            out.append((path.name, exc))
-    return out
+# --- saved designs ------------------------------------------------------------------------
+
+
+def save_revision(design, user, requirements: dict[str, Any], evaluation: Evaluation, message: str = ""):
+    """Append an immutable revision (inputs + results + derivations) to a design."""
+    from django.db import transaction
+    from django.db.models import Max
+    from django.utils import timezone
+
+    from designer.models import REQUIREMENT_FIELDS, Design, DesignRevision
+
+    with transaction.atomic():
+        Design.objects.select_for_update().filter(pk=design.pk).first()
+        last = design.revisions.aggregate(n=Max("number"))["n"] or 0
+        rev = DesignRevision(
+            design=design,
+            number=last + 1,
+            author=user,
+            results=evaluation.result,
+            message=message[:200],
+            **{name: requirements[name] for name in REQUIREMENT_FIELDS},
+        )
+        rev.save(force_insert=True)
+        Design.objects.filter(pk=design.pk).update(updated_at=timezone.now())
+    return rev
+
+
+def create_design(user, requirements: dict[str, Any], evaluation: Evaluation, message: str = "created"):
+    from designer.models import Design
+
+    design = Design.objects.create(owner=user)
+    save_revision(design, user, requirements, evaluation, message)
+    return design
+
+
+def clone_design(design, user):
+    """A new design owned by ``user`` starting from the source's latest revision."""
+    head = design.head
+    requirements = head.requirements()
+    requirements["name"] = f"{head.name} (copy)"[:200]
+    evaluation = evaluate_flat(requirements)
+    return create_design(user, requirements, evaluation, message=f"cloned from design {design.pk} r{head.number}")
+
+
+def requirements_of(revision) -> dict[str, Any]:
+    return revision.requirements()

@@ -1,11 +1,29 @@
 from django.contrib import admin
-from django.urls import path
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
 
 from designer import views
 
 urlpatterns = [
     path("", views.home, name="home"),
-    path("examples/<slug:slug>/", views.example_detail, name="example-detail"),
+    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("accounts/signup/", views.signup, name="signup"),
+    path("accounts/tokens/", views.tokens, name="tokens"),
+    path("designs/", views.design_list, name="design-list"),
+    path("designs/new/", views.design_new, name="design-new"),
+    path("designs/trash/", views.trash, name="design-trash"),
+    path("designs/<int:pk>/", views.design_detail, name="design-detail"),
+    path("designs/<int:pk>/r/<int:number>/", views.design_detail, name="revision-detail"),
+    path("designs/<int:pk>/edit/", views.design_edit, name="design-edit"),
+    path("designs/<int:pk>/history/", views.design_history, name="design-history"),
+    path("designs/<int:pk>/clone/", views.design_clone, name="design-clone"),
+    path("designs/<int:pk>/delete/", views.design_delete, name="design-delete"),
+    path("designs/<int:pk>/restore/", views.design_restore, name="design-restore"),
+    path("designs/<int:pk>/share/", views.design_share, name="design-share"),
+    path("compare/", views.compare, name="compare"),
+    path("s/<str:token>/", views.shared_detail, name="shared-detail"),
     path("health/", views.health, name="health"),
+    path("api/v1/", include("designer.api.urls")),
     path("admin/", admin.site.urls),
 ]

@@ -1,46 +1,289 @@
-"""Server-rendered pages. Views only fetch and hand over; computing is services' job."""
+"""Server-rendered pages. Views fetch, check access and hand over; computing is services' job."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from datetime import timedelta
 
-from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth import get_user_model, login
+from django.contrib.auth.decorators import login_required
 from django.db import connection
+from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import render
-from django.views.decorators.http import require_GET
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from designer.services import RequirementsError, evaluate, evaluate_examples, load_requirements_file
+from designer import charts
+from designer.access import owned_design, visible_design, visible_revision
+from designer.compare import comparison_rows
+from designer.forms import RequirementsForm, ShareForm, SignupForm, TokenForm
+from designer.models import ApiToken, Design, DesignRevision
+from designer.presets import PRESETS
+from designer.services import clone_design, create_design, save_revision
 
-EXAMPLES_DIR = Path(settings.BASE_DIR) / "examples"
+DEMO_USERNAME = "demo"
+SORTS = {
+    "updated": "-updated_at",
+    "-updated": "updated_at",
+    "name": "head_name",
+    "-name": "-head_name",
+    "gpus": "head_gpu_count",
+    "-gpus": "-head_gpu_count",
+}
 
 
-@require_GET
 def home(request: HttpRequest) -> HttpResponse:
-    rows = []
-    for filename, ev in evaluate_examples(EXAMPLES_DIR):
-        slug = filename.removesuffix(".yaml")
-        if isinstance(ev, RequirementsError):
-            rows.append({"slug": slug, "error": str(ev)})
-        else:
-            rows.append({"slug": slug, "result": ev.result})
-    return render(request, "designer/home.html", {"rows": rows})
+    if request.user.is_authenticated:
+        return redirect("design-list")
+    demos = (
+        Design.objects.alive()
+        .filter(owner__username=DEMO_USERNAME, share_token__isnull=False)
+        .with_head()
+        .order_by("head_name")
+    )
+    return render(request, "designer/landing.html", {"demos": demos})
 
 
-@require_GET
-def example_detail(request: HttpRequest, slug: str) -> HttpResponse:
-    path = EXAMPLES_DIR / f"{slug}.yaml"
-    if not path.is_file():
-        raise Http404("no such example")
-    try:
-        ev = evaluate(load_requirements_file(path))
-    except RequirementsError as exc:
-        return render(request, "designer/example.html", {"slug": slug, "errors": exc.errors}, status=422)
-    fabric = ev.result["compute_fabric"]
+@require_http_methods(["GET", "POST"])
+def signup(request: HttpRequest) -> HttpResponse:
+    form = SignupForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = form.save()
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        messages.success(request, f"Welcome, {user.username}. Start from a preset.")
+        return redirect("design-new")
+    return render(request, "registration/signup.html", {"form": form})
+
+
+@login_required
+def design_list(request: HttpRequest) -> HttpResponse:
+    sort = request.GET.get("sort", "updated")
+    q = request.GET.get("q", "").strip()
+    designs = Design.objects.visible_to(request.user).with_head().select_related("owner")
+    if q:
+        designs = designs.filter(Q(head_name__icontains=q) | Q(head_topology__icontains=q))
+    designs = designs.order_by(SORTS.get(sort, "-updated_at"), "-pk")
+    return render(request, "designer/design_list.html", {"designs": designs, "q": q, "sort": sort, "sorts": SORTS})
+
+
+@login_required
+def trash(request: HttpRequest) -> HttpResponse:
+    designs = Design.objects.owned_by(request.user).filter(deleted_at__isnull=False).with_head()
+    return render(request, "designer/trash.html", {"designs": designs})
+
+
+def _form_page(request, form, *, design=None, title: str):
     return render(
         request,
-        "designer/example.html",
-        {"slug": slug, "result": ev.result, "fabric": fabric, "source": path.read_text(encoding="utf-8")},
+        "designer/design_form.html",
+        {
+            "form": form,
+            "design": design,
+            "title": title,
+            "presets": PRESETS,
+            "preset_values": {k: p["values"] for k, p in PRESETS.items()},
+        },
+    )
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def design_new(request: HttpRequest) -> HttpResponse:
+    if request.method == "POST":
+        form = RequirementsForm(request.POST)
+        if form.is_valid():
+            design = create_design(request.user, form.cleaned_data, form.evaluation)
+            messages.success(request, "Design saved as revision 1.")
+            return redirect("design-detail", pk=design.pk)
+        return _form_page(request, form, title="New design")
+    preset = PRESETS.get(request.GET.get("preset", ""))
+    form = RequirementsForm(initial=preset["values"] if preset else None)
+    return _form_page(request, form, title="New design")
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def design_edit(request: HttpRequest, pk: int) -> HttpResponse:
+    design = owned_design(request.user, pk)
+    head = design.head
+    if request.method == "POST":
+        form = RequirementsForm(request.POST)
+        if form.is_valid():
+            rev = save_revision(
+                design,
+                request.user,
+                form.cleaned_data,
+                form.evaluation,
+                message=request.POST.get("message", ""),
+            )
+            messages.success(request, f"Saved revision {rev.number}.")
+            return redirect("design-detail", pk=design.pk)
+        return _form_page(request, form, design=design, title=f"Edit {head.name}")
+    form = RequirementsForm(initial=head.requirements())
+    return _form_page(request, form, design=design, title=f"Edit {head.name}")
+
+
+def _detail_context(design: Design, revision: DesignRevision, *, shared_view: bool = False) -> dict:
+    r = revision.results
+    return {
+        "design": design,
+        "revision": revision,
+        "result": r,
+        "fabric": r["compute_fabric"],
+        "storage": r["storage"],
+        "management": r["management"],
+        "charts": {
+            "compute": charts.compute_diagram(r),
+            "rail": charts.rail_view(r),
+            "storage": charts.storage_diagram(r),
+            "management": charts.management_diagram(r),
+        },
+        "shared_view": shared_view,
+        "is_latest": revision.number == design.revisions.order_by("-number").values_list("number", flat=True)[0],
+    }
+
+
+@login_required
+def design_detail(request: HttpRequest, pk: int, number: int | None = None) -> HttpResponse:
+    design = visible_design(request.user, pk)
+    revisions = design.revisions.all()
+    revision = get_object_or_404(revisions, number=number) if number else revisions.order_by("-number").first()
+    ctx = _detail_context(design, revision)
+    ctx["can_edit"] = design.can_edit(request.user)
+    return render(request, "designer/design_detail.html", ctx)
+
+
+def shared_detail(request: HttpRequest, token: str) -> HttpResponse:
+    design = Design.objects.alive().filter(share_token=token).first()
+    if design is None:
+        raise Http404("no such design")
+    revision = design.revisions.order_by("-number").first()
+    ctx = _detail_context(design, revision, shared_view=True)
+    ctx["can_edit"] = design.can_edit(request.user)
+    return render(request, "designer/design_detail.html", ctx)
+
+
+@login_required
+def design_history(request: HttpRequest, pk: int) -> HttpResponse:
+    design = visible_design(request.user, pk)
+    revisions = design.revisions.select_related("author").order_by("-number")
+    return render(
+        request,
+        "designer/history.html",
+        {"design": design, "revisions": revisions, "can_edit": design.can_edit(request.user)},
+    )
+
+
+@login_required
+@require_POST
+def design_clone(request: HttpRequest, pk: int) -> HttpResponse:
+    source = visible_design(request.user, pk)
+    copy = clone_design(source, request.user)
+    messages.success(request, "Cloned. This copy is yours to change.")
+    return redirect("design-detail", pk=copy.pk)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def design_delete(request: HttpRequest, pk: int) -> HttpResponse:
+    design = owned_design(request.user, pk)
+    if request.method == "POST":
+        Design.objects.filter(pk=design.pk).update(deleted_at=timezone.now())
+        messages.success(request, f"Moved “{design.head.name}” to the trash. You can restore it there.")
+        return redirect("design-list")
+    return render(request, "designer/confirm_delete.html", {"design": design})
+
+
+@login_required
+@require_POST
+def design_restore(request: HttpRequest, pk: int) -> HttpResponse:
+    design = owned_design(request.user, pk, include_deleted=True)
+    Design.objects.filter(pk=design.pk).update(deleted_at=None)
+    messages.success(request, "Restored.")
+    return redirect("design-detail", pk=design.pk)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def design_share(request: HttpRequest, pk: int) -> HttpResponse:
+    design = owned_design(request.user, pk)
+    form = ShareForm(request.POST or None)
+    if request.method == "POST":
+        action = request.POST.get("action")
+        if action == "link-on":
+            design.enable_link_sharing()
+        elif action == "link-off":
+            Design.objects.filter(pk=design.pk).update(share_token=None)
+        elif action == "remove":
+            design.shared_with.remove(*get_user_model().objects.filter(pk=request.POST.get("user_id")))
+        elif form.is_valid():
+            user = get_user_model().objects.filter(username=form.cleaned_data["username"]).first()
+            if user is None:
+                form.add_error("username", "no user with that name")
+            elif user == request.user:
+                form.add_error("username", "you own this design already")
+            else:
+                design.shared_with.add(user)
+                messages.success(request, f"Shared read-only with {user.username}.")
+                return redirect("design-share", pk=design.pk)
+        if not form.errors:
+            return redirect("design-share", pk=design.pk)
+    design.refresh_from_db()
+    link = request.build_absolute_uri(f"/s/{design.share_token}/") if design.share_token else None
+    return render(request, "designer/share.html", {"design": design, "form": form, "link": link})
+
+
+@login_required
+def compare(request: HttpRequest) -> HttpResponse:
+    """Compare 2–4 revisions (?r=<revision id>) or designs' latest revisions (?d=<design id>)."""
+    revisions: list[DesignRevision] = []
+    for rid in request.GET.getlist("r"):
+        if rid.isdigit():
+            revisions.append(visible_revision(request.user, int(rid)))
+    for did in request.GET.getlist("d"):
+        if did.isdigit():
+            revisions.append(visible_design(request.user, int(did)).revisions.order_by("-number").first())
+    if not 2 <= len(revisions) <= 4:
+        messages.error(request, "Pick between 2 and 4 designs or revisions to compare.")
+        return redirect("design-list")
+    rows = comparison_rows(revisions)
+    columns = [(f"{r.name} r{r.number}", r.results) for r in revisions]
+    return render(
+        request,
+        "designer/compare.html",
+        {
+            "revisions": revisions,
+            "rows": rows,
+            "chart": charts.compare_chart(columns),
+            "diff_count": sum(1 for row in rows if row.differs),
+        },
+    )
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def tokens(request: HttpRequest) -> HttpResponse:
+    form = TokenForm(request.POST or None)
+    new_key = None
+    if request.method == "POST":
+        if request.POST.get("action") == "revoke":
+            ApiToken.objects.filter(user=request.user, pk=request.POST.get("token_id")).update(
+                revoked_at=timezone.now()
+            )
+            return redirect("tokens")
+        if form.is_valid():
+            _token, new_key = ApiToken.issue(
+                request.user,
+                form.cleaned_data["name"],
+                timezone.now() + timedelta(days=form.cleaned_data["expires_in_days"]),
+                read_only=form.cleaned_data["read_only"],
+            )
+            form = TokenForm()
+    return render(
+        request,
+        "designer/tokens.html",
+        {"form": form, "tokens": request.user.api_tokens.all(), "new_key": new_key},
     )
 
 

@@ -34,9 +34,7 @@ def _fmt(gbps: float) -> str:
     return f"{gbps:,.0f} Gbit/s ({gbps / 8000:,.3f} TB/s)"
 
 
-def _halves(
-    leaf_of_endpoint: np.ndarray, leaf_count: int, split: int | None = None
-) -> tuple[np.ndarray, np.ndarray]:
+def _halves(leaf_of_endpoint: np.ndarray, leaf_count: int, split: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     half = leaf_of_endpoint.size // 2 if split is None else split
     a = np.bincount(leaf_of_endpoint[:half], minlength=leaf_count).astype(np.float64)
     b = np.bincount(leaf_of_endpoint[half:], minlength=leaf_count).astype(np.float64)
@@ -64,10 +62,7 @@ def clos_bisection(w: ClosWiring, endpoint_gbps: float, port_gbps: float) -> Bis
     b *= endpoint_gbps
     endpoint_bound = min(a.sum(), b.sum())
     local_leaf = float(np.minimum(a, b).sum())
-    parts = [
-        f"halves of {n // 2:,} and {n - n // 2:,} endpoints × {endpoint_gbps:g}G "
-        f"→ at most {_fmt(endpoint_bound)}"
-    ]
+    parts = [f"halves of {n // 2:,} and {n - n // 2:,} endpoints × {endpoint_gbps:g}G → at most {_fmt(endpoint_bound)}"]
     if w.tiers == 1:
         total = local_leaf
         parts.append("one tier: only traffic that shares a leaf (same rail) crosses")
@@ -154,8 +149,7 @@ def dragonfly_bisection(
             best, best_x = cut, x
     total = local_leaf + local_group + float(best)
     halves = (
-        f"groups 0–{g // 2 - 1} ({split:,} endpoints) against groups {g // 2}–{g - 1} "
-        f"({endpoint_count - split:,})"
+        f"groups 0–{g // 2 - 1} ({split:,} endpoints) against groups {g // 2}–{g - 1} ({endpoint_count - split:,})"
         if g >= 2
         else f"halves of {split:,} / {endpoint_count - split:,} endpoints"
     )

@@ -59,18 +59,14 @@ def plan_clos(
     derivations = dict(stacked.derivations)
     n = req.endpoint_count
     derivations["endpoint_count"] = f"{req.node_count:,} nodes × {req.nics_per_node} NICs = {n:,} endpoints"
-    derivations["tier_count"] = f"{tiers} tier(s) " + (
-        "as requested" if req.tiers else "— the fewest that fit"
-    )
+    derivations["tier_count"] = f"{tiers} tier(s) " + ("as requested" if req.tiers else "— the fewest that fit")
     derivations["endpoint_link_count"] = f"one link per endpoint NIC = {n:,}"
     derivations["switch_link_count"] = (
         " + ".join(f"{t.uplink_count:,} {t.name}→up" for t in stacked.tiers if t.uplink_count)
         or "no switch-to-switch links"
     )
     derivations["bisection_gbps"] = bisection.derivation
-    derivations["link_end_count"] = (
-        "every link has 2 ends, each needing a port and (for optics) a transceiver"
-    )
+    derivations["link_end_count"] = "every link has 2 ends, each needing a port and (for optics) a transceiver"
     return FabricPlan(
         topology=topology,
         endpoint_count=n,
@@ -83,9 +79,7 @@ def plan_clos(
         wiring=stacked.wiring,
         derivations=derivations,
         extras={
-            "oversubscription_end_to_end_ratio": round(
-                _product(t.oversubscription for t in stacked.tiers), 6
-            ),
+            "oversubscription_end_to_end_ratio": round(_product(t.oversubscription for t in stacked.tiers), 6),
         },
     )
 

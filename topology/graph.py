@@ -239,9 +239,7 @@ def to_networkx(plan: FabricPlan):
     g = nx.Graph()
     names = ("endpoint", *e.tier_names)
     g.add_nodes_from((i, {"tier": names[t + 1]}) for i, t in enumerate(e.node_tier.tolist()))
-    for u, v, n_links, gbps in zip(
-        e.u.tolist(), e.v.tolist(), e.links.tolist(), e.gbps_per_link.tolist(), strict=True
-    ):
+    for u, v, n_links, gbps in zip(e.u.tolist(), e.v.tolist(), e.links.tolist(), e.gbps_per_link.tolist(), strict=True):
         if g.has_edge(u, v):
             g[u][v]["links"] += n_links
             g[u][v]["bandwidth_gbps"] += n_links * gbps

@@ -26,12 +26,9 @@ def rail_leaf_layer(req: FabricRequest, tiers: int) -> LeafLayer:
         if req.node_count > k:
             raise FabricRequestError.single(
                 "node_count",
-                f"{req.node_count:,} nodes do not fit on one {k}-port leaf per rail (1 tier); "
-                "use 2 or 3 tiers",
+                f"{req.node_count:,} nodes do not fit on one {k}-port leaf per rail (1 tier); use 2 or 3 tiers",
             )
-        return LeafLayer(
-            req.endpoint_count, rails, req.node_count, req.node_count, 1, k, 0, req.nic_gbps, 1.0
-        )
+        return LeafLayer(req.endpoint_count, rails, req.node_count, req.node_count, 1, k, 0, req.nic_gbps, 1.0)
     split = port_split(k, req.nic_gbps, req.switch_port_gbps, req.oversubscription)
     su_nodes = req.scalable_unit_nodes or split.down
     return LeafLayer(

@@ -64,9 +64,7 @@ def ports_for_bandwidth(
             f" (rounding down to {math.floor(exact):,} would fall short of the bandwidth "
             f"by {bandwidth_gbps - math.floor(exact) * port_gbps:,.0f} Gbit/s)"
         )
-    derivation += (
-        f"; with {headroom_frac:.0%} headroom ⌈{ports:,} × {1 + headroom_frac:g}⌉ = {with_headroom:,} ports"
-    )
+    derivation += f"; with {headroom_frac:.0%} headroom ⌈{ports:,} × {1 + headroom_frac:g}⌉ = {with_headroom:,} ports"
     return PortBudget(bandwidth_gbps, port_gbps, ports, headroom_frac, with_headroom, derivation)
 
 

@@ -18,9 +18,7 @@ def test_dragonfly_plus_max_scale_is_k2_over_4_plus_1_groups():
 
 
 def test_dragonfly_plus_global_links_and_bisection():
-    plan = plan_fabric(
-        FabricRequest(topology=Topology.DRAGONFLY_PLUS, node_count=64, nics_per_node=4, switch_radix=16)
-    )
+    plan = plan_fabric(FabricRequest(topology=Topology.DRAGONFLY_PLUS, node_count=64, nics_per_node=4, switch_radix=16))
     # k=16: 8 leaves × 8 hosts = 64 hosts per group → 4 groups; 64 global ports per group
     assert plan.extras["group_count"] == 4
     per_pair = plan.extras["global_links_per_group_pair"]

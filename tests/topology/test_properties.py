@@ -106,9 +106,7 @@ def test_endpoints_served_equal_requested(req):
 
 
 @SETTINGS
-@given(
-    st.one_of(clos_requests(Topology.FAT_TREE), clos_requests(Topology.RAIL_OPTIMIZED), dragonfly_requests())
-)
+@given(st.one_of(clos_requests(Topology.FAT_TREE), clos_requests(Topology.RAIL_OPTIMIZED), dragonfly_requests()))
 def test_ports_conserved_between_tiers(req):
     """Every uplink of a tier lands on a down port of the tier above; no port is over-used."""
     plan = _plan_or_skip(req)

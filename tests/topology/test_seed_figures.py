@@ -138,9 +138,7 @@ def test_2000_gpu_design_verifies_on_the_graph(design_2000):
 
 def test_superpod_4su_h100():
     """NVIDIA DGX SuperPOD H100 reference: 4 SUs of 32 nodes → 32 leaves + 16 spines."""
-    req = FabricRequest(
-        topology=Topology.RAIL_OPTIMIZED, node_count=127, nics_per_node=8, scalable_unit_nodes=32
-    )
+    req = FabricRequest(topology=Topology.RAIL_OPTIMIZED, node_count=127, nics_per_node=8, scalable_unit_nodes=32)
     plan = plan_fabric(req)
     assert [t.switch_count for t in plan.tiers] == [32, 16]
     assert plan.tier("spine").down_ports_per_switch == 64  # 32 leaves × 2 links

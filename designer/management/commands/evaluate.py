@@ -8,7 +8,8 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from designer.render import result_table
-from designer.services import RequirementsError, evaluate, load_requirements_file
+from designer.requirements import RequirementsError
+from designer.services import evaluate, load_requirements_file
 
 
 class Command(BaseCommand):
@@ -17,9 +18,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("file", type=Path, help="requirements file (YAML or JSON)")
         parser.add_argument("--format", choices=["json", "table"], default="table")
-        parser.add_argument(
-            "--verify", action="store_true", help="also rebuild the fabric as a graph and check it"
-        )
+        parser.add_argument("--verify", action="store_true", help="also rebuild the fabric as a graph and check it")
 
     def handle(self, *args, file: Path, format: str, verify: bool, **options):
         try:

@@ -1,0 +1,48 @@
+"""Personal API tokens: ``Authorization: Token cd_<prefix>_<secret>``; stored hashed."""
+
+from __future__ import annotations
+
+import hmac
+
+from django.utils import timezone
+from rest_framework import authentication, exceptions, permissions
+
+from designer.models import ApiToken, hash_token
+
+
+class ApiTokenAuthentication(authentication.BaseAuthentication):
+    keyword = "Token"
+
+    def authenticate(self, request):
+        header = authentication.get_authorization_header(request).decode(errors="replace").split()
+        if not header or header[0] != self.keyword:
+            return None
+        if len(header) != 2:
+            raise exceptions.AuthenticationFailed("use the header 'Authorization: Token <key>'")
+        key = header[1]
+        parts = key.split("_")
+        if len(parts) < 3 or parts[0] != "cd":
+            raise exceptions.AuthenticationFailed("malformed token")
+        token = ApiToken.objects.select_related("user").filter(prefix=parts[1]).first()
+        if token is None or not hmac.compare_digest(token.key_hash, hash_token(key)):
+            raise exceptions.AuthenticationFailed("invalid token")
+        if token.revoked_at is not None:
+            raise exceptions.AuthenticationFailed("token revoked")
+        if token.expires_at <= timezone.now():
+            raise exceptions.AuthenticationFailed("token expired")
+        if not token.user.is_active:
+            raise exceptions.AuthenticationFailed("user inactive")
+        ApiToken.objects.filter(pk=token.pk).update(last_used_at=timezone.now())
+        return token.user, token
+
+    def authenticate_header(self, request):
+        return self.keyword
+
+
+class ReadOnlyTokenPermission(permissions.BasePermission):
+    message = "this API token is read-only"
+
+    def has_permission(self, request, view):
+        if isinstance(request.auth, ApiToken) and request.auth.read_only:
+            return request.method in permissions.SAFE_METHODS
+        return True

@@ -1,0 +1,155 @@
+"""REST API v1: the same design operations and ownership rules as the pages."""
+
+from __future__ import annotations
+
+from django.http import Http404
+from django.utils import timezone
+from drf_spectacular.utils import extend_schema
+from rest_framework import status, viewsets
+from rest_framework.decorators import action, api_view
+from rest_framework.response import Response
+
+from designer.access import owned_design, visible_design, visible_revision
+from designer.api.serializers import DesignSerializer, RequirementsInputSerializer, RevisionSerializer
+from designer.compare import comparison_rows
+from designer.models import Design
+from designer.requirements import RequirementsError, flatten, from_form_strings, nest, validate_flat
+from designer.services import clone_design, create_design, evaluate, evaluate_flat, save_revision
+
+
+def _errors(exc: RequirementsError, nested: bool = True) -> Response:
+    return Response({"errors": exc.nested() if nested else exc.errors}, status=status.HTTP_400_BAD_REQUEST)
+
+
+def _deep_merge(base: dict, patch: dict) -> dict:
+    out = dict(base)
+    for k, v in patch.items():
+        out[k] = _deep_merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
+class DesignViewSet(viewsets.ViewSet):
+    """Designs you own or that are shared with you. Writes make a new immutable revision."""
+
+    serializer_class = DesignSerializer
+
+    def list(self, request):
+        qs = Design.objects.visible_to(request.user).select_related("owner").order_by("-updated_at")
+        return Response(DesignSerializer(qs, many=True, context={}).data)
+
+    def retrieve(self, request, pk=None):
+        return Response(DesignSerializer(visible_design(request.user, _int(pk)), context={}).data)
+
+    @extend_schema(request=RequirementsInputSerializer)
+    def create(self, request):
+        body = request.data if isinstance(request.data, dict) else {}
+        try:
+            ev = evaluate(body.get("requirements", body))
+        except RequirementsError as exc:
+            return _errors(exc)
+        design = create_design(request.user, ev.requirements, ev, message=str(body.get("message", "created")))
+        return Response(DesignSerializer(design, context={}).data, status=status.HTTP_201_CREATED)
+
+    def _revise(self, request, pk, partial: bool):
+        design = owned_design(request.user, _int(pk))
+        body = request.data if isinstance(request.data, dict) else {}
+        incoming = body.get("requirements", {})
+        if partial:
+            incoming = _deep_merge(nest(design.head.requirements()), incoming if isinstance(incoming, dict) else {})
+        try:
+            ev = evaluate(incoming)
+        except RequirementsError as exc:
+            return _errors(exc)
+        save_revision(design, request.user, ev.requirements, ev, message=str(body.get("message", "")))
+        return Response(DesignSerializer(design, context={}).data)
+
+    @extend_schema(request=RequirementsInputSerializer)
+    def update(self, request, pk=None):
+        return self._revise(request, pk, partial=False)
+
+    @extend_schema(request=RequirementsInputSerializer)
+    def partial_update(self, request, pk=None):
+        return self._revise(request, pk, partial=True)
+
+    def destroy(self, request, pk=None):
+        design = owned_design(request.user, _int(pk))
+        Design.objects.filter(pk=design.pk).update(deleted_at=timezone.now())
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+    @action(detail=True, methods=["post"])
+    def restore(self, request, pk=None):
+        design = owned_design(request.user, _int(pk), include_deleted=True)
+        Design.objects.filter(pk=design.pk).update(deleted_at=None)
+        return Response(DesignSerializer(design, context={}).data)
+
+    @action(detail=True, methods=["get"])
+    def revisions(self, request, pk=None):
+        design = visible_design(request.user, _int(pk))
+        return Response(RevisionSerializer(design.revisions.order_by("-number"), many=True).data)
+
+    @action(detail=True, methods=["get"], url_path=r"revisions/(?P<number>\d+)")
+    def revision(self, request, pk=None, number=None):
+        design = visible_design(request.user, _int(pk))
+        rev = design.revisions.filter(number=int(number)).first()
+        if rev is None:
+            raise Http404
+        return Response(RevisionSerializer(rev).data)
+
+    @action(detail=True, methods=["post"])
+    def clone(self, request, pk=None):
+        copy = clone_design(visible_design(request.user, _int(pk)), request.user)
+        return Response(DesignSerializer(copy, context={}).data, status=status.HTTP_201_CREATED)
+
+
+def _int(pk) -> int:
+    try:
+        return int(pk)
+    except (TypeError, ValueError):
+        raise Http404 from None
+
+
+@extend_schema(request=RequirementsInputSerializer)
+@api_view(["POST"])
+def evaluate_view(request):
+    """Compute a design without saving it. ``?layout=flat`` takes and answers with form field names."""
+    body = request.data if isinstance(request.data, dict) else {}
+    flat_layout = request.query_params.get("layout") == "flat"
+    try:
+        if flat_layout:
+            ev = evaluate_flat(validate_flat(from_form_strings(body)))
+        else:
+            ev = evaluate(body.get("requirements", body))
+    except RequirementsError as exc:
+        return _errors(exc, nested=not flat_layout)
+    return Response(ev.result)
+
+
+@api_view(["GET"])
+def compare_view(request):
+    """Compare 2–4 revisions: ``?r=<revision id>`` and/or ``?d=<design id>`` (latest revision)."""
+    revisions = [visible_revision(request.user, int(r)) for r in request.query_params.getlist("r") if r.isdigit()]
+    for d in request.query_params.getlist("d"):
+        if d.isdigit():
+            revisions.append(visible_design(request.user, int(d)).revisions.order_by("-number").first())
+    if not 2 <= len(revisions) <= 4:
+        return Response({"errors": {"r": ["give 2 to 4 revisions (r=) or designs (d=)"]}}, status=400)
+    rows = comparison_rows(revisions)
+    return Response(
+        {
+            "columns": [{"design": r.design_id, "revision": r.number, "name": r.name} for r in revisions],
+            "rows": [
+                {
+                    "section": row.section,
+                    "key": row.key,
+                    "differs": row.differs,
+                    "values": [c.value for c in row.cells],
+                    "delta": [c.delta for c in row.cells],
+                    "delta_pct": [c.delta_pct for c in row.cells],
+                }
+                for row in rows
+            ],
+        }
+    )
+
+
+__all__ = ["DesignViewSet", "compare_view", "evaluate_view", "flatten"]

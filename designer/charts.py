@@ -1,0 +1,319 @@
+"""Plotly figures built from stored result JSON (so old revisions draw the same way).
+
+Diagrams aggregate repeated units: a tier is drawn as at most ``MAX_BOXES`` boxes, each
+labelled with how many switches it stands for; links between tiers are labelled with
+their count and speed. That stays readable at 2,000 and at 16,000 GPUs.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import plotly.graph_objects as go
+
+MAX_BOXES = 8
+COLORS = {"endpoint": "#7a8aa6", "leaf": "#2457c5", "spine": "#0f8a6a", "core": "#b35c00", "tor": "#2457c5"}
+
+
+def _fig_json(fig: go.Figure) -> dict[str, Any]:
+    return fig.to_plotly_json()
+
+
+def _split(count: int, boxes: int) -> list[int]:
+    base, extra = divmod(count, boxes)
+    return [base + (1 if i < extra else 0) for i in range(boxes)]
+
+
+def layered_diagram(
+    rows: list[dict[str, Any]], links: list[dict[str, Any]], title: str, height: int = 420
+) -> dict[str, Any]:
+    """rows: {label, count, kind, unit, boxes?}; links: {lower, upper, count, gbps, note?}."""
+    fig = go.Figure()
+    positions: list[list[float]] = []
+    for y, row in enumerate(rows):
+        n_boxes = row.get("boxes") or min(max(row["count"], 1), MAX_BOXES)
+        sizes = row.get("sizes") or _split(row["count"], n_boxes)
+        xs = [(i + 0.5) / n_boxes for i in range(n_boxes)]
+        positions.append(xs)
+        labels = row.get("labels") or [
+            f"{s:,} {row['unit']}" if s != 1 else f"1 {row['unit'].rstrip('s')}" for s in sizes
+        ]
+        fig.add_trace(
+            go.Scatter(
+                x=xs,
+                y=[y] * n_boxes,
+                mode="markers+text",
+                marker={"symbol": "square", "size": 34, "color": COLORS.get(row["kind"], "#555")},
+                text=labels,
+                textposition="bottom center" if y == 0 else "top center",
+                hovertext=[f"{row['label']}: {lab}" for lab in labels],
+                hoverinfo="text",
+                name=f"{row['label']} ({row['count']:,})",
+            )
+        )
+    for link in links:
+        lo, hi = link["lower"], link["upper"]
+        xs, ys = [], []
+        for xa in positions[lo]:
+            for xb in positions[hi]:
+                xs += [xa, xb, None]
+                ys += [lo, hi, None]
+        fig.add_trace(
+            go.Scatter(
+                x=xs,
+                y=ys,
+                mode="lines",
+                line={"width": 0.6, "color": "#aab3c2"},
+                hoverinfo="skip",
+                showlegend=False,
+            )
+        )
+        text = f"{link['count']:,} links × {link['gbps']:g}G"
+        if link.get("note"):
+            text += f" — {link['note']}"
+        fig.add_annotation(
+            x=1.02,
+            y=(lo + hi) / 2,
+            text=text,
+            showarrow=False,
+            xanchor="left",
+            font={"size": 12, "color": "#1d2330"},
+        )
+    fig.update_layout(
+        title=title,
+        height=height,
+        margin={"l": 20, "r": 230, "t": 50, "b": 40},
+        xaxis={"visible": False, "range": [-0.05, 1.05]},
+        yaxis={"visible": False, "range": [-0.7, len(rows) - 0.3]},
+        plot_bgcolor="white",
+        legend={"orientation": "h", "y": -0.08},
+        dragmode="pan",
+    )
+    return _fig_json(fig)
+
+
+def compute_diagram(result: dict[str, Any]) -> dict[str, Any]:
+    f = result["compute_fabric"]
+    c = result["cluster"]
+    if f["topology"] == "torus_3d":
+        return torus_diagram(f)
+    rows: list[dict[str, Any]] = [
+        {
+            "label": "endpoints",
+            "count": f["endpoint_count"],
+            "kind": "endpoint",
+            "unit": "NICs",
+            "boxes": 1,
+            "labels": [f"{f['endpoint_count']:,} NICs in {c['node_count']:,} nodes"],
+        },
+    ]
+    rails = f["extras"].get("rail_count")
+    for t in f["tiers"]:
+        row = {"label": t["name"], "count": t["switch_count"], "kind": t["name"], "unit": f"{t['name']}s"}
+        if t["name"] == "leaf" and rails and rails > 1:
+            per = t["switch_count"] // rails
+            boxes = min(rails, MAX_BOXES)
+            shown = _split(rails, boxes)
+            row["boxes"] = boxes
+            row["labels"] = [
+                (f"rail {sum(shown[:j])}" + (f"–{sum(shown[: j + 1]) - 1}" if s > 1 else "") + f": {per * s} leaves")
+                for j, s in enumerate(shown)
+            ]
+        if f["topology"] == "dragonfly_plus":
+            groups = f["extras"]["group_count"]
+            boxes = min(groups, MAX_BOXES)
+            row["boxes"] = boxes
+            row["labels"] = [
+                f"{s} group(s): {s * t['switch_count'] // groups} {t['name']}s" for s in _split(groups, boxes)
+            ]
+        rows.append(row)
+    # link counts between consecutive rows: endpoint links, then each tier's uplinks
+    links = [{"lower": 0, "upper": 1, "count": f["endpoint_link_count"], "gbps": f["endpoint_gbps"]}]
+    for i, t in enumerate(f["tiers"][:-1]):
+        links.append({"lower": i + 1, "upper": i + 2, "count": t["uplink_count"], "gbps": t["uplink_gbps"]})
+    if f["topology"] == "dragonfly_plus":
+        g = f["extras"]["global_link_count"]
+        last = len(rows) - 1
+        rows.append(
+            {
+                "label": "global links",
+                "count": f["extras"]["group_count"],
+                "kind": "core",
+                "unit": "groups",
+                "boxes": 1,
+                "labels": [f"{g:,} global links, {f['extras']['global_links_per_group_pair']} per group pair"],
+            }
+        )
+        links.append(
+            {
+                "lower": last,
+                "upper": last + 1,
+                "count": g,
+                "gbps": f["tiers"][-1]["port_gbps"],
+                "note": "spine to spine",
+            }
+        )
+    title = (
+        f"Compute fabric — {f['topology'].replace('_', ' ')}, {f['switch_count']:,} switches, "
+        f"bisection {f['bisection_tbyte_s']:,.2f} TB/s"
+    )
+    return layered_diagram(rows, links, title)
+
+
+def torus_diagram(f: dict[str, Any]) -> dict[str, Any]:
+    dims = f["extras"]["torus_dims"]
+    n = math.prod(dims)
+    shown = dims if n <= 4096 else [min(d, 8) for d in dims]
+    xs, ys, zs = [], [], []
+    for x in range(shown[0]):
+        for y in range(shown[1]):
+            for z in range(shown[2]):
+                xs.append(x)
+                ys.append(y)
+                zs.append(z)
+    fig = go.Figure(
+        go.Scatter3d(
+            x=xs,
+            y=ys,
+            z=zs,
+            mode="markers",
+            marker={"size": 3, "color": zs, "colorscale": "Blues"},
+            hoverinfo="x+y+z",
+            name="chips",
+        )
+    )
+    note = "" if shown == dims else f" (showing an {shown[0]}×{shown[1]}×{shown[2]} corner)"
+    fig.update_layout(
+        title=(
+            f"3D torus {dims[0]}×{dims[1]}×{dims[2]}{note}: {f['extras']['links_per_chip']} links per chip, "
+            f"diameter {f['extras']['diameter_hops']} hops, bisection {f['bisection_tbyte_s']:,.2f} TB/s"
+        ),
+        height=460,
+        margin={"l": 0, "r": 0, "t": 50, "b": 0},
+    )
+    return _fig_json(fig)
+
+
+def rail_view(result: dict[str, Any]) -> dict[str, Any] | None:
+    """Rails × scalable units: which leaf group takes which nodes' NIC r."""
+    f = result["compute_fabric"]
+    if f["topology"] != "rail_optimized":
+        return None
+    rails = f["extras"]["rail_count"]
+    su = f["extras"]["scalable_unit_nodes"] or result["cluster"]["node_count"]
+    nodes = result["cluster"]["node_count"]
+    leaf_down = f["tiers"][0]["down_ports_per_switch"]
+    su_count = math.ceil(nodes / su)
+    su_nodes = [min(su, nodes - s * su) for s in range(su_count)]
+    z = [[n for n in su_nodes] for _ in range(rails)]
+    text = [[f"{math.ceil(n / leaf_down)} leaf/{n} nodes" for n in su_nodes] for _ in range(rails)]
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=[f"SU {s}" for s in range(su_count)],
+            y=[f"rail {r}" for r in range(rails)],
+            text=text,
+            texttemplate="%{text}" if su_count * rails <= 400 else None,
+            colorscale="Blues",
+            colorbar={"title": "nodes"},
+            hovertemplate="%{y}, %{x}: %{text}<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        title=f"Rail view — NIC r of every node lands on its SU's rail-r leaf ({rails} rails × {su_count} SUs)",
+        height=max(260, 34 * rails + 120),
+        margin={"l": 70, "r": 20, "t": 50, "b": 40},
+    )
+    return _fig_json(fig)
+
+
+def storage_diagram(result: dict[str, Any]) -> dict[str, Any]:
+    s = result["storage"]
+    rows = [
+        {
+            "label": "NIC ports",
+            "count": s["access_port_count"],
+            "kind": "endpoint",
+            "unit": "ports",
+            "boxes": 1,
+            "labels": [f"{s['access_port_count']:,} compute + storage NIC ports"],
+        }
+    ]
+    links = []
+    if s["fabric"]:
+        fab = s["fabric"]
+        for t in fab["tiers"]:
+            rows.append(
+                {
+                    "label": f"storage {t['name']}",
+                    "count": t["switch_count"],
+                    "kind": t["name"],
+                    "unit": f"{t['name']}s",
+                }
+            )
+        links.append({"lower": 0, "upper": 1, "count": fab["endpoint_link_count"], "gbps": fab["endpoint_gbps"]})
+        for i, t in enumerate(fab["tiers"][:-1]):
+            links.append({"lower": i + 1, "upper": i + 2, "count": t["uplink_count"], "gbps": t["uplink_gbps"]})
+    else:
+        rows.append({"label": "storage switch", "count": s["switch_count"], "kind": "leaf", "unit": "switches"})
+        links.append({"lower": 0, "upper": 1, "count": s["access_port_count"], "gbps": 0, "note": "full mesh"})
+    return layered_diagram(
+        rows,
+        links,
+        f"Storage plane — {s['switch_count']} switches, {s['usable_tb'] / 1000:,.2f} PB usable",
+        height=360,
+    )
+
+
+def management_diagram(result: dict[str, Any]) -> dict[str, Any]:
+    m = result["management"]
+    rows = [
+        {
+            "label": "servers",
+            "count": m["server_count"],
+            "kind": "endpoint",
+            "unit": "servers",
+            "boxes": 1,
+            "labels": [f"{m['server_count']:,} servers (+ {m['bmc_port_count']:,} BMC ports)"],
+        },
+        {"label": "management ToR", "count": m["tor_count"], "kind": "tor", "unit": "ToRs"},
+        {"label": "management spine", "count": m["spine_count"], "kind": "spine", "unit": "spines"},
+    ]
+    links = [
+        {"lower": 0, "upper": 1, "count": m["access_port_count"], "gbps": 25, "note": "management + BMC"},
+        {"lower": 1, "upper": 2, "count": m["tor_uplink_count"], "gbps": 100},
+    ]
+    return layered_diagram(
+        rows, links, f"Management plane — {m['tor_count']} ToRs, {m['spine_count']} spines", height=340
+    )
+
+
+HEADLINE = (
+    ("compute_switch_count", "Compute switches"),
+    ("compute_link_count", "Compute links"),
+    ("compute_bisection_tbyte_s", "Bisection [TB/s]"),
+    ("storage_switch_count", "Storage switches"),
+    ("storage_usable_tb", "Usable storage [TB]"),
+    ("management_switch_count", "Management switches"),
+)
+
+
+def compare_chart(columns: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
+    """Headline figures of 2–4 designs side by side, one small bar chart per figure."""
+    from plotly.subplots import make_subplots
+
+    fig = make_subplots(rows=2, cols=3, subplot_titles=[label for _, label in HEADLINE])
+    for i, (key, _label) in enumerate(HEADLINE):
+        fig.add_trace(
+            go.Bar(
+                x=[name for name, _ in columns],
+                y=[r.get("summary", {}).get(key, 0) for _, r in columns],
+                marker_color=["#2457c5", "#0f8a6a", "#b35c00", "#7a3db8"][: len(columns)],
+                showlegend=False,
+            ),
+            row=i // 3 + 1,
+            col=i % 3 + 1,
+        )
+    fig.update_layout(height=520, margin={"l": 40, "r": 20, "t": 60, "b": 40})
+    return _fig_json(fig)

@@ -1,0 +1,50 @@
+"""`python manage.py load_demo` — a demo user and the example designs, shared by link.
+
+Idempotent: designs already there (by name) are left alone. The demo user's password is
+set only when given (``--password``) or in DEBUG, where it defaults to "demo".
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError
+
+from designer.models import Design
+from designer.requirements import RequirementsError
+from designer.services import create_design, evaluate, load_requirements_file
+from designer.views import DEMO_USERNAME
+
+
+class Command(BaseCommand):
+    help = "Create the demo user and load examples/*.yaml as demo designs shared by link."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--password", default=None)
+        parser.add_argument("--examples", type=Path, default=Path(settings.BASE_DIR) / "examples")
+
+    def handle(self, *args, password, examples: Path, **options):
+        User = get_user_model()
+        user, created = User.objects.get_or_create(username=DEMO_USERNAME)
+        if password or (created and settings.DEBUG):
+            user.set_password(password or "demo")
+            user.save()
+        elif created:
+            user.set_unusable_password()
+            user.save()
+        existing = set(Design.objects.filter(owner=user).with_head().values_list("head_name", flat=True))
+        loaded = 0
+        for path in sorted(examples.glob("*.yaml")):
+            try:
+                ev = evaluate(load_requirements_file(path))
+            except RequirementsError as exc:
+                raise CommandError(f"{path.name}: {exc}") from None
+            name = ev.requirements["name"]
+            if name in existing:
+                continue
+            design = create_design(user, ev.requirements, ev, message=f"demo from {path.name}")
+            design.enable_link_sharing()
+            loaded += 1
+        self.stdout.write(f"demo user '{DEMO_USERNAME}': {loaded} design(s) loaded, {len(existing)} already there")

@@ -1,0 +1,277 @@
+"""Designs, their immutable revisions (requirements + results), and API tokens.
+
+The requirement fields live once, on the abstract :class:`Requirements` model: unit in
+the name, default, help text and validators. Forms, the API serializer and the CLI all
+derive from it (see designer/requirements.py), so there is one validation path.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
+from django.db import models
+from django.db.models import OuterRef, Q, Subquery
+from django.utils import timezone
+
+from designer.choices import GPU_MODELS, TOPOLOGY_CHOICES
+from topology.switches import SWITCH_MODELS
+
+SWITCH_CHOICES = [(name, f"{name} — {m.radix} × {m.port_gbps:g}G") for name, m in SWITCH_MODELS.items()]
+
+
+def _range(minimum, maximum) -> list:
+    """Validators whose message says what is allowed, not only what is wrong."""
+    allowed = f"allowed: {minimum:,g} to {maximum:,g}"
+    return [
+        MinValueValidator(minimum, message=f"%(show_value)s is too small; {allowed}"),
+        MaxValueValidator(maximum, message=f"%(show_value)s is too large; {allowed}"),
+    ]
+
+
+def _pos_int(default, help_text, maximum=10_000_000, minimum=1, **kw):
+    return models.PositiveIntegerField(default=default, help_text=help_text, validators=_range(minimum, maximum), **kw)
+
+
+def _opt_int(help_text, maximum=100_000, minimum=1):
+    return models.PositiveIntegerField(null=True, blank=True, help_text=help_text, validators=_range(minimum, maximum))
+
+
+def _real(default, help_text, minimum=0.0, maximum=1e9, **kw):
+    return models.FloatField(default=default, help_text=help_text, validators=_range(minimum, maximum), **kw)
+
+
+class Requirements(models.Model):
+    """Every input of the engine and of the three network planes."""
+
+    # --- cluster ---------------------------------------------------------------------------
+    name = models.CharField(max_length=200, default="Untitled cluster", help_text="Design name")
+    notes = models.TextField(blank=True, default="", help_text="Free text kept with the design")
+    gpu_model = models.CharField(
+        max_length=40,
+        choices=[(g, g) for g in GPU_MODELS],
+        default="H100-SXM5",
+        help_text="Accelerator model",
+    )
+    gpu_count = _pos_int(2000, "GPUs in the cluster (a multiple of GPUs per node)")
+    gpus_per_node = _pos_int(8, "GPUs per compute node", maximum=128)
+    # --- compute fabric ---------------------------------------------------------------------
+    topology = models.CharField(
+        max_length=20, choices=TOPOLOGY_CHOICES, default="rail_optimized", help_text="Compute fabric topology"
+    )
+    nic_gbps = _real(400.0, "Compute NIC speed [Gbit/s]", minimum=1, maximum=3200)
+    nics_per_node = _pos_int(8, "Compute NICs per node (= rails for rail-optimized)", maximum=64)
+    switch_model = models.CharField(
+        max_length=40,
+        choices=SWITCH_CHOICES,
+        blank=True,
+        default="QM9700",
+        help_text="Fabric switch model; sets radix and port speed (leave empty to type them)",
+    )
+    switch_radix = _pos_int(64, "Fabric switch ports", maximum=1024, minimum=2)
+    switch_port_gbps = _real(400.0, "Fabric switch port speed [Gbit/s]", minimum=1, maximum=3200)
+    oversubscription = _real(1.0, "Leaf oversubscription r:1 (1 = non-blocking)", minimum=1, maximum=64)
+    agg_oversubscription = _real(1.0, "Pod-spine oversubscription in 3 tiers", minimum=1, maximum=64)
+    tiers = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        choices=[(1, "1"), (2, "2"), (3, "3")],
+        help_text="Switching tiers (empty = the fewest that fit)",
+    )
+    scalable_unit_nodes = _opt_int("Rail-optimized: nodes per scalable unit (empty = one leaf per rail)")
+    leaves_per_group = _opt_int("Dragonfly+: leaves per group (empty = the most a spine takes)", maximum=1024)
+    global_oversubscription = _real(1.0, "Dragonfly+: spine down ÷ global links", minimum=1, maximum=64)
+    torus_dims = models.CharField(
+        max_length=40,
+        blank=True,
+        default="",
+        validators=[RegexValidator(r"^\d+x\d+x\d+$", "write the torus as XxYxZ, e.g. 16x16x16")],
+        help_text="3D torus dimensions XxYxZ (empty = most cube-like)",
+    )
+    torus_link_gbps = _real(400.0, "3D torus link speed [Gbit/s]", minimum=1, maximum=3200)
+    # --- storage plane ----------------------------------------------------------------------
+    storage_nics_per_node = _pos_int(2, "Storage NICs per compute node", maximum=16)
+    storage_nic_gbps = _real(100.0, "Compute storage NIC speed [Gbit/s]", minimum=1, maximum=3200)
+    storage_node_count = _pos_int(8, "Storage servers", maximum=100_000)
+    storage_drives_per_node = _pos_int(24, "Drives per storage server", maximum=1000)
+    storage_drive_tb = _real(15.36, "Drive capacity [TB]", minimum=0.001, maximum=1000)
+    storage_raid_data_drives = _pos_int(8, "RAID data drives per group", maximum=100)
+    storage_raid_parity_drives = _pos_int(2, "RAID parity drives per group", maximum=100, minimum=0)
+    storage_node_nics = _pos_int(2, "NICs per storage server", maximum=16)
+    storage_node_nic_gbps = _real(200.0, "Storage server NIC speed [Gbit/s]", minimum=1, maximum=3200)
+    storage_switch_radix = _pos_int(32, "Storage switch ports", maximum=1024, minimum=2)
+    storage_switch_port_gbps = _real(100.0, "Storage switch port speed [Gbit/s]", minimum=1, maximum=3200)
+    storage_oversubscription = _real(1.0, "Storage leaf oversubscription r:1", minimum=1, maximum=64)
+    storage_switch_count = _opt_int("Fix the storage switch count (full mesh); empty = size a leaf–spine")
+    checkpoint_params_billion = _real(70.0, "Model parameters [billions]", minimum=0.001, maximum=1e6)
+    weights_bytes_per_param = _real(2.0, "Bytes per parameter of the weights (bf16 = 2)", minimum=0.1, maximum=64)
+    checkpoint_bytes_per_param = _real(
+        14.0,
+        "Checkpoint bytes per parameter (weights + optimizer; Adam mixed precision = 14)",
+        minimum=0.1,
+        maximum=64,
+    )
+    checkpoint_shard_mb = models.FloatField(
+        null=True,
+        blank=True,
+        validators=_range(0.001, 1e9),
+        help_text="Checkpoint shard per GPU [MB]; when set it replaces parameters × bytes",
+    )
+    checkpoint_window_s = _real(60.0, "Checkpoint write window [s]", minimum=0.1, maximum=1e6)
+    dataloader_read_gbyte_s_per_gpu = _real(0.1, "Data-loader read per GPU [GB/s]", minimum=0, maximum=1000)
+    storage_required_usable_tb = models.FloatField(
+        null=True,
+        blank=True,
+        validators=_range(0.001, 1e9),
+        help_text="Usable capacity target [TB] (optional)",
+    )
+    # --- management plane -------------------------------------------------------------------
+    mgmt_node_count = _pos_int(5, "Management servers", maximum=100_000, minimum=0)
+    login_node_count = _pos_int(4, "Login servers", maximum=100_000, minimum=0)
+    mgmt_nodes_per_tor = _pos_int(8, "Servers per management ToR", maximum=1000)
+    mgmt_ports_per_node = _pos_int(2, "ToR ports per server (management + BMC)", maximum=16)
+    mgmt_tor_access_ports = _pos_int(48, "Management ToR access ports", maximum=1024)
+    mgmt_tor_access_gbps = _real(25.0, "Management ToR access port speed [Gbit/s]", minimum=0.1, maximum=800)
+    mgmt_tor_uplinks = _pos_int(2, "Uplinks per management ToR", maximum=64)
+    mgmt_tor_uplink_ports = _pos_int(8, "Uplink ports per management ToR", maximum=64)
+    mgmt_uplink_gbps = _real(100.0, "Management uplink speed [Gbit/s]", minimum=1, maximum=1600)
+    mgmt_spine_ports = _pos_int(48, "Management spine ports", maximum=1024, minimum=2)
+    mgmt_min_spines = _pos_int(2, "Minimum management spines (redundancy)", maximum=64)
+
+    class Meta:
+        abstract = True
+
+
+REQUIREMENT_FIELDS: tuple[str, ...] = tuple(f.name for f in Requirements._meta.local_fields)
+
+
+class DesignQuerySet(models.QuerySet):
+    def alive(self):
+        return self.filter(deleted_at__isnull=True)
+
+    def visible_to(self, user):
+        """Designs a user may read: their own and those shared with them (not deleted)."""
+        if not user.is_authenticated:
+            return self.none()
+        return self.alive().filter(Q(owner=user) | Q(shared_with=user)).distinct()
+
+    def owned_by(self, user):
+        if not user.is_authenticated:
+            return self.none()
+        return self.filter(owner=user)
+
+    def with_head(self):
+        """Annotate the latest revision's id, name, GPU count and topology (for lists)."""
+        latest = DesignRevision.objects.filter(design=OuterRef("pk")).order_by("-number")
+        return self.annotate(
+            head_id=Subquery(latest.values("id")[:1]),
+            head_name=Subquery(latest.values("name")[:1]),
+            head_gpu_count=Subquery(latest.values("gpu_count")[:1]),
+            head_topology=Subquery(latest.values("topology")[:1]),
+            head_number=Subquery(latest.values("number")[:1]),
+        )
+
+
+class Design(models.Model):
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="designs")
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(default=timezone.now)
+    deleted_at = models.DateTimeField(null=True, blank=True)
+    shared_with = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="shared_designs")
+    share_token = models.CharField(max_length=64, null=True, blank=True, unique=True)
+
+    objects = DesignQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-updated_at"]
+
+    def __str__(self) -> str:
+        head = self.head
+        return head.name if head else f"Design {self.pk}"
+
+    @property
+    def head(self) -> DesignRevision | None:
+        return self.revisions.order_by("-number").first()
+
+    def can_edit(self, user) -> bool:
+        return user.is_authenticated and self.owner_id == user.id and self.deleted_at is None
+
+    def enable_link_sharing(self) -> str:
+        if not self.share_token:
+            self.share_token = secrets.token_urlsafe(24)
+            self.save(update_fields=["share_token"])
+        return self.share_token
+
+
+class DesignRevision(Requirements):
+    """One saved state of a design: its inputs and computed results. Never changed after save."""
+
+    design = models.ForeignKey(Design, on_delete=models.CASCADE, related_name="revisions")
+    number = models.PositiveIntegerField()
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField(default=timezone.now)
+    results = models.JSONField()
+    message = models.CharField(max_length=200, blank=True, default="")
+
+    class Meta:
+        ordering = ["design", "-number"]
+        constraints = [models.UniqueConstraint(fields=["design", "number"], name="unique_revision_number")]
+
+    def __str__(self) -> str:
+        return f"{self.name} r{self.number}"
+
+    def save(self, *args, **kwargs):
+        if self.pk is not None and not kwargs.get("force_insert"):
+            raise ValidationError("design revisions are immutable; save a new revision instead")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise ValidationError("design revisions are immutable; delete the design instead")
+
+    def requirements(self) -> dict:
+        return {name: getattr(self, name) for name in REQUIREMENT_FIELDS}
+
+
+def hash_token(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+class ApiToken(models.Model):
+    """A personal API token: stored hashed, shown once, with expiry and a read-only option."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=100)
+    prefix = models.CharField(max_length=12, unique=True)
+    key_hash = models.CharField(max_length=64)
+    read_only = models.BooleanField(default=False)
+    created_at = models.DateTimeField(default=timezone.now)
+    expires_at = models.DateTimeField()
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"
+
+    @classmethod
+    def issue(cls, user, name: str, expires_at, read_only: bool = False) -> tuple[ApiToken, str]:
+        prefix = secrets.token_hex(4)
+        key = f"cd_{prefix}_{secrets.token_urlsafe(32)}"
+        token = cls.objects.create(
+            user=user,
+            name=name,
+            prefix=prefix,
+            key_hash=hash_token(key),
+            expires_at=expires_at,
+            read_only=read_only,
+        )
+        return token, key
+
+    @property
+    def is_active(self) -> bool:
+        return self.revoked_at is None and self.expires_at > timezone.now()

@@ -1,0 +1,103 @@
+// Requirements form: presets, switch-model autofill, and live recalculation through
+// POST /api/v1/evaluate/?layout=flat — the same validation path as saving.
+(function () {
+  const form = document.getElementById("requirements-form");
+  const presets = JSON.parse(document.getElementById("preset-values").textContent);
+  const csrf = form.querySelector("input[name=csrfmiddlewaretoken]").value;
+  const status = document.getElementById("live-status");
+  const figures = document.getElementById("live-figures");
+  const field = (name) => form.querySelector(`[name="${name}"]`);
+
+  function setValue(name, value) {
+    const el = field(name);
+    if (!el) return;
+    el.value = value === null || value === undefined ? "" : value;
+  }
+
+  document.getElementById("preset").addEventListener("change", (e) => {
+    const values = presets[e.target.value];
+    if (!values) return;
+    for (const [name, value] of Object.entries(values)) setValue(name, value);
+    schedule();
+  });
+
+  const models = {};
+  const modelSelect = field("switch_model");
+  if (modelSelect) {
+    for (const opt of modelSelect.options) {
+      const m = opt.textContent.match(/— (\d+) × ([\d.]+)G/);
+      if (m) models[opt.value] = { radix: m[1], port: m[2] };
+    }
+    modelSelect.addEventListener("change", () => {
+      const m = models[modelSelect.value];
+      if (m) { setValue("switch_radix", m.radix); setValue("switch_port_gbps", m.port); }
+    });
+  }
+
+  function clearErrors() {
+    form.querySelectorAll(".field-error").forEach((el) => (el.textContent = ""));
+    form.querySelectorAll(".field.has-error").forEach((el) => el.classList.remove("has-error"));
+  }
+
+  function showErrors(errors) {
+    const loose = [];
+    for (const [name, msgs] of Object.entries(errors)) {
+      const slot = document.getElementById("error-" + name);
+      if (slot) {
+        slot.textContent = msgs.join(" ");
+        document.getElementById("wrap-" + name).classList.add("has-error");
+      } else loose.push(`${name}: ${msgs.join(" ")}`);
+    }
+    status.textContent = loose.length ? loose.join("; ") : "Fix the highlighted fields.";
+    status.className = "error";
+  }
+
+  function row(label, value) {
+    const dt = document.createElement("dt"); dt.textContent = label;
+    const dd = document.createElement("dd"); dd.textContent = value;
+    figures.append(dt, dd);
+  }
+
+  function showFigures(r) {
+    figures.textContent = "";
+    const f = r.compute_fabric, s = r.storage, m = r.management;
+    const fmt = (x, d = 0) => Number(x).toLocaleString(undefined, { maximumFractionDigits: d });
+    row("Compute switches", f.tiers.map((t) => `${fmt(t.switch_count)} ${t.name}`).join(" + ") || "none (direct)");
+    row("Compute links", `${fmt(f.link_count)} (${fmt(f.link_end_count)} ends)`);
+    row("Bisection", `${fmt(f.bisection_tbyte_s, 2)} TB/s`);
+    row("Max endpoints", fmt(f.max_endpoint_count));
+    row("Storage", `${fmt(s.usable_tb)} TB usable, ${fmt(s.switch_count)} switches`);
+    row("Checkpoint write", `${fmt(s.checkpoint_write_gbyte_s, 2)} GB/s`);
+    row("Management", `${fmt(m.tor_count)} ToRs + ${fmt(m.spine_count)} spines`);
+    status.textContent = "Live figures for the values above (not saved yet).";
+    status.className = "muted";
+  }
+
+  let timer = null, seq = 0;
+  function schedule() { clearTimeout(timer); timer = setTimeout(recalc, 350); }
+
+  async function recalc() {
+    const mine = ++seq;
+    const body = {};
+    for (const [k, v] of new FormData(form).entries()) if (k !== "message") body[k] = v;
+    status.textContent = "Calculating…";
+    try {
+      const resp = await fetch("/api/v1/evaluate/?layout=flat", {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "X-CSRFToken": csrf },
+        body: JSON.stringify(body),
+        credentials: "same-origin",
+      });
+      if (mine !== seq) return;
+      const data = await resp.json();
+      clearErrors();
+      if (resp.ok) showFigures(data); else showErrors(data.errors || {});
+    } catch (err) {
+      status.textContent = "Could not reach the server to recalculate.";
+    }
+  }
+
+  form.addEventListener("input", schedule);
+  form.addEventListener("change", schedule);
+  recalc();
+})();
