@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.validators import MaxValueValidator, MinValueValidator
 from rest_framework import serializers
 
 from designer.models import REQUIREMENT_FIELDS, DesignRevision
@@ -122,6 +123,10 @@ def flatten(data: Any) -> dict[str, Any]:
             flat[key] = value
         else:
             errors[key] = [f"unknown field {key!r}"]
+    if "gpu_count" not in flat and node_count is None:
+        errors["gpu_count"] = ["give gpu_count or node_count"]
+    if "torus_dims" in flat and flat["torus_dims"] is None:
+        flat["torus_dims"] = ""
     if isinstance(flat.get("torus_dims"), list | tuple):
         flat["torus_dims"] = "x".join(str(v) for v in flat["torus_dims"])
     if node_count is not None:
@@ -163,6 +168,20 @@ class RequirementsSerializer(serializers.ModelSerializer):
     class Meta:
         model = DesignRevision
         fields = REQUIREMENT_FIELDS
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # the same "what is allowed" wording as the model validators (and so the form)
+        for field in self.fields.values():
+            lo, hi = getattr(field, "min_value", None), getattr(field, "max_value", None)
+            if lo is not None and hi is not None:
+                allowed = f"allowed: {lo:,g} to {hi:,g}"
+                field.validators = [
+                    v for v in field.validators if not isinstance(v, MinValueValidator | MaxValueValidator)
+                ] + [
+                    MinValueValidator(lo, message=f"%(show_value)s is too small; {allowed}"),
+                    MaxValueValidator(hi, message=f"%(show_value)s is too large; {allowed}"),
+                ]
 
     def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
         given = set(getattr(self, "initial_data", {}) or {})

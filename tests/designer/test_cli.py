@@ -26,7 +26,8 @@ def test_every_example_evaluates_and_verifies(path: Path):
     assert fabric["verification"]["bisection_max_flow_gbps"] == pytest.approx(fabric["bisection_gbps"])
     # every dimensional key carries its unit
     assert {"bisection_gbps", "bisection_tbyte_s", "endpoint_gbps"} <= fabric.keys()
-    assert data["schema_version"] == 1
+    assert data["schema_version"] == 2
+    assert {"storage", "management", "summary"} <= data.keys()
 
 
 def test_seed_2000_json_figures():
@@ -56,7 +57,7 @@ def write(tmp_path: Path, text: str) -> Path:
     [
         ("gpu_count: 2001\n", "gpu_count", "multiple of 8"),
         ("gpus_per_node: 8\n", "gpu_count", "give gpu_count or node_count"),
-        ("gpu_count: -8\n", "gpu_count", "greater than or equal to 1"),
+        ("gpu_count: -8\n", "gpu_count", "too small; allowed: 1 to"),
         (
             "gpu_count: 64\ncompute_fabric: {topology: ring}\n",
             "compute_fabric.topology",
@@ -71,9 +72,14 @@ def write(tmp_path: Path, text: str) -> Path:
         (
             "gpu_count: 64\ncompute_fabric: {switch_model: QM9700, switch_radix: 32}\n",
             "compute_fabric.switch_radix",
-            "QM9700 has switch_radix = 64",
+            "QM9700 has 64 here",
         ),
-        ("gpu_count: 80000\ncompute_fabric: {tiers: 2}\n", "node_count", "2-tier"),
+        ("gpu_count: 80000\ncompute_fabric: {tiers: 2}\n", "gpu_count", "2-tier"),
+        ("gpu_count: 64\nstorage: {raid_data_drives: 30}\n", "storage.raid_data_drives", "needs 32 drives"),
+        ("gpu_count: 64\nstorage: {bogus: 1}\n", "storage.bogus", "unknown field"),
+        ("gpu_count: 64\nmanagement: {nodes_per_tor: 40}\n", "management.nodes_per_tor", "at most 24"),
+        ("gpu_count: 640\nstorage: {switch_count: 1}\n", "storage.switch_count", "access ports"),
+        ("node_count: 3\ngpu_count: 64\n", "node_count", "not gpu_count 64"),
         (
             "gpu_count: 64\ngpus_per_node: 8\ncompute_fabric: {topology: torus_3d, torus_dims: [4, 4, 5]}\n",
             "compute_fabric.torus_dims",

@@ -1,30 +1,129 @@
 from __future__ import annotations
 
 import pytest
+from django.core.management import call_command
+
+from designer.models import Design, DesignRevision
+from tests.designer.conftest import form_data, make_design
 
 
 @pytest.mark.django_db
-def test_home_lists_the_example_designs(client):
+def test_landing_lists_demo_designs_after_load_demo(client):
+    call_command("load_demo", password="demo-pass-1")
     r = client.get("/")
     assert r.status_code == 200
     body = r.content.decode()
     assert "Seed 2,000-GPU H100 cluster" in body
     assert "TPU-v4-like 3D torus" in body
-    assert "/examples/seed-2000-gpu/" in body
+    call_command("load_demo")  # idempotent
+    assert Design.objects.filter(owner__username="demo").count() == 6
 
 
 @pytest.mark.django_db
-def test_example_page_shows_derivations(client):
-    r = client.get("/examples/seed-2000-gpu/")
+def test_shared_link_page_renders_for_anyone(client):
+    call_command("load_demo", password="demo-pass-1")
+    d = Design.objects.filter(owner__username="demo").with_head().get(head_name="Seed 2,000-GPU H100 cluster")
+    r = client.get(f"/s/{d.share_token}/")
     assert r.status_code == 200
     body = r.content.decode()
-    assert "How each figure was derived" in body
+    assert "How each compute figure was derived" in body
     assert "50.00 TB/s" in body
+    assert "chart-data" in body
+    assert client.get("/s/not-a-token/").status_code == 404
 
 
-@pytest.mark.django_db
-def test_unknown_example_is_404(client):
-    assert client.get("/examples/nope/").status_code == 404
+def test_new_design_saves_revision_one(client, alice):
+    client.force_login(alice)
+    r = client.post("/designs/new/", form_data(name="My cluster"))
+    assert r.status_code == 302
+    d = Design.objects.get(owner=alice)
+    assert d.revisions.count() == 1
+    rev = d.revisions.get()
+    assert rev.name == "My cluster" and rev.number == 1 and rev.author == alice
+    assert rev.results["compute_fabric"]["switch_count"] == 96
+    page = client.get(r["Location"])
+    assert page.status_code == 200 and "My cluster" in page.content.decode()
+
+
+def test_edit_creates_new_immutable_revision(client, alice, alice_design):
+    client.force_login(alice)
+    r = client.post(f"/designs/{alice_design.pk}/edit/", form_data(oversubscription="2", message="2:1"))
+    assert r.status_code == 302
+    revs = list(alice_design.revisions.order_by("number"))
+    assert [x.number for x in revs] == [1, 2]
+    assert revs[0].oversubscription == 1.0 and revs[1].oversubscription == 2.0
+    assert revs[1].message == "2:1"
+    hist = client.get(f"/designs/{alice_design.pk}/history/").content.decode()
+    assert "r1" in hist and "r2" in hist
+    with pytest.raises(Exception, match="immutable"):
+        revs[0].save()
+    with pytest.raises(Exception, match="immutable"):
+        revs[0].delete()
+    old = client.get(f"/designs/{alice_design.pk}/r/1/")
+    assert "not the latest" in old.content.decode()
+
+
+def test_preset_prefills_form(client, alice):
+    client.force_login(alice)
+    body = client.get("/designs/new/?preset=gb200-nvl72").content.decode()
+    assert 'value="GB200 NVL72, 8 racks"' in body
+    assert "preset-values" in body
+
+
+def test_list_search_and_sort(client, alice):
+    make_design(alice, name="Alpha small", gpu_count=64)
+    make_design(alice, name="Beta big", gpu_count=4096)
+    client.force_login(alice)
+    body = client.get("/designs/?q=beta").content.decode()
+    assert "Beta big" in body and "Alpha small" not in body
+    body = client.get("/designs/?sort=-gpus").content.decode()
+    assert body.index("Beta big") < body.index("Alpha small")
+    body = client.get("/designs/?sort=name").content.decode()
+    assert body.index("Alpha small") < body.index("Beta big")
+
+
+def test_clone_delete_restore(client, alice, alice_design):
+    client.force_login(alice)
+    r = client.post(f"/designs/{alice_design.pk}/clone/")
+    copy = Design.objects.exclude(pk=alice_design.pk).get(owner=alice)
+    assert copy.head.name.endswith("(copy)")
+    assert client.get(f"/designs/{copy.pk}/delete/").status_code == 200  # confirmation page
+    r = client.post(f"/designs/{copy.pk}/delete/")
+    assert r.status_code == 302
+    copy.refresh_from_db()
+    assert copy.deleted_at is not None
+    assert copy.revisions.count() == 1  # soft: nothing lost
+    listed = client.get("/designs/").context["designs"]
+    assert copy.pk not in [d.pk for d in listed]
+    assert "(copy)" in client.get("/designs/trash/").content.decode()
+    assert client.get(f"/designs/{copy.pk}/").status_code == 404
+    client.post(f"/designs/{copy.pk}/restore/")
+    assert client.get(f"/designs/{copy.pk}/").status_code == 200
+
+
+def test_compare_two_designs_highlights_differences(client, alice):
+    a = make_design(alice, name="A")
+    b = make_design(alice, name="B", oversubscription=2)
+    client.force_login(alice)
+    r = client.get(f"/compare/?d={a.pk}&d={b.pk}")
+    assert r.status_code == 200
+    rows = {row.key: row for row in r.context["rows"]}
+    assert rows["compute_fabric.oversubscription"].differs
+    cell = rows["compute_fabric.oversubscription"].cells[1]
+    assert cell.delta == 1.0 and cell.delta_pct == pytest.approx(100.0)
+    assert not rows["gpu_count"].differs
+    assert rows["compute_fabric.tiers.leaf.oversubscription_ratio"].differs
+    assert "compare-chart" in r.content.decode()
+    assert client.get(f"/compare/?d={a.pk}").status_code == 302  # need 2–4
+
+
+def test_compare_revisions(client, alice, alice_design):
+    client.force_login(alice)
+    client.post(f"/designs/{alice_design.pk}/edit/", form_data(gpu_count="4000"))
+    ids = list(DesignRevision.objects.filter(design=alice_design).values_list("pk", flat=True))
+    r = client.get("/compare/?" + "&".join(f"r={i}" for i in ids))
+    rows = {row.key: row for row in r.context["rows"]}
+    assert rows["gpu_count"].differs
 
 
 @pytest.mark.django_db
@@ -32,3 +131,16 @@ def test_health_reports_database(client):
     r = client.get("/health/")
     assert r.status_code == 200
     assert r.json() == {"database": "ok"}
+
+
+def test_tokens_page_shows_key_once_and_stores_hash(client, alice):
+    client.force_login(alice)
+    r = client.post("/accounts/tokens/", {"name": "ci", "expires_in_days": 30, "read_only": "on"})
+    key = r.context["new_key"]
+    assert key.startswith("cd_")
+    token = alice.api_tokens.get()
+    assert token.read_only and key not in token.key_hash
+    again = client.get("/accounts/tokens/").content.decode()
+    assert key not in again
+    bad = client.post("/accounts/tokens/", {"name": "x", "expires_in_days": 0})
+    assert "greater than or equal to 1" in bad.content.decode()

@@ -1,0 +1,91 @@
+"""Every requirement field rejects bad values with a message — form, API and CLI alike; never a 500."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.db import models as dj
+from django.test import Client
+
+from designer.models import REQUIREMENT_FIELDS, DesignRevision
+from designer.requirements import field_path
+from tests.designer.conftest import form_data
+
+FIELDS = {f.name: f for f in DesignRevision._meta.local_fields if f.name in REQUIREMENT_FIELDS}
+
+
+def bad_values(name: str) -> list[str]:
+    f = FIELDS[name]
+    if f.choices:
+        return ["not-a-choice"]
+    if isinstance(f, dj.IntegerField):
+        return ["abc", "-5", "2.5", "99999999999"]
+    if isinstance(f, dj.FloatField):
+        return ["abc", "-1", "1e99"]
+    if name == "torus_dims":
+        return ["4x4", "axbxc"]
+    if name == "name":
+        return ["", "x" * 201]
+    return []
+
+
+CASES = [(name, value) for name in REQUIREMENT_FIELDS for value in bad_values(name)]
+
+
+def test_every_field_has_a_bad_value_case():
+    covered = {name for name, _ in CASES}
+    assert covered == set(REQUIREMENT_FIELDS) - {"notes"}
+
+
+@pytest.fixture
+def logged_in(alice):
+    c = Client()
+    c.force_login(alice)
+    return c
+
+
+@pytest.mark.parametrize(("name", "value"), CASES)
+def test_form_rejects_with_field_message(logged_in, name, value):
+    r = logged_in.post("/designs/new/", form_data(**{name: value}))
+    assert r.status_code == 200, f"{name}={value!r} was accepted"
+    errors = r.context["form"].errors
+    assert name in errors and errors[name][0].strip()
+
+
+@pytest.mark.parametrize(("name", "value"), CASES)
+def test_api_evaluate_rejects_with_field_message(logged_in, name, value):
+    body = form_data(**{name: value})
+    r = logged_in.post("/api/v1/evaluate/?layout=flat", json.dumps(body), content_type="application/json")
+    assert r.status_code == 400
+    assert name in r.json()["errors"]
+
+
+@pytest.mark.parametrize(("name", "value"), CASES[::3])
+def test_api_create_reports_nested_path(logged_in, name, value):
+    section, _, key = field_path(name).rpartition(".")
+    reqs: dict = {"gpu_count": 2000}
+    (reqs.setdefault(section, {}) if section else reqs)[key] = value
+    r = logged_in.post("/api/v1/designs/", {"requirements": reqs}, content_type="application/json")
+    assert r.status_code == 400
+    assert field_path(name) in r.json()["errors"]
+
+
+@pytest.mark.parametrize(
+    ("overrides", "field", "text"),
+    [
+        ({"gpu_count": "2001"}, "gpu_count", "multiple of 8"),
+        ({"nic_gbps": "800"}, "nic_gbps", "faster than the 400G"),
+        ({"switch_model": "QM9700", "switch_radix": "32"}, "switch_radix", "QM9700 has 64"),
+        ({"gpu_count": "80000", "tiers": "2"}, "gpu_count", "2-tier"),
+        ({"topology": "torus_3d", "torus_dims": "4x4x4"}, "torus_dims", "64 chips"),
+        ({"storage_switch_count": "2"}, "storage_switch_count", "access ports"),
+        ({"mgmt_nodes_per_tor": "40"}, "mgmt_nodes_per_tor", "at most 24"),
+        ({"storage_raid_data_drives": "30"}, "storage_raid_data_drives", "needs 32 drives"),
+        ({"oversubscription": "0.5"}, "oversubscription", "too small; allowed: 1 to 64"),
+    ],
+)
+def test_cross_field_and_engine_errors_land_on_the_field(logged_in, overrides, field, text):
+    r = logged_in.post("/designs/new/", form_data(**overrides))
+    assert r.status_code == 200
+    assert text in " ".join(r.context["form"].errors.get(field, [])), r.context["form"].errors

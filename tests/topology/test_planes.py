@@ -1,0 +1,105 @@
+"""Storage and management planes against the seed chapter (seed-figures.md D5, D6, D8–D10)."""
+
+from __future__ import annotations
+
+import pytest
+
+from topology.management_plane import ManagementRequest, plan_management
+from topology.spec import FabricRequestError
+from topology.storage_plane import StorageRequest, plan_storage
+
+SEED_STORAGE = dict(
+    compute_node_count=250,
+    gpu_count=2000,
+    storage_nics_per_node=2,
+    storage_nic_gbps=100,
+    storage_node_count=8,
+    drives_per_node=24,
+    drive_tb=15.36,
+    raid_data_drives=8,
+    raid_parity_drives=2,
+    storage_node_nics=2,
+    storage_node_nic_gbps=200,
+    switch_radix=32,
+    switch_port_gbps=100,
+    model_params_billion=70,
+    weights_bytes_per_param=2,
+    checkpoint_shard_mb=274,
+    checkpoint_window_s=60,
+)
+
+
+def test_d5_management_plane():
+    plan = plan_management(
+        ManagementRequest(compute_node_count=250, storage_node_count=8, mgmt_node_count=5, login_node_count=4)
+    )
+    assert plan.server_count == 267
+    assert plan.tor_count == 34
+    assert plan.spine_count == 2
+    assert plan.tor_uplink_count == 68
+    assert plan.spine_ports_used_max == 34 <= 48
+    assert plan.bmc_port_count == 267
+    assert "⌈267 ÷ 8 servers per ToR⌉ = 34" in plan.derivations["tor_count"]
+
+
+def test_d8_capacity_and_read_bandwidth():
+    plan = plan_storage(StorageRequest(**SEED_STORAGE))
+    assert plan.raw_tb == pytest.approx(8 * 24 * 15.36) == pytest.approx(2949.12)
+    assert plan.usable_tb == pytest.approx(2949.12 * 0.8)  # ~2.36 PB; the chapter says ~2.3
+    assert plan.storage_nic_gbyte_s == pytest.approx(400)  # 8 × 2 × 200GbE
+    # on the chapter's 100G storage switches the 200GbE NICs negotiate down
+    assert plan.storage_read_gbyte_s == pytest.approx(200)
+    assert any(not c["ok"] and "run at 100G" in c["message"] for c in plan.checks)
+
+
+def test_d9_checkpoint_burst():
+    plan = plan_storage(StorageRequest(**SEED_STORAGE))
+    assert plan.checkpoint_gbyte == pytest.approx(548.0)
+    assert plan.checkpoint_write_gbyte_s == pytest.approx(548 / 60)  # ~9 GB/s
+    assert plan.checkpoint_burst_gbyte_s > 10 * plan.checkpoint_write_gbyte_s
+    assert "7.83 bytes per parameter" in plan.derivations["checkpoint_gbyte"]
+
+
+def test_d10_weights():
+    plan = plan_storage(StorageRequest(**SEED_STORAGE))
+    assert plan.weights_gbyte == pytest.approx(140.0)
+    full = plan_storage(StorageRequest(**{**SEED_STORAGE, "checkpoint_shard_mb": None}))
+    assert full.checkpoint_gbyte == pytest.approx(70 * 14)
+
+
+def test_d6_chapter_storage_switches_cannot_serve_the_ports():
+    """The chapter's 4 × 32-port switches, fully meshed, give 116 ports for 516 NIC ports."""
+    with pytest.raises(FabricRequestError) as exc:
+        plan_storage(StorageRequest(**SEED_STORAGE, switch_count=4))
+    msg = exc.value.errors["switch_count"]
+    assert "4 × (32 − 3) = 116" in msg and "516" in msg
+    sized = plan_storage(StorageRequest(**SEED_STORAGE))
+    assert sized.access_port_count == 516
+    assert sized.switch_layout == "three_tier"
+    two_to_one = plan_storage(StorageRequest(**SEED_STORAGE, oversubscription=2))
+    assert two_to_one.switch_layout == "leaf_spine"
+    assert two_to_one.switch_count == 25 + 11
+    small = plan_storage(StorageRequest(**{**SEED_STORAGE, "compute_node_count": 20}, switch_count=4))
+    assert small.switch_layout == "full_mesh"
+
+
+@pytest.mark.parametrize(
+    ("kw", "field"),
+    [
+        ({"nodes_per_tor": 30}, "nodes_per_tor"),
+        ({"tor_uplinks": 9}, "tor_uplinks"),
+        ({"compute_node_count": 0}, "compute_node_count"),
+        ({"uplink_gbps": 0}, "uplink_gbps"),
+    ],
+)
+def test_management_refusals(kw, field):
+    base = {"compute_node_count": 250}
+    with pytest.raises(FabricRequestError) as exc:
+        plan_management(ManagementRequest(**{**base, **kw}))
+    assert field in exc.value.errors
+
+
+def test_storage_refusals():
+    with pytest.raises(FabricRequestError) as exc:
+        plan_storage(StorageRequest(**{**SEED_STORAGE, "raid_data_drives": 30}))
+    assert "raid_data_drives" in exc.value.errors
