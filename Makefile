@@ -20,6 +20,7 @@ run: migrate
 	DEBUG=1 $(PY) manage.py serve
 
 test: $(STAMP)
+	bash .ci/ensure-chromium
 	$(PY) -m ruff check .
 	$(PY) -m pytest -m "not services"
 

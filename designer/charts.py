@@ -303,7 +303,7 @@ def compare_chart(columns: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
     """Headline figures of 2–4 designs side by side, one small bar chart per figure."""
     from plotly.subplots import make_subplots
 
-    fig = make_subplots(rows=2, cols=3, subplot_titles=[label for _, label in HEADLINE])
+    fig = make_subplots(rows=2, cols=3, subplot_titles=[label for _, label in HEADLINE], vertical_spacing=0.18)
     for i, (key, _label) in enumerate(HEADLINE):
         fig.add_trace(
             go.Bar(

@@ -248,7 +248,7 @@ def compare(request: HttpRequest) -> HttpResponse:
         messages.error(request, "Pick between 2 and 4 designs or revisions to compare.")
         return redirect("design-list")
     rows = comparison_rows(revisions)
-    columns = [(f"{r.name} r{r.number}", r.results) for r in revisions]
+    columns = [(f"#{i + 1} r{r.number}", r.results) for i, r in enumerate(revisions)]
     return render(
         request,
         "designer/compare.html",

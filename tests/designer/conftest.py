@@ -36,7 +36,7 @@ def form_data(**overrides) -> dict:
 
     form = RequirementsForm(initial={k: v for k, v in PRESETS["h100-8x400g"]["values"].items()})
     data = {}
-    for name, field in form.fields.items():
+    for name in form.fields:
         value = form[name].value()
         data[name] = "" if value is None else value
     data.update(overrides)

@@ -1,0 +1,107 @@
+"""A new user's journey in a real browser (Playwright driving Debian's chromium).
+
+Screenshots of the design page and the compare page are saved in test-artifacts/.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # Playwright's sync API runs an event loop
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed"),
+]
+
+
+@pytest.fixture
+def page(live_server):
+    from playwright.sync_api import sync_playwright
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM,
+            headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
+        pg = browser.new_page(viewport={"width": 1300, "height": 900})
+        errors: list[str] = []
+        pg.on("pageerror", lambda e: errors.append(str(e)))
+        pg.base = live_server.url  # type: ignore[attr-defined]
+        yield pg
+        browser.close()
+        assert not errors, f"JavaScript errors: {errors}"
+
+
+def test_new_user_journey(page):
+    base = page.base
+    # sign up
+    page.goto(f"{base}/accounts/signup/")
+    page.fill("#id_username", "carol")
+    page.fill("#id_password1", "a-long-pass-phrase-42")
+    page.fill("#id_password2", "a-long-pass-phrase-42")
+    page.click("button[type=submit]")
+    page.wait_for_url("**/designs/new/")
+
+    # load a preset: live figures follow
+    page.select_option("#preset", "superpod-4su")
+    page.wait_for_function("document.getElementById('live-figures').textContent.includes('32 leaf + 16 spine')")
+
+    # an invalid value shows the field error, live and on submit
+    page.fill("#id_oversubscription", "0.5")
+    page.wait_for_function("document.getElementById('error-oversubscription').textContent.includes('too small')")
+    page.click("#save-button")
+    assert "too small; allowed: 1 to 64" in page.inner_text("#error-oversubscription")
+
+    # fix it and save
+    page.fill("#id_oversubscription", "1")
+    page.click("#save-button")
+    page.wait_for_url("**/designs/*/")
+    page.wait_for_selector("#chart-compute .main-svg")
+    page.wait_for_selector("#chart-rail .main-svg")
+    assert "SuperPOD-like 4-SU H100" in page.inner_text("h1")
+    page.screenshot(path=str(ARTIFACTS / "design-page.png"), full_page=True)
+    design_url = page.url
+
+    # change and save again: revision 2
+    page.click("#edit-link")
+    page.fill("#id_gpu_count", "2048")
+    page.fill("input[name=message]", "grow to 256 nodes")
+    page.click("#save-button")
+    page.wait_for_url(design_url)
+    assert "revision 2" in page.inner_text(".lede")
+
+    # history, then compare the two revisions
+    page.click("#history-link")
+    boxes = page.locator("#history-table input[type=checkbox]")
+    assert boxes.count() == 2
+    boxes.nth(0).check()
+    boxes.nth(1).check()
+    page.click("#compare-revisions")
+    page.wait_for_selector("#chart-compare .main-svg")
+    assert page.locator("#compare-table tr.differs").count() > 0
+    page.screenshot(path=str(ARTIFACTS / "compare-revisions.png"), full_page=True)
+
+    # a second design (clone), then compare the two designs from the list
+    page.goto(design_url)
+    page.click("text=Clone")
+    page.wait_for_selector("#chart-compute .main-svg")
+    page.goto(f"{base}/designs/")
+    checks = page.locator("#design-table input[type=checkbox]")
+    assert checks.count() == 2
+    checks.nth(0).check()
+    checks.nth(1).check()
+    page.click("#compare-button")
+    page.wait_for_selector("#chart-compare .main-svg")
+    page.check("#only-diffs")
+    page.screenshot(path=str(ARTIFACTS / "compare-page.png"), full_page=True)
+    assert page.locator("#compare-table tr.differs").count() > 0
