@@ -35,6 +35,7 @@ test-services: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) benchmarks/run.py
+	DEBUG=1 $(PY) benchmarks/bom.py
 
 lint: $(STAMP)
 	$(PY) -m ruff check .

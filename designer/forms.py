@@ -18,6 +18,7 @@ SECTION_TITLES = {
     "storage": "Storage plane",
     "checkpoint": "Checkpoints",
     "management": "Management plane",
+    "bom": "Bill of materials",
 }
 
 

@@ -140,6 +140,23 @@ class Requirements(models.Model):
     mgmt_uplink_gbps = _real(100.0, "Management uplink speed [Gbit/s]", minimum=1, maximum=1600)
     mgmt_spine_ports = _pos_int(48, "Management spine ports", maximum=1024, minimum=2)
     mgmt_min_spines = _pos_int(2, "Minimum management spines (redundancy)", maximum=64)
+    # --- bill of materials ------------------------------------------------------------------
+    bom_media = models.CharField(
+        max_length=20,
+        default="by_reach",
+        choices=[
+            ("by_reach", "By reach: DAC in rack, AOC/ACC next rack, optics beyond"),
+            ("all_optics", "All optics (as the seed chapter buys)"),
+        ],
+        help_text="How links are cabled",
+    )
+    nodes_per_rack = _pos_int(4, "Compute nodes per rack (cable lengths)", maximum=128)
+    racks_per_row = _pos_int(10, "Racks per row (cable lengths)", maximum=200)
+    spares_switch_pct = _real(0.0, "Spare switches [%]", minimum=0, maximum=100)
+    spares_nic_pct = _real(0.0, "Spare NICs [%]", minimum=0, maximum=100)
+    spares_transceiver_pct = _real(2.0, "Spare transceivers [%]", minimum=0, maximum=100)
+    spares_cable_pct = _real(2.0, "Spare cables [%]", minimum=0, maximum=100)
+    growth_headroom_pct = _real(20.0, "Free-port headroom for growth to check [%] (seed: 20)", minimum=0, maximum=100)
 
     class Meta:
         abstract = True

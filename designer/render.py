@@ -66,4 +66,32 @@ def result_table(result: dict[str, Any]) -> str:
             out.append(f"  {key}: {text}")
         for check in p.get("checks", []):
             out.append(f"  [{'ok' if check['ok'] else 'WARN'}] {check['message']}")
+    bom = result.get("bom")
+    if bom:
+        out += ["", f"Network bill of materials ({bom['price_book']['name']} v{bom['price_book']['version']}):"]
+        rows = [
+            [
+                ln["plane"],
+                ln["category"] + (" spare" if ln["spare"] else ""),
+                ln["sku"],
+                f"{ln['quantity']:,}",
+                f"{float(ln['unit_price_usd']):,.2f}",
+                f"{float(ln['extended_price_usd']):,.2f}",
+            ]
+            for ln in bom["lines"]
+        ]
+        out += _table(["plane", "category", "part", "qty", "unit $", "extended $"], rows)
+        for plane, total in bom["totals_usd"].items():
+            out.append(f"  {plane} subtotal: ${float(total):,.2f}")
+        out.append(f"  network total: ${float(bom['total_usd']):,.2f}")
+        for check in bom.get("checks", []):
+            out.append(f"  [{'ok' if check['ok'] else 'CHECK'}] {check['message']}")
+        rec = bom.get("reconciliation")
+        if rec:
+            out += ["", f"Against {rec['reference']} (total ${float(rec['reference_total_usd']):,.0f}):"]
+            for r in rec["rows"]:
+                out.append(
+                    f"  {r['item']}: chapter {r['reference_quantity']:,} (${float(r['reference_subtotal_usd']):,.0f})"
+                    f", here {r['our_quantity']:,} (${float(r['our_subtotal_usd']):,.0f}) — {r['note']}"
+                )
     return "\n".join(out) + "\n"

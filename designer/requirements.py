@@ -73,8 +73,16 @@ LAYOUT: tuple[tuple[str, str, str], ...] = (
     ("management", "uplink_gbps", "mgmt_uplink_gbps"),
     ("management", "spine_ports", "mgmt_spine_ports"),
     ("management", "min_spines", "mgmt_min_spines"),
+    ("bom", "media", "bom_media"),
+    ("bom", "nodes_per_rack", "nodes_per_rack"),
+    ("bom", "racks_per_row", "racks_per_row"),
+    ("bom", "spares_switch_pct", "spares_switch_pct"),
+    ("bom", "spares_nic_pct", "spares_nic_pct"),
+    ("bom", "spares_transceiver_pct", "spares_transceiver_pct"),
+    ("bom", "spares_cable_pct", "spares_cable_pct"),
+    ("bom", "growth_headroom_pct", "growth_headroom_pct"),
 )
-SECTIONS = ("compute_fabric", "storage", "checkpoint", "management")
+SECTIONS = ("compute_fabric", "storage", "checkpoint", "management", "bom")
 _TO_FLAT = {(s, k): f for s, k, f in LAYOUT}
 _TO_PATH = {f: (f"{s}.{k}" if s else k) for s, k, f in LAYOUT}
 assert set(_TO_PATH) == set(REQUIREMENT_FIELDS), set(REQUIREMENT_FIELDS) ^ set(_TO_PATH)

@@ -13,11 +13,15 @@ from typing import Any
 
 import yaml
 
+from bom.build import Bom, BomPolicy, PartPicker, Roles, build_bom, find_nic, find_switch
+from bom.layout import RackLayout
+from bom.links import ClusterShape, all_links
+from bom.parts import PartKind, PartSpec
 from designer.requirements import RequirementsError, flatten, validate_flat
 from topology import FabricPlan, FabricRequest, FabricRequestError, Topology, plan_fabric
-from topology.management_plane import ManagementRequest, plan_management
+from topology.management_plane import ManagementPlan, ManagementRequest, plan_management
 from topology.sizing import aggregate_bandwidth_gbps, min_uplink_bandwidth_gbps, ports_for_bandwidth
-from topology.storage_plane import StorageRequest, plan_storage
+from topology.storage_plane import StoragePlan, StorageRequest, plan_storage
 
 RESULT_SCHEMA_VERSION = 2
 
@@ -57,6 +61,9 @@ class Evaluation:
     requirements: dict[str, Any]
     fabric: FabricPlan
     result: dict[str, Any]
+    storage: StoragePlan | None = None
+    management: ManagementPlan | None = None
+    bom: Bom | None = None
 
 
 def fabric_request(r: dict[str, Any]) -> FabricRequest:
@@ -177,6 +184,10 @@ def evaluate_flat(r: dict[str, Any]) -> Evaluation:
     compute["sizing"] = fabric_sizing(plan, freq)
     storage_d = storage.to_dict()
     mgmt_d = mgmt.to_dict()
+    catalog, book = current_catalog()
+    bom = network_bom(r, plan, storage, mgmt, catalog)
+    bom_d = bom.to_dict()
+    bom_d["price_book"] = book
     result = {
         "schema_version": RESULT_SCHEMA_VERSION,
         "cluster": {
@@ -189,6 +200,7 @@ def evaluate_flat(r: dict[str, Any]) -> Evaluation:
         "compute_fabric": compute,
         "storage": storage_d,
         "management": mgmt_d,
+        "bom": bom_d,
         "summary": {
             "gpu_count": r["gpu_count"],
             "compute_switch_count": plan.switch_count,
@@ -199,9 +211,147 @@ def evaluate_flat(r: dict[str, Any]) -> Evaluation:
             "checkpoint_write_gbyte_s": round(storage.checkpoint_write_gbyte_s, 3),
             "management_switch_count": mgmt.tor_count + mgmt.spine_count,
             "switch_count": plan.switch_count + storage.switch_count + mgmt.tor_count + mgmt.spine_count,
+            "network_total_usd": bom_d["total_usd"],
         },
     }
-    return Evaluation(requirements=r, fabric=plan, result=result)
+    return Evaluation(requirements=r, fabric=plan, result=result, storage=storage, management=mgmt, bom=bom)
+
+
+# --- bill of materials -----------------------------------------------------------------------
+
+
+def current_catalog() -> tuple[list[PartSpec], dict[str, Any]]:
+    """The catalog priced from the current price book; the built-in defaults before migrations."""
+    from django.db import DatabaseError
+
+    from bom.catalog import DEFAULT_PARTS, DEFAULT_PRICE_BOOK
+    from bom.models import PriceBook, catalog_specs
+
+    try:
+        book = PriceBook.current()
+        if book is not None:
+            return catalog_specs(book), book.info()
+    except DatabaseError:
+        pass
+    return list(DEFAULT_PARTS), {**DEFAULT_PRICE_BOOK, "id": None, "built_in": True}
+
+
+def cluster_shape(r: dict[str, Any]) -> ClusterShape:
+    return ClusterShape(
+        node_count=r["gpu_count"] // r["gpus_per_node"],
+        nics_per_node=r["nics_per_node"],
+        gpus_per_node=r["gpus_per_node"],
+        storage_nics_per_node=r["storage_nics_per_node"],
+        storage_nic_gbps=float(r["storage_nic_gbps"]),
+        storage_node_count=r["storage_node_count"],
+        storage_node_nics=r["storage_node_nics"],
+        storage_node_nic_gbps=float(r["storage_node_nic_gbps"]),
+        mgmt_node_count=r["mgmt_node_count"],
+        login_node_count=r["login_node_count"],
+        mgmt_nodes_per_tor=r["mgmt_nodes_per_tor"],
+        mgmt_tor_access_gbps=float(r["mgmt_tor_access_gbps"]),
+        mgmt_tor_uplinks=r["mgmt_tor_uplinks"],
+        mgmt_uplink_gbps=float(r["mgmt_uplink_gbps"]),
+    )
+
+
+def rack_layout(r: dict[str, Any]) -> RackLayout:
+    return RackLayout(nodes_per_rack=r["nodes_per_rack"], racks_per_row=r["racks_per_row"])
+
+
+def bom_roles(r: dict[str, Any], catalog: list[PartSpec]) -> Roles:
+    torus = r["topology"] == Topology.TORUS_3D
+    return Roles(
+        compute_switch=find_switch(
+            catalog, name=r.get("switch_model") or "", radix=r["switch_radix"], port_gbps=float(r["switch_port_gbps"])
+        ),
+        storage_switch=find_switch(
+            catalog, radix=r["storage_switch_radix"], port_gbps=float(r["storage_switch_port_gbps"])
+        ),
+        mgmt_tor=find_switch(catalog, radix=r["mgmt_tor_access_ports"], port_gbps=float(r["mgmt_tor_access_gbps"])),
+        mgmt_spine=find_switch(catalog, radix=r["mgmt_spine_ports"], port_gbps=float(r["mgmt_uplink_gbps"])),
+        compute_nic=None if torus else find_nic(catalog, float(r["nic_gbps"])),
+        storage_nic=find_nic(catalog, float(r["storage_nic_gbps"])),
+        storage_node_nic=find_nic(catalog, float(r["storage_node_nic_gbps"])),
+    )
+
+
+def bom_policy(r: dict[str, Any]) -> BomPolicy:
+    from decimal import Decimal
+
+    def pct(name: str) -> Decimal:
+        return Decimal(str(r[name]))
+
+    return BomPolicy(
+        media=r["bom_media"],
+        spares_pct={
+            PartKind.SWITCH: pct("spares_switch_pct"),
+            PartKind.NIC: pct("spares_nic_pct"),
+            PartKind.TRANSCEIVER: pct("spares_transceiver_pct"),
+            PartKind.CABLE: pct("spares_cable_pct"),
+        },
+        growth_headroom_pct=pct("growth_headroom_pct"),
+    )
+
+
+def plane_links(r: dict[str, Any], plan: FabricPlan, storage: StoragePlan, mgmt: ManagementPlan):
+    return all_links(plan, storage, mgmt, cluster_shape(r), rack_layout(r))
+
+
+def network_bom(
+    r: dict[str, Any], plan: FabricPlan, storage: StoragePlan, mgmt: ManagementPlan, catalog: list[PartSpec]
+) -> Bom:
+    roles = bom_roles(r, catalog)
+    nodes = r["gpu_count"] // r["gpus_per_node"]
+    switches: list[tuple[str, str, str, int, str]] = [
+        ("compute", "compute_switch", t.name, t.switch_count, t.derivation) for t in plan.tiers
+    ]
+    if storage.fabric is not None:
+        switches += [("storage", "storage_switch", t.name, t.switch_count, t.derivation) for t in storage.fabric.tiers]
+    else:
+        switches.append(
+            ("storage", "storage_switch", "mesh", storage.switch_count, storage.derivations["switch_count"])
+        )
+    switches += [
+        ("management", "mgmt_tor", "ToR", mgmt.tor_count, mgmt.derivations["tor_count"]),
+        ("management", "mgmt_spine", "spine", mgmt.spine_count, mgmt.derivations["spine_count"]),
+    ]
+    nics: dict[str, list[tuple[PartSpec, int, str]]] = {"compute": [], "storage": []}
+    if roles.compute_nic is not None:
+        nics["compute"].append(
+            (roles.compute_nic, nodes * r["nics_per_node"], f"{nodes:,} nodes × {r['nics_per_node']} NICs")
+        )
+    nics["storage"].append(
+        (
+            roles.storage_nic,
+            nodes * r["storage_nics_per_node"],
+            f"{nodes:,} compute nodes × {r['storage_nics_per_node']} storage NICs",
+        )
+    )
+    nics["storage"].append(
+        (
+            roles.storage_node_nic,
+            r["storage_node_count"] * r["storage_node_nics"],
+            f"{r['storage_node_count']} storage servers × {r['storage_node_nics']} NICs",
+        )
+    )
+    tier_ports = {
+        "compute": [(t.name, t.ports_used_total, t.ports_free_total) for t in plan.tiers[:1]],
+        "management": [
+            ("ToR", mgmt.access_port_count, mgmt.tor_count * r["mgmt_tor_access_ports"] - mgmt.access_port_count)
+        ],
+    }
+    if storage.fabric is not None:
+        tier_ports["storage"] = [(t.name, t.ports_used_total, t.ports_free_total) for t in storage.fabric.tiers[:1]]
+    return build_bom(
+        switches=switches,
+        nic_counts=nics,
+        links=plane_links(r, plan, storage, mgmt),
+        roles=roles,
+        picker=PartPicker(catalog),
+        policy=bom_policy(r),
+        tier_ports=tier_ports,
+    )
 
 
 def evaluate(data: Any) -> Evaluation:
@@ -271,3 +421,50 @@ def clone_design(design, user):
 
 def requirements_of(revision) -> dict[str, Any]:
     return revision.requirements()
+
+
+# --- exports ---------------------------------------------------------------------------------
+
+
+def revision_exports(revision) -> tuple[dict[str, Any], Any]:
+    """The stored BOM of a revision and an iterator over its cabling plan (regenerated)."""
+    from bom.build import choose_media
+    from bom.export import cabling_rows
+
+    r = revision.requirements()
+    ev = evaluate_flat(r)
+    catalog, _book = current_catalog()
+    picker = PartPicker(catalog)
+    policy = bom_policy(r)
+    links = plane_links(r, ev.fabric, ev.storage, ev.management)
+    bom = revision.results.get("bom") or ev.result["bom"]
+    return bom, cabling_rows(links, lambda link: choose_media(link, policy, picker).label)
+
+
+def export_bom(revision, fmt: str) -> tuple[bytes, str, str]:
+    """(content, content type, filename) for bom.xlsx / bom.csv / bom.json / cabling.csv."""
+    import json
+    import re
+
+    from bom.export import bom_csv, bom_xlsx, cabling_csv
+
+    slug = re.sub(r"[^A-Za-z0-9]+", "-", revision.name).strip("-")[:60] or "design"
+    base = f"{slug}-r{revision.number}"
+    if fmt == "bom.json":
+        bom = revision.results.get("bom") or evaluate_flat(revision.requirements()).result["bom"]
+        return json.dumps(bom, indent=2).encode(), "application/json", f"{base}-bom.json"
+    bom, cabling = revision_exports(revision)
+    if fmt == "bom.csv":
+        return bom_csv(bom).encode(), "text/csv", f"{base}-bom.csv"
+    if fmt == "cabling.csv":
+        return cabling_csv(cabling).encode(), "text/csv", f"{base}-cabling.csv"
+    if fmt == "bom.xlsx":
+        data = bom_xlsx(
+            bom,
+            design_name=revision.name,
+            design_notes=revision.notes,
+            revision=f"r{revision.number} by {revision.author.username}, {revision.created_at:%Y-%m-%d %H:%M}",
+            cabling=cabling,
+        )
+        return data, "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", f"{base}-bom.xlsx"
+    raise ValueError(f"unknown export {fmt!r}")

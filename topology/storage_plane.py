@@ -113,6 +113,8 @@ class StoragePlan:
     access_port_count: int
     switch_count: int
     switch_layout: str
+    switch_radix: int
+    switch_port_gbps: float
     fabric: FabricPlan | None
     checks: tuple[dict[str, Any], ...]
     derivations: dict[str, str] = field(default_factory=dict)
@@ -317,6 +319,8 @@ def plan_storage(req: StorageRequest) -> StoragePlan:
         access_port_count=access,
         switch_count=switches,
         switch_layout=layout,
+        switch_radix=req.switch_radix,
+        switch_port_gbps=req.switch_port_gbps,
         fabric=fabric,
         checks=tuple(checks),
         derivations=d,

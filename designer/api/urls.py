@@ -2,14 +2,19 @@ from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
+from bom.api import PartViewSet, PriceBookViewSet, PriceViewSet
 from designer.api import views
 
 router = DefaultRouter()
 router.register("designs", views.DesignViewSet, basename="api-design")
+router.register("parts", PartViewSet, basename="api-part")
+router.register("price-books", PriceBookViewSet, basename="api-price-book")
+router.register("prices", PriceViewSet, basename="api-price")
 
 urlpatterns = [
     path("evaluate/", views.evaluate_view, name="api-evaluate"),
     path("compare/", views.compare_view, name="api-compare"),
+    path("designs/<int:pk>/<str:fmt>", views.export_view, name="api-export"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     *router.urls,

@@ -11,6 +11,8 @@ from django.core.management import CommandError, call_command
 
 from tests.conftest import EXAMPLES
 
+pytestmark = pytest.mark.django_db
+
 
 def run(*args: str) -> str:
     out = StringIO()

@@ -19,8 +19,19 @@ class Command(BaseCommand):
         parser.add_argument("file", type=Path, help="requirements file (YAML or JSON)")
         parser.add_argument("--format", choices=["json", "table"], default="table")
         parser.add_argument("--verify", action="store_true", help="also rebuild the fabric as a graph and check it")
+        parser.add_argument("--xlsx", type=Path, help="also write the BOM workbook (with cabling plan) here")
+        parser.add_argument("--reconcile", choices=["seed-d7"], help="compare the BOM with a published one")
 
-    def handle(self, *args, file: Path, format: str, verify: bool, **options):
+    def handle(
+        self,
+        *args,
+        file: Path,
+        format: str,
+        verify: bool,
+        xlsx: Path | None = None,
+        reconcile: str | None = None,
+        **options,
+    ):
         try:
             ev = evaluate(load_requirements_file(file))
         except RequirementsError as exc:
@@ -39,6 +50,43 @@ class Command(BaseCommand):
                 "bisection_max_flow_gbps": v.bisection_max_flow_gbps,
                 "problems": list(v.problems),
             }
+        if reconcile:
+            from bom.reconcile import SEED_D7, reference_total_usd
+            from bom.reconcile import reconcile as reconcile_bom
+
+            rows = reconcile_bom(ev.bom, SEED_D7)
+            result["bom"]["reconciliation"] = {
+                "reference": "seed chapter Table 14-25",
+                "reference_total_usd": str(reference_total_usd(SEED_D7)),
+                "rows": [
+                    {
+                        "item": r.reference.item,
+                        "reference_quantity": r.reference.quantity,
+                        "reference_subtotal_usd": str(r.reference.subtotal_usd),
+                        "our_quantity": r.our_quantity,
+                        "our_subtotal_usd": str(r.our_subtotal_usd),
+                        "note": r.reference.note,
+                    }
+                    for r in rows
+                ],
+            }
+        if xlsx:
+            from bom.build import PartPicker, choose_media
+            from bom.export import bom_xlsx, cabling_rows
+            from designer.services import bom_policy, current_catalog, plane_links
+
+            picker = PartPicker(current_catalog()[0])
+            policy = bom_policy(ev.requirements)
+            links = plane_links(ev.requirements, ev.fabric, ev.storage, ev.management)
+            xlsx.write_bytes(
+                bom_xlsx(
+                    result["bom"],
+                    design_name=ev.requirements["name"],
+                    design_notes=ev.requirements.get("notes", ""),
+                    cabling=cabling_rows(links, lambda ln: choose_media(ln, policy, picker).label),
+                )
+            )
+            self.stderr.write(f"wrote {xlsx}")
         if format == "json":
             self.stdout.write(json.dumps(result, indent=2, ensure_ascii=False))
         else:

@@ -26,6 +26,11 @@ class Command(BaseCommand):
         parser.add_argument("--examples", type=Path, default=Path(settings.BASE_DIR) / "examples")
 
     def handle(self, *args, password, examples: Path, **options):
+        from bom.models import load_default_catalog
+
+        added = load_default_catalog()
+        if added:
+            self.stdout.write(f"catalog: {added} default part(s) added")
         User = get_user_model()
         user, created = User.objects.get_or_create(username=DEMO_USERNAME)
         if password or (created and settings.DEBUG):

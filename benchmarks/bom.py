@@ -1,0 +1,63 @@
+"""BOM build + xlsx export time for 2k, 16k and 100k GPU designs (`make bench`)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "designer.settings")
+os.environ.setdefault("SECRET_KEY", "bench")
+os.environ.setdefault("VAR_DIR", tempfile.mkdtemp(prefix="designer-bench-"))
+
+import django
+
+django.setup()
+
+from bom.build import PartPicker, choose_media  # noqa: E402
+from bom.export import bom_xlsx, cabling_rows  # noqa: E402
+from designer.requirements import validate_flat  # noqa: E402
+from designer.services import bom_policy, current_catalog, evaluate_flat, plane_links  # noqa: E402
+
+SCALES = {
+    2_000: {"gpu_count": 2000},
+    16_384: {"gpu_count": 16384, "storage_node_count": 48, "storage_switch_radix": 64, "storage_switch_port_gbps": 400},
+    102_400: {
+        "gpu_count": 102400,
+        "switch_model": "SN5600-400G",
+        "switch_radix": 128,
+        "switch_port_gbps": 400,
+        "storage_node_count": 200,
+        "storage_switch_radix": 64,
+        "storage_switch_port_gbps": 400,
+    },
+}
+
+
+def main() -> None:
+    print(f"{'GPUs':>8}{'links':>10}{'lines':>7}{'plan+BOM s':>12}{'xlsx s':>9}{'xlsx MB':>9}")
+    for gpus, overrides in SCALES.items():
+        r = validate_flat(overrides)
+        t0 = time.perf_counter()
+        ev = evaluate_flat(r)
+        t1 = time.perf_counter()
+        picker = PartPicker(current_catalog()[0])
+        policy = bom_policy(r)
+        links = plane_links(r, ev.fabric, ev.storage, ev.management)
+        data = bom_xlsx(
+            ev.result["bom"],
+            design_name=f"bench {gpus}",
+            cabling=cabling_rows(links, lambda ln, p=policy, k=picker: choose_media(ln, p, k).label),
+        )
+        t2 = time.perf_counter()
+        print(
+            f"{gpus:>8,}{ev.bom.link_count:>10,}{len(ev.bom.lines):>7}{t1 - t0:>12.2f}{t2 - t1:>9.2f}"
+            f"{len(data) / 1e6:>9.1f}"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,75 @@
+"""Catalog API: everyone signed in reads; only staff change parts and prices."""
+
+from __future__ import annotations
+
+from rest_framework import permissions, serializers, viewsets
+from rest_framework.decorators import action
+from rest_framework.response import Response
+
+from bom.models import Part, Price, PriceBook
+
+
+class StaffWritePermission(permissions.BasePermission):
+    message = "only staff may change the catalog"
+
+    def has_permission(self, request, view):
+        return request.method in permissions.SAFE_METHODS or bool(request.user and request.user.is_staff)
+
+
+class PartSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Part
+        fields = "__all__"
+
+
+class PriceSerializer(serializers.ModelSerializer):
+    sku = serializers.CharField(source="part.sku", read_only=True)
+    unit_price_usd = serializers.DecimalField(max_digits=14, decimal_places=2, read_only=True)
+
+    class Meta:
+        model = Price
+        fields = [
+            "id",
+            "price_book",
+            "part",
+            "sku",
+            "list_price_usd",
+            "discount_pct",
+            "unit_price_usd",
+            "source_note",
+            "is_assumption",
+        ]
+
+
+class PriceBookSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = PriceBook
+        fields = ["id", "name", "version", "currency", "effective_date", "note", "is_active", "created_at"]
+
+
+class PartViewSet(viewsets.ModelViewSet):
+    queryset = Part.objects.all()
+    serializer_class = PartSerializer
+    permission_classes = [permissions.IsAuthenticated, StaffWritePermission]
+
+
+class PriceBookViewSet(viewsets.ModelViewSet):
+    queryset = PriceBook.objects.all()
+    serializer_class = PriceBookSerializer
+    permission_classes = [permissions.IsAuthenticated, StaffWritePermission]
+
+    @action(detail=True, methods=["get"])
+    def prices(self, request, pk=None):
+        book = self.get_object()
+        return Response(PriceSerializer(book.prices.select_related("part"), many=True).data)
+
+    @action(detail=True, methods=["post"], url_path="new-version")
+    def new_version(self, request, pk=None):
+        book = self.get_object().new_version(note=str(request.data.get("note", "")))
+        return Response(PriceBookSerializer(book).data, status=201)
+
+
+class PriceViewSet(viewsets.ModelViewSet):
+    queryset = Price.objects.select_related("part", "price_book")
+    serializer_class = PriceSerializer
+    permission_classes = [permissions.IsAuthenticated, StaffWritePermission]

@@ -1,0 +1,423 @@
+"""The default catalog and price book, with the provenance of every price.
+
+"seed Table 14-25/14-26" prices come from the source chapter; everything marked as an
+assumption is a round planning figure, not a quote — edit the price book before buying.
+Port counts and power are from vendor datasheets where stated; where the chapter and a
+datasheet disagree the note says so.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal as D
+
+from bom.parts import CableMedia, PartKind, PartSpec
+
+SEED = "seed chapter Table 14-25 (network BOM)"
+SEED_TCO = "seed chapter Table 14-26 (TCO)"
+ASSUMED = "planning assumption (no public list price); replace with a quote"
+
+DEFAULT_PRICE_BOOK = {
+    "name": "Default planning prices",
+    "version": 1,
+    "currency": "USD",
+    "effective_date": "2026-11-01",
+    "note": "Seed-chapter prices where the chapter gives them; round planning assumptions elsewhere.",
+}
+
+
+def _sw(sku, vendor, desc, ports, gbps, price, src, assumption, power_w, ru, breakout="", ppm=1):
+    return PartSpec(
+        sku=sku,
+        kind=PartKind.SWITCH,
+        vendor=vendor,
+        description=desc,
+        unit_price_usd=D(price),
+        price_source=src,
+        price_is_assumption=assumption,
+        port_count=ports,
+        port_gbps=gbps,
+        power_w=power_w,
+        rack_units=ru,
+        breakout=breakout,
+        ports_per_module=ppm,
+    )
+
+
+def _nic(sku, vendor, desc, ports, gbps, price, power_w, form):
+    return PartSpec(
+        sku=sku,
+        kind=PartKind.NIC,
+        vendor=vendor,
+        description=desc,
+        unit_price_usd=D(price),
+        price_source=ASSUMED,
+        port_count=ports,
+        port_gbps=gbps,
+        power_w=power_w,
+        form_factor=form,
+    )
+
+
+def _xcvr(sku, vendor, desc, gbps, ppm, reach, price, src, assumption, power_w, form, media):
+    return PartSpec(
+        sku=sku,
+        kind=PartKind.TRANSCEIVER,
+        vendor=vendor,
+        description=desc,
+        unit_price_usd=D(price),
+        price_source=src,
+        price_is_assumption=assumption,
+        port_gbps=gbps,
+        ports_per_module=ppm,
+        reach_m=reach,
+        power_w=power_w,
+        form_factor=form,
+        media=media,
+    )
+
+
+def _cable(sku, vendor, desc, media, gbps, length, price, src=ASSUMED, assumption=True, power_w=0.0, form=""):
+    return PartSpec(
+        sku=sku,
+        kind=PartKind.CABLE,
+        vendor=vendor,
+        description=desc,
+        unit_price_usd=D(price),
+        price_source=src,
+        price_is_assumption=assumption,
+        media=media,
+        port_gbps=gbps,
+        length_m=length,
+        reach_m=length,
+        power_w=power_w,
+        form_factor=form,
+    )
+
+
+SWITCHES = [
+    _sw(
+        "QM9700",
+        "NVIDIA",
+        "Quantum-2 NDR InfiniBand switch, 32 OSFP cages = 64 × 400G",
+        64,
+        400,
+        "65000",
+        SEED,
+        False,
+        747,
+        1,
+        "2x200G",
+        ppm=2,
+    ),
+    _sw("QM8700", "NVIDIA", "Quantum HDR InfiniBand switch, 40 × 200G QSFP56", 40, 200, "22000", ASSUMED, True, 253, 1),
+    _sw(
+        "Q3400",
+        "NVIDIA",
+        "Quantum-X800 XDR InfiniBand switch, 144 × 800G (72 OSFP twin-port)",
+        144,
+        800,
+        "180000",
+        ASSUMED,
+        True,
+        5000,
+        4,
+        ppm=2,
+    ),
+    _sw(
+        "SN5600",
+        "NVIDIA",
+        "Spectrum-4 800GbE switch (Spectrum-X), 64 × 800G OSFP",
+        64,
+        800,
+        "55000",
+        ASSUMED,
+        True,
+        1000,
+        2,
+        "2x400G",
+    ),
+    _sw(
+        "SN5600-400G",
+        "NVIDIA",
+        "Spectrum-4 with each 800G port split 2 × 400G",
+        128,
+        400,
+        "55000",
+        ASSUMED,
+        True,
+        1000,
+        2,
+        ppm=2,
+    ),
+    _sw("7050CX3-32S", "Arista", "storage ToR, 32 × 100GbE QSFP28", 32, 100, "18000", SEED, False, 250, 1, "4x25G"),
+    _sw(
+        "7050SX3-48YC8",
+        "Arista",
+        "management ToR, 48 × 25GbE SFP28 + 8 × 100GbE QSFP28",
+        48,
+        25,
+        "12000",
+        SEED,
+        False,
+        200,
+        1,
+    ),
+    _sw(
+        "7280SR3-48YC8",
+        "Arista",
+        "management spine as the chapter lists it (48 × 100GbE); Arista's 48YC8 is 48 × 25G + 8 × 100G — "
+        "check the model before ordering",
+        48,
+        100,
+        "45000",
+        SEED,
+        False,
+        300,
+        1,
+    ),
+    _sw(
+        "7060DX5-64S",
+        "Arista",
+        "400GbE switch, 64 × 400G OSFP (storage spine / 200G breakout)",
+        64,
+        400,
+        "60000",
+        ASSUMED,
+        True,
+        800,
+        2,
+        "2x200G",
+    ),
+]
+
+NICS = [
+    _nic("CX7-NDR-OSFP", "NVIDIA", "ConnectX-7 single-port 400G NDR/400GbE, OSFP", 1, 400, "2500", 25, "OSFP"),
+    _nic("CX7-200G", "NVIDIA", "ConnectX-7 single-port 200G, QSFP112", 1, 200, "1800", 20, "QSFP112"),
+    _nic("CX8-800G", "NVIDIA", "ConnectX-8 SuperNIC 800G, OSFP", 1, 800, "3500", 30, "OSFP"),
+    _nic("CX6DX-100G", "NVIDIA", "ConnectX-6 Dx 100GbE (storage), QSFP28", 1, 100, "900", 15, "QSFP28"),
+    _nic("CX6LX-25G", "NVIDIA", "ConnectX-6 Lx 25GbE (management), SFP28", 1, 25, "400", 10, "SFP28"),
+]
+
+TRANSCEIVERS = [
+    _xcvr(
+        "MMA4Z00-NS400",
+        "NVIDIA",
+        "NDR OSFP 400G SR4 single-port (NIC side), 50 m MMF",
+        400,
+        1,
+        50,
+        "800",
+        SEED,
+        False,
+        8,
+        "OSFP",
+        CableMedia.FIBRE_MPO,
+    ),
+    _xcvr(
+        "MMA4Z00-NS",
+        "NVIDIA",
+        "NDR OSFP 800G twin-port 2 × 400G SR8 (switch side), 50 m MMF",
+        400,
+        2,
+        50,
+        "1400",
+        ASSUMED,
+        True,
+        15,
+        "OSFP",
+        CableMedia.FIBRE_MPO,
+    ),
+    _xcvr(
+        "OSFP-800G-2xDR4",
+        "NVIDIA",
+        "XDR/800G OSFP twin-port 2 × 400G DR4, 500 m SMF",
+        800,
+        1,
+        500,
+        "1600",
+        ASSUMED,
+        True,
+        17,
+        "OSFP",
+        CableMedia.FIBRE_MPO,
+    ),
+    _xcvr(
+        "QSFP112-400G-SR4",
+        "generic",
+        "400G QSFP112 SR4, 50 m MMF",
+        400,
+        1,
+        50,
+        "700",
+        ASSUMED,
+        True,
+        9,
+        "QSFP112",
+        CableMedia.FIBRE_MPO,
+    ),
+    _xcvr(
+        "QSFP56-200G-SR4",
+        "generic",
+        "200G QSFP56 SR4, 100 m MMF",
+        200,
+        1,
+        100,
+        "400",
+        ASSUMED,
+        True,
+        6,
+        "QSFP56",
+        CableMedia.FIBRE_MPO,
+    ),
+    _xcvr(
+        "QSFP28-100G-SR4",
+        "generic",
+        "100GbE QSFP28 SR4, 100 m MMF (the chapter's 25/100GbE module)",
+        100,
+        1,
+        100,
+        "200",
+        SEED,
+        False,
+        3.5,
+        "QSFP28",
+        CableMedia.FIBRE_MPO,
+    ),
+    _xcvr(
+        "SFP28-25G-SR",
+        "generic",
+        "25GbE SFP28 SR, 100 m MMF (the chapter's 25/100GbE module)",
+        25,
+        1,
+        100,
+        "200",
+        SEED,
+        False,
+        1.2,
+        "SFP28",
+        CableMedia.FIBRE_LC,
+    ),
+]
+
+CABLES = [
+    *(
+        _cable(f"DAC-400G-{m}M", "NVIDIA", f"400G OSFP passive copper DAC, {m} m", CableMedia.DAC, 400, m, p)
+        for m, p in ((1, "120"), (2, "150"), (3, "190"))
+    ),
+    *(
+        _cable(
+            f"ACC-400G-{m}M", "NVIDIA", f"400G OSFP active copper (ACC), {m} m", CableMedia.ACC, 400, m, p, power_w=1.5
+        )
+        for m, p in ((3, "380"), (5, "450"))
+    ),
+    *(
+        _cable(f"AOC-400G-{m}M", "NVIDIA", f"400G active optical cable, {m} m", CableMedia.AOC, 400, m, p, power_w=8)
+        for m, p in ((5, "900"), (10, "950"), (20, "1050"), (30, "1150"))
+    ),
+    *(
+        _cable(f"DAC-800G-{m}M", "NVIDIA", f"800G OSFP passive copper DAC, {m} m", CableMedia.DAC, 800, m, p)
+        for m, p in ((1, "220"), (2, "260"))
+    ),
+    *(
+        _cable(f"AOC-800G-{m}M", "NVIDIA", f"800G active optical cable, {m} m", CableMedia.AOC, 800, m, p, power_w=14)
+        for m, p in ((5, "1500"), (10, "1600"), (20, "1750"), (30, "1900"))
+    ),
+    *(
+        _cable(
+            f"MPO12-{m}M",
+            "generic",
+            f"MPO-12 OM4 multimode trunk, {m} m",
+            CableMedia.FIBRE_MPO,
+            0,
+            m,
+            p,
+            src=SEED if m == 20 else ASSUMED,
+            assumption=m != 20,
+        )
+        for m, p in (
+            (3, "60"),
+            (5, "70"),
+            (10, "95"),
+            (15, "120"),
+            (20, "150"),
+            (30, "180"),
+            (50, "240"),
+            (70, "300"),
+            (100, "380"),
+            (150, "480"),
+            (200, "560"),
+            (300, "700"),
+        )
+    ),
+    *(
+        _cable(f"LC-OM4-{m}M", "generic", f"LC duplex OM4 patch cord, {m} m", CableMedia.FIBRE_LC, 0, m, p)
+        for m, p in (
+            (3, "15"),
+            (5, "18"),
+            (10, "24"),
+            (15, "30"),
+            (20, "35"),
+            (30, "45"),
+            (50, "60"),
+            (70, "70"),
+            (100, "85"),
+            (150, "110"),
+            (200, "130"),
+        )
+    ),
+    *(
+        _cable(f"DAC-100G-{m}M", "generic", f"100G QSFP28 passive copper DAC, {m} m", CableMedia.DAC, 100, m, p)
+        for m, p in ((1, "60"), (2, "70"), (3, "85"))
+    ),
+    *(
+        _cable(f"AOC-100G-{m}M", "generic", f"100G QSFP28 active optical cable, {m} m", CableMedia.AOC, 100, m, p)
+        for m, p in ((5, "180"), (10, "200"), (20, "230"), (30, "260"))
+    ),
+    *(
+        _cable(f"DAC-200G-{m}M", "generic", f"200G QSFP56 passive copper DAC, {m} m", CableMedia.DAC, 200, m, p)
+        for m, p in ((1, "90"), (2, "105"), (3, "120"))
+    ),
+    *(
+        _cable(f"AOC-200G-{m}M", "generic", f"200G QSFP56 active optical cable, {m} m", CableMedia.AOC, 200, m, p)
+        for m, p in ((5, "400"), (10, "430"), (20, "480"), (30, "520"))
+    ),
+    *(
+        _cable(f"DAC-25G-{m}M", "generic", f"25G SFP28 passive copper DAC, {m} m", CableMedia.DAC, 25, m, p)
+        for m, p in ((1, "25"), (2, "30"), (3, "35"))
+    ),
+    *(
+        _cable(f"AOC-25G-{m}M", "generic", f"25G SFP28 active optical cable, {m} m", CableMedia.AOC, 25, m, p)
+        for m, p in ((5, "70"), (10, "80"), (20, "95"), (30, "110"))
+    ),
+    *(
+        _cable(f"CAT6-{m}M", "generic", f"Cat6 patch cord (1GbE BMC), {m} m", CableMedia.COPPER_RJ45, 1, m, p)
+        for m, p in ((1, "4"), (2, "5"), (3, "6"), (5, "7"), (10, "9"), (20, "14"), (30, "18"))
+    ),
+]
+
+NODES = [
+    PartSpec(
+        sku="DGX-H100",
+        kind=PartKind.NODE,
+        vendor="NVIDIA",
+        description="DGX H100: 8 × H100 SXM5, 8 × ConnectX-7; 10.2 kW max (the chapter budgets 10 kW, 6U)",
+        unit_price_usd=D("250000"),
+        price_source=SEED_TCO,
+        price_is_assumption=False,
+        power_w=10200,
+        rack_units=8,
+    ),
+    PartSpec(
+        sku="STORAGE-NVME-24",
+        kind=PartKind.STORAGE_NODE,
+        vendor="generic",
+        description="storage server, 24 × 15.36 TB NVMe, 2 × 200GbE",
+        unit_price_usd=D("350000"),
+        price_source=f"{SEED_TCO}: $2,800,000 ÷ 8 nodes",
+        price_is_assumption=False,
+        power_w=2500,
+        rack_units=2,
+    ),
+]
+
+DEFAULT_PARTS: tuple[PartSpec, ...] = (*SWITCHES, *NICS, *TRANSCEIVERS, *CABLES, *NODES)

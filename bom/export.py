@@ -1,0 +1,277 @@
+"""Spreadsheets procurement can use: xlsx with live formulas, and csv (pure: no Django).
+
+One row iterator (:func:`bom_rows`) feeds every format. In xlsx the extended price is a
+formula (quantity × unit price), subtotals and the grand total are formulas too, each
+written with its computed value so readers that do not recalculate still see numbers;
+editing a price in the sheet re-totals it. Text that came from a user is always written
+as a string — never as a formula — and in csv a leading = + - @ is neutralised.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable, Iterator
+from decimal import Decimal
+from typing import Any
+
+from bom.links import Link
+
+BOM_COLUMNS = (
+    "plane",
+    "category",
+    "sku",
+    "description",
+    "quantity",
+    "unit_price_usd",
+    "extended_price_usd",
+    "spare",
+    "derivation",
+    "price_source",
+    "price_is_assumption",
+)
+CABLING_COLUMNS = (
+    "label",
+    "plane",
+    "segment",
+    "a_device",
+    "a_port",
+    "z_device",
+    "z_port",
+    "speed_gbps",
+    "length_m",
+    "cable",
+)
+PLANE_TITLES = {"compute": "Compute", "storage": "Storage", "management": "Management"}
+_FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+
+
+class Formula(str):
+    """A cell formula the program wrote (never user text); only these become xlsx formulas."""
+
+
+def safe_text(value: Any) -> Any:
+    """Neutralise spreadsheet formula injection in csv: prefix a quote to risky leading characters."""
+    if isinstance(value, str) and value.startswith(_FORMULA_PREFIXES):
+        return "'" + value
+    return value
+
+
+def bom_rows(bom: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    for line in bom["lines"]:
+        yield {k: line[k] for k in BOM_COLUMNS}
+
+
+def bom_csv(bom: dict[str, Any]) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(BOM_COLUMNS)
+    for row in bom_rows(bom):
+        w.writerow([safe_text(row[c]) for c in BOM_COLUMNS])
+    w.writerow(["total", "", "", "", "", "", bom["total_usd"], "", "", "", ""])
+    return buf.getvalue()
+
+
+def cabling_rows(links: Iterable[Link], cable_label) -> Iterator[dict[str, Any]]:
+    """``cable_label(link)`` names the cable bought for the link (see bom.build.choose_media)."""
+    prefix = {"compute": "C", "storage": "S", "management": "M"}
+    for i, link in enumerate(links, start=1):
+        yield {
+            "label": f"{prefix.get(link.plane, 'X')}-{i:06d}",
+            "plane": link.plane,
+            "segment": link.segment,
+            "a_device": link.a_device,
+            "a_port": link.a_port,
+            "z_device": link.z_device,
+            "z_port": link.z_port,
+            "speed_gbps": link.speed_gbps,
+            "length_m": link.length_m,
+            "cable": cable_label(link),
+        }
+
+
+def cabling_csv(rows: Iterable[dict[str, Any]]) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(CABLING_COLUMNS)
+    for row in rows:
+        w.writerow([safe_text(row[c]) for c in CABLING_COLUMNS])
+    return buf.getvalue()
+
+
+def bom_xlsx(
+    bom: dict[str, Any],
+    *,
+    design_name: str,
+    design_notes: str = "",
+    revision: str = "",
+    cabling: Iterable[dict[str, Any]] = (),
+    extra_sheets: Iterable[tuple[str, list[str], Iterable[list[Any]]]] = (),
+) -> bytes:
+    """The workbook: Summary, one sheet per plane, Cabling plan, Price book provenance."""
+    import xlsxwriter
+
+    buf = io.BytesIO()
+    wb = xlsxwriter.Workbook(
+        buf, {"in_memory": True, "strings_to_formulas": False, "strings_to_urls": False, "strings_to_numbers": False}
+    )
+    bold = wb.add_format({"bold": True})
+    head = wb.add_format({"bold": True, "bg_color": "#EEF1F6", "border": 1})
+    money = wb.add_format({"num_format": "$#,##0.00"})
+    money_bold = wb.add_format({"num_format": "$#,##0.00", "bold": True})
+    qty = wb.add_format({"num_format": "#,##0"})
+    wrap = wb.add_format({"text_wrap": False, "font_color": "#5B6475"})
+
+    summary = wb.add_worksheet("Summary")  # first sheet; filled once the subtotals exist
+    planes = list(dict.fromkeys(line["plane"] for line in bom["lines"]))
+    subtotal_cells: dict[str, tuple[str, Decimal]] = {}
+    for plane in planes:
+        ws = wb.add_worksheet(PLANE_TITLES.get(plane, plane.title())[:31])
+        headers = [
+            "SKU",
+            "Description",
+            "Category",
+            "Quantity",
+            "Unit price (USD)",
+            "Extended (USD)",
+            "Spare",
+            "Derivation",
+            "Price source",
+            "Price is an assumption",
+        ]
+        for c, h in enumerate(headers):
+            ws.write_string(0, c, h, head)
+        r = 1
+        total = Decimal("0")
+        for line in bom["lines"]:
+            if line["plane"] != plane:
+                continue
+            unit = Decimal(line["unit_price_usd"])
+            ext = Decimal(line["extended_price_usd"])
+            total += ext
+            ws.write_string(r, 0, line["sku"])
+            ws.write_string(r, 1, line["description"])
+            ws.write_string(r, 2, line["category"])
+            ws.write_number(r, 3, line["quantity"], qty)
+            ws.write_number(r, 4, float(unit), money)
+            ws.write_formula(r, 5, f"=D{r + 1}*E{r + 1}", money, float(ext))
+            ws.write_string(r, 6, "yes" if line["spare"] else "")
+            ws.write_string(r, 7, line["derivation"], wrap)
+            ws.write_string(r, 8, line["price_source"], wrap)
+            ws.write_string(r, 9, "yes" if line["price_is_assumption"] else "no")
+            r += 1
+        ws.write_string(r, 4, "Subtotal", bold)
+        ws.write_formula(r, 5, f"=SUM(F2:F{r})", money_bold, float(total))
+        subtotal_cells[plane] = (f"'{ws.get_name()}'!F{r + 1}", total)
+        ws.freeze_panes(1, 0)
+        ws.autofilter(0, 0, r - 1, len(headers) - 1)
+        ws.set_column(0, 0, 20)
+        ws.set_column(1, 1, 48)
+        ws.set_column(2, 2, 16)
+        ws.set_column(3, 3, 10)
+        ws.set_column(4, 5, 16)
+        ws.set_column(7, 8, 60)
+
+    summary.activate()
+    summary.write_string(0, 0, "Design", bold)
+    summary.write_string(0, 1, design_name)  # user text: always a string, never a formula
+    summary.write_string(1, 0, "Revision", bold)
+    summary.write_string(1, 1, revision)
+    summary.write_string(2, 0, "Notes", bold)
+    summary.write_string(2, 1, design_notes)
+    summary.write_string(4, 0, "Plane", head)
+    summary.write_string(4, 1, "Subtotal (USD)", head)
+    row = 5
+    grand = Decimal("0")
+    for plane in planes:
+        ref, total = subtotal_cells[plane]
+        grand += total
+        summary.write_string(row, 0, PLANE_TITLES.get(plane, plane))
+        summary.write_formula(row, 1, f"={ref}", money, float(total))
+        row += 1
+    summary.write_string(row, 0, "Network total", bold)
+    summary.write_formula(row, 1, f"=SUM(B6:B{row})", money_bold, float(grand))
+    summary.write_string(row + 2, 0, "Links", bold)
+    summary.write_number(row + 2, 1, bom["link_count"], qty)
+    summary.write_string(row + 3, 0, "Link ends", bold)
+    summary.write_number(row + 3, 1, bom["link_end_count"], qty)
+    for i, check in enumerate(bom.get("checks", [])):
+        summary.write_string(row + 5 + i, 0, "OK" if check["ok"] else "CHECK")
+        summary.write_string(row + 5 + i, 1, check["message"])
+    summary.set_column(0, 0, 18)
+    summary.set_column(1, 1, 60)
+    summary.freeze_panes(5, 0)
+
+    cab = wb.add_worksheet("Cabling plan")
+    titles = [
+        "Label",
+        "Plane",
+        "Segment",
+        "A device",
+        "A port",
+        "Z device",
+        "Z port",
+        "Speed (Gbit/s)",
+        "Length (m)",
+        "Cable / optics",
+    ]
+    for c, h in enumerate(titles):
+        cab.write_string(0, c, h, head)
+    r = 1
+    for rec in cabling:
+        for c, key in enumerate(CABLING_COLUMNS):
+            v = rec[key]
+            if isinstance(v, int | float):
+                cab.write_number(r, c, v)
+            else:
+                cab.write_string(r, c, str(v))
+        r += 1
+    cab.freeze_panes(1, 0)
+    cab.set_column(0, 9, 14)
+    cab.set_column(9, 9, 36)
+
+    prov = wb.add_worksheet("Price book")
+    book = bom.get("price_book") or {}
+    prov.write_string(0, 0, "Price book", bold)
+    prov.write_string(
+        0,
+        1,
+        f"{book.get('name', '')} v{book.get('version', '')} ({book.get('currency', 'USD')}, "
+        f"{book.get('effective_date', '')})",
+    )
+    prov.write_string(1, 0, "Note", bold)
+    prov.write_string(1, 1, str(book.get("note", "")))
+    for c, h in enumerate(["SKU", "Description", "Unit price (USD)", "Source", "Assumption"]):
+        prov.write_string(3, c, h, head)
+    seen: set[str] = set()
+    r = 4
+    for line in bom["lines"]:
+        if line["sku"] in seen:
+            continue
+        seen.add(line["sku"])
+        prov.write_string(r, 0, line["sku"])
+        prov.write_string(r, 1, line["description"])
+        prov.write_number(r, 2, float(Decimal(line["unit_price_usd"])), money)
+        prov.write_string(r, 3, line["price_source"])
+        prov.write_string(r, 4, "yes" if line["price_is_assumption"] else "no")
+        r += 1
+    prov.freeze_panes(4, 0)
+    prov.set_column(0, 0, 20)
+    prov.set_column(1, 1, 50)
+    prov.set_column(3, 3, 60)
+
+    for title, headers, rows in extra_sheets:
+        ws = wb.add_worksheet(title[:31])
+        for c, h in enumerate(headers):
+            ws.write_string(0, c, h, head)
+        for r, values in enumerate(rows, start=1):
+            for c, v in enumerate(values):
+                if isinstance(v, Formula):
+                    ws.write_formula(r, c, str(v))
+                elif isinstance(v, int | float | Decimal) and not isinstance(v, bool):
+                    ws.write_number(r, c, float(v))
+                else:
+                    ws.write_string(r, c, str(v))
+        ws.freeze_panes(1, 0)
+    wb.close()
+    return buf.getvalue()

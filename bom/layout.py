@@ -1,0 +1,75 @@
+"""Where boxes stand, and so how long each cable is.
+
+A simple, stated floor plan (every assumption is a field here and appears in derivations):
+compute racks hold ``nodes_per_rack`` nodes, ``racks_per_row`` racks to a row, rows
+``row_pitch_m`` apart; each row ends in a network rack holding the leaves (compute and
+storage) of that row; spine and core switches stand in a network row in front of row 0;
+storage, management and login servers fill infrastructure rows behind the compute rows.
+A cable runs along the rows and across the aisles, plus ``slack_m`` for the vertical runs
+and service loops at both ends, and is bought in the next standard length.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from dataclasses import dataclass
+
+STANDARD_LENGTHS_M = (1, 2, 3, 5, 7, 10, 15, 20, 30, 50, 70, 100, 150, 200, 300, 500)
+
+
+@dataclass(frozen=True)
+class RackLayout:
+    nodes_per_rack: int = 4
+    racks_per_row: int = 10
+    rack_width_m: float = 0.6
+    row_pitch_m: float = 2.4
+    slack_m: float = 3.0
+    switches_per_network_rack: int = 16
+
+    def __post_init__(self) -> None:
+        for name in ("nodes_per_rack", "racks_per_row", "switches_per_network_rack"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1")
+        for name in ("rack_width_m", "row_pitch_m"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"{name} must be positive")
+        if self.slack_m < 0:
+            raise ValueError("slack_m must be ≥ 0")
+
+    # positions are (row, column); the network rack of a row is column ``racks_per_row``
+    def node_position(self, node: int) -> tuple[int, int]:
+        rack = node // self.nodes_per_rack
+        return rack // self.racks_per_row, rack % self.racks_per_row
+
+    def compute_rows(self, node_count: int) -> int:
+        return max(1, math.ceil(math.ceil(node_count / self.nodes_per_rack) / self.racks_per_row))
+
+    def row_network_rack(self, row: int) -> tuple[int, int]:
+        return row, self.racks_per_row
+
+    def spine_row_rack(self, index: int) -> tuple[int, int]:
+        """Network row in front of row 0 (row −1), switches packed ``switches_per_network_rack`` a rack."""
+        return -1, index // self.switches_per_network_rack
+
+    def distance_m(self, a: tuple[int, int], b: tuple[int, int]) -> float:
+        return abs(a[0] - b[0]) * self.row_pitch_m + abs(a[1] - b[1]) * self.rack_width_m
+
+    def cable_length_m(self, a: tuple[int, int], b: tuple[int, int]) -> int:
+        return standard_length_m(self.distance_m(a, b) + self.slack_m)
+
+    @staticmethod
+    def rack_distance(a: tuple[int, int], b: tuple[int, int]) -> int:
+        """0 same rack, 1 next rack in the same row, 2 anything further."""
+        if a == b:
+            return 0
+        if a[0] == b[0] and abs(a[1] - b[1]) == 1:
+            return 1
+        return 2
+
+
+def standard_length_m(needed_m: float) -> int:
+    i = bisect.bisect_left(STANDARD_LENGTHS_M, needed_m - 1e-9)
+    if i >= len(STANDARD_LENGTHS_M):
+        return math.ceil(needed_m)
+    return STANDARD_LENGTHS_M[i]

@@ -1,0 +1,337 @@
+"""Every cable of the three planes, end to end: device, port, speed, length.
+
+The compute fabric comes link by link from its explicit graph (topology/graph.py), so the
+cut sheet and the BOM count exactly what the plan wires. Ports are numbered in the order
+links are laid; names are stable for a given design.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from bom.layout import RackLayout
+from topology.graph import fabric_edges
+from topology.management_plane import ManagementPlan
+from topology.spec import FabricPlan, Topology
+from topology.storage_plane import StoragePlan
+
+
+class Link(NamedTuple):
+    plane: str
+    segment: str
+    a_device: str
+    a_port: str
+    a_role: str  # "nic", "bmc" or the switch role (compute_switch, storage_switch, mgmt_tor, mgmt_spine)
+    z_device: str
+    z_port: str
+    z_role: str
+    speed_gbps: float
+    length_m: int
+    rack_distance: int
+
+
+@dataclass(frozen=True)
+class ClusterShape:
+    node_count: int
+    nics_per_node: int
+    gpus_per_node: int
+    storage_nics_per_node: int
+    storage_nic_gbps: float
+    storage_node_count: int
+    storage_node_nics: int
+    storage_node_nic_gbps: float
+    mgmt_node_count: int
+    login_node_count: int
+    mgmt_nodes_per_tor: int
+    mgmt_tor_access_gbps: float
+    mgmt_tor_uplinks: int
+    mgmt_uplink_gbps: float
+
+
+class _Ports:
+    def __init__(self) -> None:
+        self.next: dict[str, int] = {}
+
+    def take(self, device: str) -> str:
+        n = self.next.get(device, 0)
+        self.next[device] = n + 1
+        return f"p{n + 1}"
+
+
+def _name(prefix: str, i: int, width: int = 4) -> str:
+    return f"{prefix}{i + 1:0{width}d}"
+
+
+def compute_links(plan: FabricPlan, shape: ClusterShape, layout: RackLayout) -> Iterator[Link]:
+    e = fabric_edges(plan)
+    ports = _Ports()
+    n = e.endpoint_count
+    names = ("endpoint", *e.tier_names)
+    tier_of = e.node_tier
+    # index of each switch within its tier
+    tier_index = [0] * e.node_count
+    counters: dict[int, int] = {}
+    first_switch = n
+    for node in range(first_switch, e.node_count):
+        t = int(tier_of[node])
+        tier_index[node] = counters.get(t, 0)
+        counters[t] = tier_index[node] + 1
+    torus = plan.topology == Topology.TORUS_3D
+    per_node = shape.gpus_per_node if torus else shape.nics_per_node
+
+    def endpoint_name(x: int) -> tuple[str, str, tuple[int, int]]:
+        node = x // per_node
+        port = f"ici{x % per_node}" if torus else f"ib{x % per_node}"
+        return _name("cn", node, 5), port, layout.node_position(node)
+
+    # leaf rows: the row of the first node cabled to each leaf
+    leaf_row: dict[int, int] = {}
+    for u, v in zip(e.u.tolist(), e.v.tolist(), strict=True):
+        if u < n <= v and int(tier_of[v]) == 0 and v not in leaf_row:
+            leaf_row[v] = layout.node_position(u // per_node)[0]
+
+    def switch_pos(x: int) -> tuple[int, int]:
+        t = int(tier_of[x])
+        if t == 0:
+            return layout.row_network_rack(leaf_row.get(x, 0))
+        offset = sum(c for tt, c in counters.items() if 0 < tt < t)
+        return layout.spine_row_rack(offset + tier_index[x])
+
+    def switch_name(x: int) -> str:
+        return _name(names[int(tier_of[x]) + 1], tier_index[x])
+
+    for u, v, mult, gbps in zip(e.u.tolist(), e.v.tolist(), e.links.tolist(), e.gbps_per_link.tolist(), strict=True):
+        for _ in range(mult):
+            if torus:
+                a_dev, a_port0, a_pos = endpoint_name(u)
+                z_dev, z_port0, z_pos = endpoint_name(v)
+                yield Link(
+                    "compute",
+                    "chip–chip",
+                    a_dev,
+                    f"{a_port0}.{ports.take(a_dev)}",
+                    "nic",
+                    z_dev,
+                    f"{z_port0}.{ports.take(z_dev)}",
+                    "nic",
+                    gbps,
+                    layout.cable_length_m(a_pos, z_pos),
+                    layout.rack_distance(a_pos, z_pos),
+                )
+            elif u < n:
+                a_dev, a_port, a_pos = endpoint_name(u)
+                z_pos = switch_pos(v)
+                z_dev = switch_name(v)
+                yield Link(
+                    "compute",
+                    f"node–{names[int(tier_of[v]) + 1]}",
+                    a_dev,
+                    a_port,
+                    "nic",
+                    z_dev,
+                    ports.take(z_dev),
+                    "compute_switch",
+                    gbps,
+                    layout.cable_length_m(a_pos, z_pos),
+                    layout.rack_distance(a_pos, z_pos),
+                )
+            else:
+                a_pos, z_pos = switch_pos(u), switch_pos(v)
+                a_dev, z_dev = switch_name(u), switch_name(v)
+                seg = f"{names[int(tier_of[u]) + 1]}–{names[int(tier_of[v]) + 1]}"
+                yield Link(
+                    "compute",
+                    seg,
+                    a_dev,
+                    ports.take(a_dev),
+                    "compute_switch",
+                    z_dev,
+                    ports.take(z_dev),
+                    "compute_switch",
+                    gbps,
+                    layout.cable_length_m(a_pos, z_pos),
+                    layout.rack_distance(a_pos, z_pos),
+                )
+
+
+def _infra_position(layout: RackLayout, first_row: int, index: int, per_rack: int) -> tuple[int, int]:
+    rack = index // per_rack
+    return first_row + rack // layout.racks_per_row, rack % layout.racks_per_row
+
+
+def storage_links(plan: StoragePlan, shape: ClusterShape, layout: RackLayout, spine_offset: int = 0) -> Iterator[Link]:
+    ports = _Ports()
+    infra_row = layout.compute_rows(shape.node_count)
+    compute_speed = min(shape.storage_nic_gbps, _storage_port_gbps(plan))
+    storage_speed = min(shape.storage_node_nic_gbps, _storage_port_gbps(plan))
+    access: list[tuple[str, str, tuple[int, int], float]] = []
+    for node in range(shape.node_count):
+        for s in range(shape.storage_nics_per_node):
+            access.append((_name("cn", node, 5), f"st{s}", layout.node_position(node), compute_speed))
+    for i in range(shape.storage_node_count):
+        pos = _infra_position(layout, infra_row, i, 8)
+        for s in range(shape.storage_node_nics):
+            access.append((_name("sn", i, 3), f"p{s}", pos, storage_speed))
+    if plan.fabric is None:
+        # full mesh of a fixed switch count, all in one network rack of the infrastructure row
+        switches = plan.switch_count
+        per_switch = math.ceil(len(access) / switches)
+        rack = (infra_row, layout.racks_per_row)
+        for i, (dev, port, pos, gbps) in enumerate(access):
+            sw = _name("sleaf", i // per_switch)
+            yield Link(
+                "storage",
+                "server–switch",
+                dev,
+                port,
+                "nic",
+                sw,
+                ports.take(sw),
+                "storage_switch",
+                gbps,
+                layout.cable_length_m(pos, rack),
+                layout.rack_distance(pos, rack),
+            )
+        return
+    e = fabric_edges(plan.fabric)
+    n = e.endpoint_count
+    names = ("endpoint", *e.tier_names)
+    tier_index: dict[int, int] = {}
+    counters: dict[int, int] = {}
+    for node in range(n, e.node_count):
+        t = int(e.node_tier[node])
+        tier_index[node] = counters.get(t, 0)
+        counters[t] = tier_index[node] + 1
+    leaf_pos: dict[int, tuple[int, int]] = {}
+    for u, v in zip(e.u.tolist(), e.v.tolist(), strict=True):
+        if u < n and v not in leaf_pos:
+            leaf_pos[v] = layout.row_network_rack(access[u][2][0])
+
+    def pos_of(x: int) -> tuple[int, int]:
+        if int(e.node_tier[x]) == 0:
+            return leaf_pos.get(x, (0, layout.racks_per_row))
+        return layout.spine_row_rack(spine_offset + tier_index[x])  # beside the compute spines
+
+    def name_of(x: int) -> str:
+        return _name("s" + names[int(e.node_tier[x]) + 1], tier_index[x])
+
+    for u, v, mult in zip(e.u.tolist(), e.v.tolist(), e.links.tolist(), strict=True):
+        for _ in range(mult):
+            if u < n:
+                dev, port, pos, gbps = access[u]
+                z_dev, z_pos = name_of(v), pos_of(v)
+                yield Link(
+                    "storage",
+                    "server–leaf",
+                    dev,
+                    port,
+                    "nic",
+                    z_dev,
+                    ports.take(z_dev),
+                    "storage_switch",
+                    gbps,
+                    layout.cable_length_m(pos, z_pos),
+                    layout.rack_distance(pos, z_pos),
+                )
+            else:
+                a_dev, z_dev = name_of(u), name_of(v)
+                a_pos, z_pos = pos_of(u), pos_of(v)
+                yield Link(
+                    "storage",
+                    "switch–switch",
+                    a_dev,
+                    ports.take(a_dev),
+                    "storage_switch",
+                    z_dev,
+                    ports.take(z_dev),
+                    "storage_switch",
+                    _storage_port_gbps(plan),
+                    layout.cable_length_m(a_pos, z_pos),
+                    layout.rack_distance(a_pos, z_pos),
+                )
+
+
+def _storage_port_gbps(plan: StoragePlan) -> float:
+    return plan.switch_port_gbps
+
+
+def management_links(
+    plan: ManagementPlan, shape: ClusterShape, layout: RackLayout, spine_offset: int = 0
+) -> Iterator[Link]:
+    ports = _Ports()
+    infra_row = layout.compute_rows(shape.node_count)
+    servers: list[tuple[str, tuple[int, int]]] = [
+        (_name("cn", i, 5), layout.node_position(i)) for i in range(shape.node_count)
+    ]
+    servers += [(_name("sn", i, 3), _infra_position(layout, infra_row, i, 8)) for i in range(shape.storage_node_count)]
+    extra = shape.storage_node_count
+    servers += [
+        (_name("mn", i, 3), _infra_position(layout, infra_row, extra + i, 8)) for i in range(shape.mgmt_node_count)
+    ]
+    extra += shape.mgmt_node_count
+    servers += [
+        (_name("ln", i, 3), _infra_position(layout, infra_row, extra + i, 8)) for i in range(shape.login_node_count)
+    ]
+    per_tor = shape.mgmt_nodes_per_tor
+    tor_pos = [servers[min(t * per_tor, len(servers) - 1)][1] for t in range(plan.tor_count)]
+    for i, (dev, pos) in enumerate(servers):
+        t = i // per_tor
+        tor = _name("mtor", t, 3)
+        yield Link(
+            "management",
+            "server–ToR",
+            dev,
+            "mgmt0",
+            "nic",
+            tor,
+            ports.take(tor),
+            "mgmt_tor",
+            shape.mgmt_tor_access_gbps,
+            layout.cable_length_m(pos, tor_pos[t]),
+            layout.rack_distance(pos, tor_pos[t]),
+        )
+        yield Link(
+            "management",
+            "BMC–ToR",
+            dev,
+            "bmc",
+            "bmc",
+            tor,
+            ports.take(tor),
+            "mgmt_tor",
+            1.0,
+            layout.cable_length_m(pos, tor_pos[t]),
+            layout.rack_distance(pos, tor_pos[t]),
+        )
+    for t in range(plan.tor_count):
+        tor = _name("mtor", t, 3)
+        for k in range(shape.mgmt_tor_uplinks):
+            s = (t * shape.mgmt_tor_uplinks + k) % plan.spine_count
+            spine = _name("mspine", s, 2)
+            spine_pos = layout.spine_row_rack(spine_offset + s)
+            yield Link(
+                "management",
+                "ToR–spine",
+                tor,
+                f"up{k + 1}",
+                "mgmt_tor",
+                spine,
+                ports.take(spine),
+                "mgmt_spine",
+                shape.mgmt_uplink_gbps,
+                layout.cable_length_m(tor_pos[t], spine_pos),
+                layout.rack_distance(tor_pos[t], spine_pos),
+            )
+
+
+def all_links(
+    compute: FabricPlan, storage: StoragePlan, management: ManagementPlan, shape: ClusterShape, layout: RackLayout
+) -> Iterator[Link]:
+    compute_upper = sum(t.switch_count for t in compute.tiers[1:])
+    storage_upper = sum(t.switch_count for t in storage.fabric.tiers[1:]) if storage.fabric else 0
+    yield from compute_links(compute, shape, layout)
+    yield from storage_links(storage, shape, layout, spine_offset=compute_upper)
+    yield from management_links(management, shape, layout, spine_offset=compute_upper + storage_upper)

@@ -1,0 +1,200 @@
+"""The editable parts catalog and versioned price books (Django side of bom/)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models, transaction
+from django.utils import timezone
+
+from bom.parts import CableMedia, PartKind, PartSpec
+
+
+class Part(models.Model):
+    sku = models.CharField(max_length=60, unique=True, help_text="Vendor part number / model")
+    kind = models.CharField(max_length=20, choices=[(k.value, k.value) for k in PartKind])
+    vendor = models.CharField(max_length=60, blank=True)
+    description = models.CharField(max_length=300)
+    port_count = models.PositiveIntegerField(default=0, help_text="Switch/NIC ports")
+    port_gbps = models.FloatField(default=0, validators=[MinValueValidator(0)], help_text="Port speed [Gbit/s]")
+    ports_per_module = models.PositiveSmallIntegerField(
+        default=1,
+        validators=[MinValueValidator(1)],
+        help_text="Transceiver: switch ports one module serves (twin-port OSFP = 2); switch: ports per cage",
+    )
+    breakout = models.CharField(max_length=40, blank=True, help_text="e.g. 2x200G")
+    reach_m = models.FloatField(default=0, validators=[MinValueValidator(0)], help_text="Maximum reach [m]")
+    length_m = models.FloatField(default=0, validators=[MinValueValidator(0)], help_text="Cable length [m]")
+    media = models.CharField(max_length=20, blank=True, choices=[("", "—")] + [(m.value, m.value) for m in CableMedia])
+    form_factor = models.CharField(max_length=20, blank=True)
+    power_w = models.FloatField(default=0, validators=[MinValueValidator(0)], help_text="Typical power [W]")
+    rack_units = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["kind", "sku"]
+
+    def __str__(self) -> str:
+        return f"{self.vendor} {self.sku}".strip()
+
+
+class PriceBook(models.Model):
+    name = models.CharField(max_length=100)
+    version = models.PositiveIntegerField(default=1)
+    currency = models.CharField(max_length=3, default="USD")
+    effective_date = models.DateField(default=timezone.now)
+    note = models.TextField(blank=True)
+    is_active = models.BooleanField(default=True, help_text="The newest active book prices new designs")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-effective_date", "-version"]
+        constraints = [models.UniqueConstraint(fields=["name", "version"], name="unique_price_book_version")]
+
+    def __str__(self) -> str:
+        return f"{self.name} v{self.version}"
+
+    @classmethod
+    def current(cls) -> PriceBook | None:
+        return cls.objects.filter(is_active=True).order_by("-effective_date", "-version", "-pk").first()
+
+    def new_version(self, note: str = "") -> PriceBook:
+        """Copy this book's prices into version + 1 (the old one stays for old revisions)."""
+        with transaction.atomic():
+            top = PriceBook.objects.filter(name=self.name).aggregate(v=models.Max("version"))["v"] or 0
+            book = PriceBook.objects.create(
+                name=self.name,
+                version=top + 1,
+                currency=self.currency,
+                effective_date=timezone.now().date(),
+                note=note or self.note,
+            )
+            Price.objects.bulk_create(
+                Price(
+                    price_book=book,
+                    part=p.part,
+                    list_price_usd=p.list_price_usd,
+                    discount_pct=p.discount_pct,
+                    source_note=p.source_note,
+                    is_assumption=p.is_assumption,
+                )
+                for p in self.prices.all()
+            )
+        return book
+
+    def info(self) -> dict:
+        return {
+            "id": self.pk,
+            "name": self.name,
+            "version": self.version,
+            "currency": self.currency,
+            "effective_date": str(self.effective_date),
+            "note": self.note,
+        }
+
+
+class Price(models.Model):
+    price_book = models.ForeignKey(PriceBook, on_delete=models.CASCADE, related_name="prices")
+    part = models.ForeignKey(Part, on_delete=models.CASCADE, related_name="prices")
+    list_price_usd = models.DecimalField(max_digits=14, decimal_places=2, validators=[MinValueValidator(0)])
+    discount_pct = models.DecimalField(
+        max_digits=5,
+        decimal_places=2,
+        default=Decimal("0"),
+        validators=[MinValueValidator(0), MaxValueValidator(100)],
+        help_text="Negotiated discount off list [%]",
+    )
+    source_note = models.CharField(max_length=300, help_text="Where the price comes from")
+    is_assumption = models.BooleanField(default=True, help_text="A planning figure, not a quote")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["price_book", "part"], name="unique_price_per_book")]
+
+    def __str__(self) -> str:
+        return f"{self.part.sku} @ {self.list_price_usd}"
+
+    @property
+    def unit_price_usd(self) -> Decimal:
+        return (self.list_price_usd * (100 - self.discount_pct) / 100).quantize(Decimal("0.01"))
+
+
+def catalog_specs(book: PriceBook | None = None) -> list[PartSpec]:
+    """The catalog as pure PartSpecs priced from ``book`` (default: the current book)."""
+    book = book or PriceBook.current()
+    prices = {p.part_id: p for p in book.prices.all()} if book else {}
+    specs = []
+    for part in Part.objects.all():
+        price = prices.get(part.pk)
+        source = price.source_note if price else f"no price in {book or 'any price book'}"
+        if price and price.discount_pct:
+            source += f" (list ${price.list_price_usd:,} less {price.discount_pct}%)"
+        specs.append(
+            PartSpec(
+                sku=part.sku,
+                kind=PartKind(part.kind),
+                vendor=part.vendor,
+                description=part.description,
+                unit_price_usd=price.unit_price_usd if price else Decimal("0"),
+                price_source=source,
+                price_is_assumption=price.is_assumption if price else True,
+                list_price_usd=price.list_price_usd if price else None,
+                discount_pct=price.discount_pct if price else Decimal("0"),
+                port_count=part.port_count,
+                port_gbps=part.port_gbps,
+                ports_per_module=part.ports_per_module,
+                reach_m=part.reach_m,
+                length_m=part.length_m,
+                media=part.media,
+                form_factor=part.form_factor,
+                power_w=part.power_w,
+                rack_units=part.rack_units,
+                breakout=part.breakout,
+            )
+        )
+    return specs
+
+
+def load_default_catalog(part_model=Part, book_model=PriceBook, price_model=Price) -> int:
+    """Insert the default parts and price book (idempotent); used by a data migration."""
+    from bom.catalog import DEFAULT_PARTS, DEFAULT_PRICE_BOOK
+
+    book, _ = book_model.objects.get_or_create(
+        name=DEFAULT_PRICE_BOOK["name"],
+        version=DEFAULT_PRICE_BOOK["version"],
+        defaults={
+            "currency": DEFAULT_PRICE_BOOK["currency"],
+            "effective_date": DEFAULT_PRICE_BOOK["effective_date"],
+            "note": DEFAULT_PRICE_BOOK["note"],
+        },
+    )
+    added = 0
+    for spec in DEFAULT_PARTS:
+        part, created = part_model.objects.get_or_create(
+            sku=spec.sku,
+            defaults=dict(
+                kind=spec.kind.value,
+                vendor=spec.vendor,
+                description=spec.description,
+                port_count=spec.port_count,
+                port_gbps=spec.port_gbps,
+                ports_per_module=spec.ports_per_module,
+                breakout=spec.breakout,
+                reach_m=spec.reach_m,
+                length_m=spec.length_m,
+                media=str(spec.media),
+                form_factor=spec.form_factor,
+                power_w=spec.power_w,
+                rack_units=spec.rack_units,
+            ),
+        )
+        added += created
+        price_model.objects.get_or_create(
+            price_book=book,
+            part=part,
+            defaults=dict(
+                list_price_usd=spec.unit_price_usd,
+                source_note=spec.price_source,
+                is_assumption=spec.price_is_assumption,
+            ),
+        )
+    return added

@@ -1,0 +1,52 @@
+"""Plain part records the pure builders work with (the Django catalog converts to these)."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from decimal import Decimal
+
+
+class PartKind(enum.StrEnum):
+    SWITCH = "switch"
+    NIC = "nic"
+    TRANSCEIVER = "transceiver"
+    CABLE = "cable"
+    NODE = "node"
+    STORAGE_NODE = "storage_node"
+
+
+class CableMedia(enum.StrEnum):
+    DAC = "dac"  # passive copper, in-rack
+    ACC = "acc"  # active copper (ACC/AEC), neighbour rack
+    AOC = "aoc"  # active optical cable, ends built in
+    FIBRE_MPO = "fibre_mpo"  # MPO-12 multimode trunk for SR4/SR8 optics
+    FIBRE_LC = "fibre_lc"  # LC duplex for SR optics (25G/100G)
+    COPPER_RJ45 = "copper_rj45"  # Cat6 for 1GbE BMC
+
+
+@dataclass(frozen=True)
+class PartSpec:
+    sku: str
+    kind: PartKind
+    vendor: str
+    description: str
+    unit_price_usd: Decimal
+    price_source: str
+    price_is_assumption: bool = True
+    list_price_usd: Decimal | None = None
+    discount_pct: Decimal = Decimal("0")
+    port_count: int = 0
+    port_gbps: float = 0.0
+    ports_per_module: int = 1
+    reach_m: float = 0.0
+    length_m: float = 0.0
+    media: str = ""
+    form_factor: str = ""
+    power_w: float = 0.0
+    rack_units: int = 0
+    breakout: str = ""
+
+    @property
+    def label(self) -> str:
+        return f"{self.vendor} {self.sku}".strip()

@@ -1,0 +1,147 @@
+"""Exports: xlsx with live formulas (read back with openpyxl), csv, downloads, formula injection."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from decimal import Decimal
+
+import openpyxl
+import pytest
+from django.test import Client
+
+from bom.export import bom_csv, bom_xlsx, safe_text
+from tests.designer.conftest import make_design
+
+
+def _eval(ws, ref: str, wb, overrides: dict, depth=0):
+    """A tiny evaluator for the formulas we write (A1*B1, SUM(F2:F9), 'Sheet'!F9)."""
+    assert depth < 20
+    sheet_ref = re.fullmatch(r"'?([^'!]+)'?!([A-Z]+\d+)", ref)
+    if sheet_ref:
+        return _eval(wb[sheet_ref.group(1)], sheet_ref.group(2), wb, overrides, depth + 1)
+    key = (ws.title, ref)
+    value = overrides.get(key, ws[ref].value)
+    if isinstance(value, str) and value.startswith("="):
+        expr = value[1:]
+        m = re.fullmatch(r"SUM\(([A-Z]+)(\d+):([A-Z]+)(\d+)\)", expr)
+        if m:
+            col, a, _, b = m.groups()
+            return sum(_eval(ws, f"{col}{i}", wb, overrides, depth + 1) or 0 for i in range(int(a), int(b) + 1))
+        m = re.fullmatch(r"([A-Z]+\d+)\*([A-Z]+\d+)", expr)
+        if m:
+            return _eval(ws, m.group(1), wb, overrides, depth + 1) * _eval(ws, m.group(2), wb, overrides, depth + 1)
+        return _eval(ws, expr, wb, overrides, depth + 1)
+    return value
+
+
+@pytest.fixture
+def seed_revision(alice):
+    d = make_design(alice, name='=HYPERLINK("http://evil.example","click")', notes="+SUM(1,2)")
+    return d.head
+
+
+def test_xlsx_has_formulas_totals_and_reads_back(alice, seed_revision):
+    from designer.services import export_bom
+
+    content, ctype, filename = export_bom(seed_revision, "bom.xlsx")
+    assert filename.endswith("-r1-bom.xlsx") and "spreadsheetml" in ctype
+    wb = openpyxl.load_workbook(io.BytesIO(content))
+    assert wb.sheetnames == ["Summary", "Compute", "Storage", "Management", "Cabling plan", "Price book"]
+    comp = wb["Compute"]
+    assert comp["F2"].value == "=D2*E2"
+    last = comp.max_row
+    assert comp[f"F{last}"].value == f"=SUM(F2:F{last - 1})"
+    assert comp.freeze_panes == "A2"
+    assert comp["E2"].number_format == "$#,##0.00"
+    summary = wb["Summary"]
+    grand_row = next(r for r in range(1, 20) if summary[f"A{r}"].value == "Network total")
+    assert summary[f"B{grand_row}"].value.startswith("=SUM(")
+    total = _eval(summary, f"B{grand_row}", wb, {})
+    bom = seed_revision.results["bom"]
+    assert Decimal(str(round(total, 2))) == Decimal(bom["total_usd"])
+    # cached values for readers that do not recalculate
+    cached = openpyxl.load_workbook(io.BytesIO(content), data_only=True)
+    assert Decimal(str(round(cached["Summary"][f"B{grand_row}"].value, 2))) == Decimal(bom["total_usd"])
+    # editing one unit price re-totals through the formulas
+    qty, unit = comp["D2"].value, comp["E2"].value
+    new_total = _eval(summary, f"B{grand_row}", wb, {("Compute", "E2"): unit + 1000})
+    assert new_total == pytest.approx(total + qty * 1000)
+    # cabling plan: one row per link, A-end ↔ Z-end
+    cab = wb["Cabling plan"]
+    assert [c.value for c in cab[1]][:7] == ["Label", "Plane", "Segment", "A device", "A port", "Z device", "Z port"]
+    assert cab.max_row - 1 == bom["link_count"]
+    assert cab["A2"].value == "C-000001"
+    prov = wb["Price book"]
+    assert "Default planning prices v1" in prov["B1"].value
+
+
+def test_user_text_never_becomes_a_formula(seed_revision):
+    from designer.services import export_bom
+
+    content, _, _ = export_bom(seed_revision, "bom.xlsx")
+    ws = openpyxl.load_workbook(io.BytesIO(content))["Summary"]
+    assert ws["B1"].data_type == "s"
+    assert ws["B1"].value == '=HYPERLINK("http://evil.example","click")'
+    assert ws["B3"].data_type == "s" and ws["B3"].value == "+SUM(1,2)"
+
+
+def test_csv_neutralises_formula_text():
+    for bad in ("=1+1", "+cmd", "-2+3", "@SUM(A1)"):
+        assert safe_text(bad) == "'" + bad
+    assert safe_text("QM9700") == "QM9700" and safe_text(12) == 12
+    bom = {
+        "lines": [
+            {
+                "plane": "compute",
+                "category": "switch",
+                "sku": "=EVIL()",
+                "description": "@x",
+                "quantity": 1,
+                "unit_price_usd": "1.00",
+                "extended_price_usd": "1.00",
+                "spare": False,
+                "derivation": "-1",
+                "price_source": "+x",
+                "price_is_assumption": True,
+            }
+        ],
+        "total_usd": "1.00",
+        "link_count": 0,
+        "link_end_count": 0,
+    }
+    rows = list(csv.reader(io.StringIO(bom_csv(bom))))
+    assert rows[1][2] == "'=EVIL()" and rows[1][3] == "'@x" and rows[1][8] == "'-1"
+    x = bom_xlsx({**bom, "checks": []}, design_name="=2+2")
+    ws = openpyxl.load_workbook(io.BytesIO(x))["Compute"]
+    assert ws["A2"].value == "=EVIL()" and ws["A2"].data_type == "s"
+
+
+def test_downloads_page_api_and_shared_link(alice, bob, seed_revision):
+    design = seed_revision.design
+    c = Client()
+    c.force_login(alice)
+    for fmt, ctype in (
+        ("bom.xlsx", "spreadsheetml"),
+        ("bom.csv", "text/csv"),
+        ("cabling.csv", "text/csv"),
+        ("bom.json", "application/json"),
+    ):
+        r = c.get(f"/designs/{design.pk}/export/{fmt}?revision=1")
+        assert r.status_code == 200 and ctype in r["Content-Type"], fmt
+        assert "attachment" in r["Content-Disposition"]
+        r = c.get(f"/api/v1/designs/{design.pk}/{fmt}")
+        assert r.status_code == 200 and ctype in r["Content-Type"], fmt
+    body = c.get(f"/designs/{design.pk}/export/cabling.csv").content.decode()
+    first = list(csv.reader(io.StringIO(body)))[1]
+    assert first[0] == "C-000001" and first[3].startswith("cn")
+    assert c.get(f"/designs/{design.pk}/export/nope.txt").status_code == 404
+    stranger = Client()
+    stranger.force_login(bob)
+    assert stranger.get(f"/designs/{design.pk}/export/bom.csv").status_code == 404
+    assert stranger.get(f"/api/v1/designs/{design.pk}/bom.xlsx").status_code == 404
+    token = design.enable_link_sharing()
+    assert Client().get(f"/s/{token}/export/bom.csv").status_code == 200
+    page = c.get(f"/designs/{design.pk}/").content.decode()
+    assert "Download xlsx" in page and "bom-table" in page
