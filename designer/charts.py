@@ -317,3 +317,101 @@ def compare_chart(columns: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
         )
     fig.update_layout(height=520, margin={"l": 40, "r": 20, "t": 60, "b": 40})
     return _fig_json(fig)
+
+
+def power_chart(result: dict[str, Any]) -> dict[str, Any] | None:
+    """Stacked IT power by part, plus the facility overhead the PUE adds."""
+    p = result.get("power")
+    if not p:
+        return None
+    f = p["facility"]
+    parts = [
+        ("Compute", f["compute_kw"]),
+        ("Storage", f["storage_kw"]),
+        ("Management", f["mgmt_kw"]),
+        ("Network", f["network_kw"]),
+        ("Cooling & losses (PUE)", f["facility_kw"] - f["it_kw"]),
+    ]
+    fig = go.Figure()
+    for name, kw in parts:
+        fig.add_trace(
+            go.Bar(name=name, x=["Facility power"], y=[kw], hovertemplate=f"{name}: %{{y:,.1f}} kW<extra></extra>")
+        )
+    fig.update_layout(
+        barmode="stack",
+        title=f"Power: IT {f['it_kw']:,.0f} kW, facility {f['facility_kw']:,.0f} kW (PUE {f['pue']:g})",
+        yaxis_title="kW",
+        height=380,
+        margin={"l": 60, "r": 20, "t": 50, "b": 40},
+    )
+    return _fig_json(fig)
+
+
+def tco_chart(result: dict[str, Any]) -> dict[str, Any] | None:
+    """Cumulative cost by year, stacked: CapEx lines in year 0, then each OpEx line per year."""
+    p = result.get("power")
+    if not p:
+        return None
+    t = p["tco"]
+    years = list(range(0, t["years"] + 1))
+    fig = go.Figure()
+    for c in t["capex"]:
+        fig.add_trace(go.Bar(name=f"CapEx: {c['name']}", x=years, y=[float(c["amount_usd"])] * len(years)))
+    for o in t["opex_per_year"]:
+        fig.add_trace(go.Bar(name=f"OpEx: {o['name']}", x=years, y=[float(o["amount_usd"]) * y for y in years]))
+    fig.update_layout(
+        barmode="stack",
+        title=f"Cumulative cost of ownership — ${float(t['total_usd']):,.0f} over "
+        f"{t['years']} years (${float(t['cost_per_gpu_hour_usd']):.2f}/GPU-hour)",
+        xaxis_title="year",
+        yaxis_title="USD",
+        height=440,
+        margin={"l": 70, "r": 20, "t": 50, "b": 40},
+    )
+    return _fig_json(fig)
+
+
+def capping_chart(result: dict[str, Any]) -> dict[str, Any] | None:
+    p = result.get("power")
+    if not p:
+        return None
+    c = p["capping"]
+    caps = [pt["cap_frac"] * 100 for pt in c["points"]]
+    from plotly.subplots import make_subplots
+
+    fig = make_subplots(specs=[[{"secondary_y": True}]])
+    fig.add_trace(
+        go.Scatter(
+            x=caps, y=[pt["relative_throughput_per_gpu"] for pt in c["points"]], name="throughput per GPU (relative)"
+        ),
+        secondary_y=False,
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=caps,
+            y=[pt["total_throughput_gpu_equiv"] for pt in c["points"]],
+            name=f"total throughput under {c['budget_kw']:,.0f} kW (GPU-equivalents)",
+        ),
+        secondary_y=True,
+    )
+    best = c["best"]
+    fig.add_trace(
+        go.Scatter(
+            x=[best["cap_frac"] * 100],
+            y=[best["total_throughput_gpu_equiv"]],
+            mode="markers+text",
+            marker={"size": 12, "color": "#b35c00"},
+            text=[f"best: {best['cap_frac']:.0%} TDP, {best['gpu_count']:,} GPUs"],
+            textposition="bottom center",
+            name="best cap",
+        ),
+        secondary_y=True,
+    )
+    fig.update_layout(
+        title="Power capping: per-GPU throughput and total throughput under a fixed budget",
+        xaxis_title="power cap [% of TDP]",
+        height=420,
+        margin={"l": 60, "r": 60, "t": 50, "b": 40},
+        legend={"orientation": "h", "y": -0.2},
+    )
+    return _fig_json(fig)

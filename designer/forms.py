@@ -19,6 +19,10 @@ SECTION_TITLES = {
     "checkpoint": "Checkpoints",
     "management": "Management plane",
     "bom": "Bill of materials",
+    "power": "Power and racks",
+    "cooling": "Facility and cooling",
+    "tco": "Total cost of ownership",
+    "carbon": "Carbon",
 }
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from decimal import Decimal
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -38,6 +39,31 @@ def _pos_int(default, help_text, maximum=10_000_000, minimum=1, **kw):
 
 def _opt_int(help_text, maximum=100_000, minimum=1):
     return models.PositiveIntegerField(null=True, blank=True, help_text=help_text, validators=_range(minimum, maximum))
+
+
+def _opt_real(help_text, minimum, maximum):
+    return models.FloatField(null=True, blank=True, help_text=help_text, validators=_range(minimum, maximum))
+
+
+def _money(default, help_text, maximum=10**12, places=2):
+    return models.DecimalField(
+        max_digits=18,
+        decimal_places=places,
+        default=default,
+        help_text=help_text,
+        validators=_range(Decimal(0), Decimal(maximum)),
+    )
+
+
+def _opt_money(help_text, maximum=10**12):
+    return models.DecimalField(
+        max_digits=18,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        help_text=help_text,
+        validators=_range(Decimal(0), Decimal(maximum)),
+    )
 
 
 def _real(default, help_text, minimum=0.0, maximum=1e9, **kw):
@@ -157,6 +183,80 @@ class Requirements(models.Model):
     spares_transceiver_pct = _real(2.0, "Spare transceivers [%]", minimum=0, maximum=100)
     spares_cable_pct = _real(2.0, "Spare cables [%]", minimum=0, maximum=100)
     growth_headroom_pct = _real(20.0, "Free-port headroom for growth to check [%] (seed: 20)", minimum=0, maximum=100)
+    # --- power and racks --------------------------------------------------------------------
+    node_power_w = _opt_real("Compute node power [W] (empty = GPU TDP × GPUs + host overhead)", 1, 1e6)
+    gpu_tdp_w = _opt_real("GPU TDP [W] (empty = the GPU model's)", 1, 5000)
+    host_overhead_w = _real(4600.0, "Node power besides the GPUs [W] (DGX H100: 10.2 kW − 8 × 700 W)", 0, 1e5)
+    node_u = _pos_int(8, "Compute node height [U] (DGX H100: 8U; the chapter assumes 6U)", maximum=48)
+    average_load_frac = _real(1.0, "Average draw ÷ nameplate for energy (1 = nameplate)", 0.01, 1)
+    storage_node_power_w = _real(2500.0, "Storage server power [W]", 0, 1e5)
+    storage_node_u = _pos_int(2, "Storage server height [U]", maximum=48)
+    mgmt_node_power_w = _real(1500.0, "Management/login server power [W]", 0, 1e5)
+    mgmt_node_u = _pos_int(1, "Management/login server height [U]", maximum=48)
+    network_power_kw = _opt_real("Network power [kW] (empty = switches + optics from the BOM)", 0, 1e6)
+    rack_budget_kw = _real(40.0, "Power budget per rack [kW]", 0.1, 1000)
+    rack_u = _pos_int(42, "Rack height [U]", maximum=60)
+    # --- facility and cooling ---------------------------------------------------------------
+    cooling_type = models.CharField(
+        max_length=20,
+        blank=True,
+        default="",
+        choices=[
+            ("", "By rack density"),
+            ("air", "Air"),
+            ("air_containment", "Air with containment"),
+            ("direct_to_chip", "Direct-to-chip liquid"),
+            ("immersion", "Immersion"),
+        ],
+        help_text="Cooling (empty = the least intensive that holds the rack density)",
+    )
+    pue = _opt_real("PUE (empty = typical for the cooling type)", 1, 5)
+    electrical_chain = models.CharField(
+        max_length=30,
+        default="in_pue",
+        choices=[
+            ("in_pue", "Included in the PUE"),
+            ("ups_line_interactive", "Line-interactive UPS (98 %)"),
+            ("ups_double_conversion", "Double-conversion UPS (93 %)"),
+            ("hvdc_240v", "240 V HVDC (94 %)"),
+            ("legacy_ac", "Legacy AC chain (85 %)"),
+        ],
+        help_text="Electrical chain efficiency, when the PUE does not include it",
+    )
+    electricity_usd_per_kwh = _money(Decimal("0.08"), "Electricity price [$/kWh]", maximum=10, places=4)
+    coolant_supply_c = _real(32.0, "Secondary loop supply temperature [°C]", 5, 80)
+    coolant_return_c = _real(45.0, "Secondary loop return temperature [°C]", 5, 90)
+    coolant_fluid = models.CharField(
+        max_length=10,
+        default="water",
+        choices=[("water", "Water"), ("pg25", "Propylene glycol 25 %")],
+        help_text="Secondary loop fluid",
+    )
+    cdu_unit_kw = _real(3000.0, "CDU capacity per unit [kW]", 1, 1e5)
+    heat_rejection_unit_kw = _real(1000.0, "Dry cooler / cooling tower capacity per unit [kW]", 1, 1e5)
+    capping_budget_kw = _opt_real("Facility budget for the power-capping planner [kW] (empty = this design's)", 1, 1e7)
+    # --- TCO --------------------------------------------------------------------------------
+    tco_years = _pos_int(5, "TCO horizon [years]", maximum=30)
+    gpu_node_price_usd = _money(Decimal("250000"), "Compute node price [$]")
+    storage_node_price_usd = _money(Decimal("350000"), "Storage server price [$]")
+    network_capex_usd = _opt_money("Network CapEx [$] (empty = the BOM total)")
+    mgmt_capex_usd = _money(Decimal("250000"), "Management and login servers [$]")
+    cooling_capex_usd_per_kw = _money(Decimal("1260"), "Cooling plant CapEx per facility kW [$]")
+    cooling_capex_usd = _opt_money("Cooling plant CapEx [$] (empty = per kW × facility kW)")
+    facility_capex_usd_per_kw = _money(Decimal("720"), "Facility works per facility kW [$]")
+    facility_capex_usd = _opt_money("Facility works [$] (empty = per kW × facility kW)")
+    software_capex_usd = _money(Decimal("500000"), "Software licences, up front [$]")
+    software_usd_per_year = _money(Decimal("200000"), "Software subscriptions per year [$]")
+    ops_fte = _real(5.0, "Operations staff [FTE]", 0, 10000)
+    ops_usd_per_fte_year = _money(Decimal("200000"), "Cost per FTE per year [$]")
+    spares_maintenance_usd_per_year = _opt_money("Spares and maintenance per year [$] (empty = 1 % of hardware)")
+    tco_utilisation_frac = _real(0.8, "Utilisation for the cost per GPU-hour", 0.01, 1)
+    discount_rate_pct = _real(0.0, "Discount rate for the present value [%/year]", 0, 99)
+    # --- carbon -----------------------------------------------------------------------------
+    grid_kg_co2_per_kwh = _real(0.4, "Grid carbon intensity [kg CO₂/kWh]", 0, 2)
+    run_days = _real(90.0, "Training run length [days]", 0.01, 3650)
+    run_utilisation_frac = _real(0.9, "Training run GPU utilisation", 0.01, 1)
+    run_power_frac = _real(0.7, "Training run average GPU power ÷ TDP", 0.01, 1)
 
     class Meta:
         abstract = True

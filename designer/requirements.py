@@ -81,8 +81,62 @@ LAYOUT: tuple[tuple[str, str, str], ...] = (
     ("bom", "spares_transceiver_pct", "spares_transceiver_pct"),
     ("bom", "spares_cable_pct", "spares_cable_pct"),
     ("bom", "growth_headroom_pct", "growth_headroom_pct"),
+    *(
+        ("power", k, k)
+        for k in (
+            "node_power_w",
+            "gpu_tdp_w",
+            "host_overhead_w",
+            "node_u",
+            "average_load_frac",
+            "storage_node_power_w",
+            "storage_node_u",
+            "mgmt_node_power_w",
+            "mgmt_node_u",
+            "network_power_kw",
+            "rack_budget_kw",
+            "rack_u",
+            "electricity_usd_per_kwh",
+            "pue",
+            "electrical_chain",
+            "capping_budget_kw",
+        )
+    ),
+    *(
+        ("cooling", k.removeprefix("cooling_") if k == "cooling_type" else k, k)
+        for k in (
+            "cooling_type",
+            "coolant_supply_c",
+            "coolant_return_c",
+            "coolant_fluid",
+            "cdu_unit_kw",
+            "heat_rejection_unit_kw",
+        )
+    ),
+    *(
+        ("tco", k.removeprefix("tco_"), k)
+        for k in (
+            "tco_years",
+            "gpu_node_price_usd",
+            "storage_node_price_usd",
+            "network_capex_usd",
+            "mgmt_capex_usd",
+            "cooling_capex_usd_per_kw",
+            "cooling_capex_usd",
+            "facility_capex_usd_per_kw",
+            "facility_capex_usd",
+            "software_capex_usd",
+            "software_usd_per_year",
+            "ops_fte",
+            "ops_usd_per_fte_year",
+            "spares_maintenance_usd_per_year",
+            "tco_utilisation_frac",
+            "discount_rate_pct",
+        )
+    ),
+    *(("carbon", k, k) for k in ("grid_kg_co2_per_kwh", "run_days", "run_utilisation_frac", "run_power_frac")),
 )
-SECTIONS = ("compute_fabric", "storage", "checkpoint", "management", "bom")
+SECTIONS = ("compute_fabric", "storage", "checkpoint", "management", "bom", "power", "cooling", "tco", "carbon")
 _TO_FLAT = {(s, k): f for s, k, f in LAYOUT}
 _TO_PATH = {f: (f"{s}.{k}" if s else k) for s, k, f in LAYOUT}
 assert set(_TO_PATH) == set(REQUIREMENT_FIELDS), set(REQUIREMENT_FIELDS) ^ set(_TO_PATH)

@@ -18,6 +18,7 @@ from bom.layout import RackLayout
 from bom.links import ClusterShape, all_links
 from bom.parts import PartKind, PartSpec
 from designer.requirements import RequirementsError, flatten, validate_flat
+from power import PowerInputError
 from topology import FabricPlan, FabricRequest, FabricRequestError, Topology, plan_fabric
 from topology.management_plane import ManagementPlan, ManagementRequest, plan_management
 from topology.sizing import aggregate_bandwidth_gbps, min_uplink_bandwidth_gbps, ports_for_bandwidth
@@ -188,6 +189,10 @@ def evaluate_flat(r: dict[str, Any]) -> Evaluation:
     bom = network_bom(r, plan, storage, mgmt, catalog)
     bom_d = bom.to_dict()
     bom_d["price_book"] = book
+    try:
+        power = power_section(r, plan, storage, mgmt, bom)
+    except PowerInputError as exc:
+        raise RequirementsError({k: [v] for k, v in exc.errors.items()}) from None
     result = {
         "schema_version": RESULT_SCHEMA_VERSION,
         "cluster": {
@@ -201,6 +206,7 @@ def evaluate_flat(r: dict[str, Any]) -> Evaluation:
         "storage": storage_d,
         "management": mgmt_d,
         "bom": bom_d,
+        "power": power,
         "summary": {
             "gpu_count": r["gpu_count"],
             "compute_switch_count": plan.switch_count,
@@ -212,6 +218,13 @@ def evaluate_flat(r: dict[str, Any]) -> Evaluation:
             "management_switch_count": mgmt.tor_count + mgmt.spine_count,
             "switch_count": plan.switch_count + storage.switch_count + mgmt.tor_count + mgmt.spine_count,
             "network_total_usd": bom_d["total_usd"],
+            "it_kw": power["facility"]["it_kw"],
+            "facility_kw": power["facility"]["facility_kw"],
+            "rack_count": power["racks"]["rack_count"],
+            "capex_usd": power["tco"]["capex_usd"],
+            "opex_usd_per_year": power["tco"]["opex_usd_per_year"],
+            "tco_usd": power["tco"]["total_usd"],
+            "cost_per_gpu_hour_usd": power["tco"]["cost_per_gpu_hour_usd"],
         },
     }
     return Evaluation(requirements=r, fabric=plan, result=result, storage=storage, management=mgmt, bom=bom)
@@ -468,3 +481,223 @@ def export_bom(revision, fmt: str) -> tuple[bytes, str, str]:
         )
         return data, "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", f"{base}-bom.xlsx"
     raise ValueError(f"unknown export {fmt!r}")
+
+
+# --- power, racks, cooling, TCO, carbon ------------------------------------------------------
+
+
+def network_power_w(bom: Bom) -> tuple[float, str]:
+    """Switches + transceivers + active cables from the BOM (NICs are inside the servers)."""
+    watts = 0.0
+    parts = {"switch": 0.0, "transceiver": 0.0, "cable": 0.0}
+    for ln in bom.lines:
+        if ln.spare or ln.kind.value not in parts:
+            continue
+        parts[ln.kind.value] += ln.power_w * ln.quantity
+        watts += ln.power_w * ln.quantity
+    why = (
+        f"from the BOM: switches {parts['switch'] / 1000:,.1f} kW + transceivers {parts['transceiver'] / 1000:,.1f} kW"
+        f" + active cables {parts['cable'] / 1000:,.1f} kW"
+    )
+    return watts, why
+
+
+def power_section(r: dict[str, Any], plan: FabricPlan, storage: StoragePlan, mgmt: ManagementPlan, bom: Bom):
+    from decimal import Decimal
+
+    from power.capping import plan_capping
+    from power.carbon import TrainingRun, annual_co2_t, training_run_footprint
+    from power.cooling import CoolingRequest, plan_cooling
+    from power.facility import PUE_BY_COOLING, ItLoad, plan_facility
+    from power.gpus import GPU_TDP_W
+    from power.racks import RackRequest, plan_racks
+    from power.tco import TcoInputs, line, total_cost_of_ownership
+
+    nodes = r["gpu_count"] // r["gpus_per_node"]
+    tdp = r.get("gpu_tdp_w") or GPU_TDP_W.get(r["gpu_model"], 700.0)
+    if r.get("node_power_w"):
+        node_w = float(r["node_power_w"])
+        node_why = f"{node_w:,.0f} W as given"
+    else:
+        node_w = tdp * r["gpus_per_node"] + float(r["host_overhead_w"])
+        node_why = f"{r['gpus_per_node']} × {tdp:g} W TDP + {float(r['host_overhead_w']):,.0f} W host = {node_w:,.0f} W"
+    if r.get("network_power_kw") is not None:
+        net_w, net_why = float(r["network_power_kw"]) * 1000, "as given"
+    else:
+        net_w, net_why = network_power_w(bom)
+    load = ItLoad(
+        nodes,
+        node_w,
+        r["storage_node_count"],
+        float(r["storage_node_power_w"]),
+        r["mgmt_node_count"] + r["login_node_count"],
+        float(r["mgmt_node_power_w"]),
+        net_w,
+        float(r["average_load_frac"]),
+    )
+    upper = sum(t.switch_count for t in plan.tiers[1:]) + mgmt.spine_count
+    if storage.fabric is not None:
+        upper += sum(t.switch_count for t in storage.fabric.tiers[1:])
+    racks = plan_racks(
+        RackRequest(
+            node_count=nodes,
+            node_kw=node_w / 1000,
+            node_u=r["node_u"],
+            rack_budget_kw=float(r["rack_budget_kw"]),
+            rack_u=r["rack_u"],
+            racks_per_row=r["racks_per_row"],
+            upper_switch_count=upper,
+            storage_node_count=r["storage_node_count"],
+            storage_node_kw=float(r["storage_node_power_w"]) / 1000,
+            storage_node_u=r["storage_node_u"],
+            mgmt_node_count=r["mgmt_node_count"] + r["login_node_count"],
+            mgmt_node_kw=float(r["mgmt_node_power_w"]) / 1000,
+            mgmt_node_u=r["mgmt_node_u"],
+        )
+    )
+    cooling_choice = r.get("cooling_type") or ""
+    # the PUE follows the cooling: choose the cooling first (by density when not given)
+    from power.cooling import cooling_for_density
+
+    kind = cooling_choice or cooling_for_density(racks.compute_rack_kw)
+    pue = float(r["pue"]) if r.get("pue") is not None else PUE_BY_COOLING[kind]
+    fac = plan_facility(
+        load,
+        pue=pue,
+        electricity_usd_per_kwh=Decimal(str(r["electricity_usd_per_kwh"])),
+        chain=r["electrical_chain"],
+        network_source=net_why,
+    )
+    fac.derivations["compute_kw"] = f"{nodes:,} nodes × {node_why}"
+    if r.get("pue") is None:
+        fac.derivations["pue"] = f"typical for {kind.replace('_', ' ')} cooling (seed P4): {pue:g}"
+    cooling = plan_cooling(
+        CoolingRequest(
+            rack_kw=racks.compute_rack_kw,
+            it_kw=fac.it_kw,
+            facility_kw=fac.facility_kw,
+            cooling_type=cooling_choice,
+            supply_c=float(r["coolant_supply_c"]),
+            return_c=float(r["coolant_return_c"]),
+            fluid=r["coolant_fluid"],
+            cdu_unit_kw=float(r["cdu_unit_kw"]),
+            heat_rejection_unit_kw=float(r["heat_rejection_unit_kw"]),
+        )
+    )
+    budget_kw = float(r["capping_budget_kw"]) if r.get("capping_budget_kw") else fac.facility_kw
+    capping = plan_capping(budget_kw, tdp, host_w_per_gpu=float(r["host_overhead_w"]) / r["gpus_per_node"], pue=pue)
+    # TCO
+    fac_kw = Decimal(fac.facility_kw_billed)
+    net_capex = r.get("network_capex_usd")
+    net_capex = Decimal(net_capex) if net_capex is not None else bom.total_usd()
+    storage_capex = Decimal(r["storage_node_price_usd"]) * r["storage_node_count"]
+    cooling_capex = r.get("cooling_capex_usd")
+    cooling_capex = (
+        Decimal(cooling_capex) if cooling_capex is not None else Decimal(r["cooling_capex_usd_per_kw"]) * fac_kw
+    )
+    facility_capex = r.get("facility_capex_usd")
+    facility_capex = (
+        Decimal(facility_capex) if facility_capex is not None else Decimal(r["facility_capex_usd_per_kw"]) * fac_kw
+    )
+    gpu_capex = Decimal(r["gpu_node_price_usd"]) * nodes
+    hardware = gpu_capex + storage_capex + net_capex
+    spares = r.get("spares_maintenance_usd_per_year")
+    spares = Decimal(spares) if spares is not None else hardware / 100
+    ops = Decimal(str(r["ops_fte"])) * Decimal(r["ops_usd_per_fte_year"])
+    capex = (
+        line("GPU nodes", gpu_capex, f"{nodes:,} × ${Decimal(r['gpu_node_price_usd']):,}"),
+        line("Storage", storage_capex, f"{r['storage_node_count']} × ${Decimal(r['storage_node_price_usd']):,}"),
+        line("Network", net_capex, "as given" if r.get("network_capex_usd") is not None else "the BOM total"),
+        line("Management", Decimal(r["mgmt_capex_usd"]), "management and login servers, as given"),
+        line(
+            "Cooling plant",
+            cooling_capex,
+            "as given"
+            if r.get("cooling_capex_usd") is not None
+            else f"{fac_kw:,} kW × ${Decimal(r['cooling_capex_usd_per_kw']):,}/kW",
+        ),
+        line(
+            "Facility works",
+            facility_capex,
+            "as given"
+            if r.get("facility_capex_usd") is not None
+            else f"{fac_kw:,} kW × ${Decimal(r['facility_capex_usd_per_kw']):,}/kW",
+        ),
+        line("Software licences", Decimal(r["software_capex_usd"]), "up front, as given"),
+    )
+    opex = (
+        line("Electricity", fac.annual_electricity_usd, fac.derivations["annual_electricity_usd"]),
+        line("Operations staff", ops, f"{r['ops_fte']:g} FTE × ${Decimal(r['ops_usd_per_fte_year']):,}"),
+        line(
+            "Spares & maintenance",
+            spares,
+            "as given" if r.get("spares_maintenance_usd_per_year") is not None else f"1 % of hardware ${hardware:,.0f}",
+        ),
+        line("Software", Decimal(r["software_usd_per_year"]), "subscriptions, as given"),
+    )
+    tco = total_cost_of_ownership(
+        TcoInputs(
+            capex,
+            opex,
+            r["tco_years"],
+            r["gpu_count"],
+            float(r["tco_utilisation_frac"]),
+            float(r["discount_rate_pct"]) / 100,
+        )
+    )
+    run = training_run_footprint(
+        TrainingRun(
+            r["gpu_count"],
+            tdp,
+            float(r["run_utilisation_frac"]),
+            float(r["run_power_frac"]),
+            pue,
+            float(r["run_days"]),
+            float(r["grid_kg_co2_per_kwh"]),
+        )
+    )
+    year_t = annual_co2_t(fac.annual_kwh, float(r["grid_kg_co2_per_kwh"]))
+    return {
+        "gpu_tdp_w": tdp,
+        "node_power_w": node_w,
+        "facility": fac.to_dict(),
+        "racks": racks.to_dict(),
+        "cooling": cooling.to_dict(),
+        "capping": capping.to_dict(),
+        "tco": tco.to_dict(),
+        "carbon": {
+            "training_run": run.to_dict(),
+            "annual_co2_t": round(year_t, 3),
+            "derivations": {
+                "annual_co2_t": f"{fac.annual_kwh:,.0f} kWh/year × {r['grid_kg_co2_per_kwh']:g} kg/kWh "
+                f"= {year_t:,.1f} t CO₂ per year of operation"
+            },
+        },
+    }
+
+
+def tco_sheet(results: dict[str, Any]) -> list[tuple[str, list[str], list[list[Any]]]]:
+    """The TCO as a sheet with live formulas: edit a CapEx or OpEx line and the totals follow."""
+    from decimal import Decimal
+
+    from bom.export import Formula
+
+    power = results.get("power")
+    if not power:
+        return []
+    t = power["tco"]
+    rows: list[list[Any]] = []
+    for c in t["capex"]:
+        rows.append(["CapEx", c["name"], Decimal(c["amount_usd"]), c["derivation"]])
+    first_opex = len(rows) + 2
+    for c in t["opex_per_year"]:
+        rows.append(["OpEx per year", c["name"], Decimal(c["amount_usd"]), c["derivation"]])
+    n_cap, n_all = len(t["capex"]), len(rows)
+    rows.append(["Total", "CapEx", Formula(f"=SUM(C2:C{n_cap + 1})"), ""])
+    rows.append(["Total", "OpEx per year", Formula(f"=SUM(C{first_opex}:C{n_all + 1})"), ""])
+    rows.append(["Total", "Years", t["years"], ""])
+    r_cap, r_opex, r_years = n_all + 2, n_all + 3, n_all + 4
+    rows.append(
+        ["Total", f"{t['years']}-year total", Formula(f"=C{r_cap}+C{r_years}*C{r_opex}"), t["derivations"]["total_usd"]]
+    )
+    return [("TCO", ["Section", "Line", "USD", "Derivation"], rows)]

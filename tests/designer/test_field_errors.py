@@ -21,7 +21,7 @@ def bad_values(name: str) -> list[str]:
         return ["not-a-choice"]
     if isinstance(f, dj.IntegerField):
         return ["abc", "-5", "2.5", "99999999999"]
-    if isinstance(f, dj.FloatField):
+    if isinstance(f, dj.FloatField | dj.DecimalField):
         return ["abc", "-1", "1e99"]
     if name == "torus_dims":
         return ["4x4", "axbxc"]
@@ -56,7 +56,7 @@ def test_form_rejects_with_field_message(logged_in, name, value):
 @pytest.mark.parametrize(("name", "value"), CASES)
 def test_api_evaluate_rejects_with_field_message(logged_in, name, value):
     body = form_data(**{name: value})
-    r = logged_in.post("/api/v1/evaluate/?layout=flat", json.dumps(body), content_type="application/json")
+    r = logged_in.post("/api/v1/evaluate/?layout=flat", json.dumps(body, default=str), content_type="application/json")
     assert r.status_code == 400
     assert name in r.json()["errors"]
 

@@ -1,0 +1,14 @@
+"""Accelerator power figures (seed-figures.md P1; vendor datasheets)."""
+
+from __future__ import annotations
+
+GPU_TDP_W: dict[str, float] = {
+    "A100-SXM4-80GB": 400.0,
+    "H100-SXM5": 700.0,
+    "H200-SXM": 700.0,
+    "B200": 1000.0,
+    "GB200": 1200.0,  # per GPU in an NVL72 rack (≈120 kW for 72 GPUs with CPUs, switches)
+    "MI300X": 750.0,
+    "TPU-v4": 192.0,
+}
+"""Thermal design power per accelerator [W]. Seed P1: V100 300, A100 400, H100 SXM5 700, B200 1,000."""

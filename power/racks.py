@@ -1,0 +1,136 @@
+"""Racks: nodes per rack from the power budget and rack units; rack count, rows, kW per rack.
+
+Seed chapter §14.8 (seed-figures.md D14): 4 × DGX H100 (the chapter budgets 6U and 10 kW
+each) per 42U rack → ≈40 kW per compute rack; 250 nodes → 63 compute racks; with the
+infrastructure racks, 75 in all. Infrastructure racks here: one network rack at the end
+of each compute row (the leaves), racks of spine/core switches, storage and management.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from power import PowerInputError
+
+
+@dataclass(frozen=True)
+class RackRequest:
+    node_count: int
+    node_kw: float
+    node_u: int
+    rack_budget_kw: float = 40.0
+    rack_u: int = 42
+    racks_per_row: int = 10
+    upper_switch_count: int = 0  # spine/core switches of all planes, network row
+    switches_per_network_rack: int = 16
+    storage_node_count: int = 0
+    storage_node_kw: float = 2.5
+    storage_node_u: int = 2
+    mgmt_node_count: int = 0
+    mgmt_node_kw: float = 1.5
+    mgmt_node_u: int = 1
+
+    def __post_init__(self) -> None:
+        errors: dict[str, str] = {}
+        for name in ("node_kw", "rack_budget_kw", "storage_node_kw", "mgmt_node_kw"):
+            if not getattr(self, name) > 0:
+                errors[name] = f"must be positive, got {getattr(self, name)}"
+        for name in (
+            "node_count",
+            "node_u",
+            "rack_u",
+            "racks_per_row",
+            "switches_per_network_rack",
+            "storage_node_u",
+            "mgmt_node_u",
+        ):
+            if getattr(self, name) < 1:
+                errors[name] = f"must be at least 1, got {getattr(self, name)}"
+        if not errors:
+            if self.rack_budget_kw < self.node_kw:
+                errors["rack_budget_kw"] = (
+                    f"a {self.rack_budget_kw:g} kW rack budget cannot hold even one {self.node_kw:g} kW node; "
+                    f"raise it to at least {self.node_kw:g} kW"
+                )
+            if self.rack_u < self.node_u:
+                errors["rack_u"] = f"a {self.rack_u}U rack cannot hold a {self.node_u}U node"
+        if errors:
+            raise PowerInputError(errors)
+
+
+@dataclass(frozen=True)
+class RackPlan:
+    nodes_per_rack: int
+    compute_rack_count: int
+    compute_row_count: int
+    compute_rack_kw: float
+    network_rack_count: int
+    storage_rack_count: int
+    mgmt_rack_count: int
+    derivations: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def infra_rack_count(self) -> int:
+        return self.network_rack_count + self.storage_rack_count + self.mgmt_rack_count
+
+    @property
+    def rack_count(self) -> int:
+        return self.compute_rack_count + self.infra_rack_count
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "nodes_per_rack": self.nodes_per_rack,
+            "compute_rack_count": self.compute_rack_count,
+            "compute_row_count": self.compute_row_count,
+            "compute_rack_kw": round(self.compute_rack_kw, 3),
+            "network_rack_count": self.network_rack_count,
+            "storage_rack_count": self.storage_rack_count,
+            "mgmt_rack_count": self.mgmt_rack_count,
+            "infra_rack_count": self.infra_rack_count,
+            "rack_count": self.rack_count,
+            "derivations": dict(self.derivations),
+        }
+
+
+def _racks_for(count: int, kw: float, u: int, budget_kw: float, rack_u: int) -> tuple[int, int]:
+    if count == 0:
+        return 0, 0
+    per_rack = max(1, min(int(budget_kw // kw), rack_u // u))
+    return per_rack, math.ceil(count / per_rack)
+
+
+def plan_racks(req: RackRequest) -> RackPlan:
+    by_power = int(req.rack_budget_kw // req.node_kw)
+    by_u = req.rack_u // req.node_u
+    per_rack = min(by_power, by_u)
+    racks = math.ceil(req.node_count / per_rack)
+    rows = math.ceil(racks / req.racks_per_row)
+    in_full = min(per_rack, req.node_count)
+    spine_racks = math.ceil(req.upper_switch_count / req.switches_per_network_rack)
+    network = rows + spine_racks
+    s_per, storage = _racks_for(
+        req.storage_node_count, req.storage_node_kw, req.storage_node_u, req.rack_budget_kw, req.rack_u
+    )
+    m_per, mgmt = _racks_for(req.mgmt_node_count, req.mgmt_node_kw, req.mgmt_node_u, req.rack_budget_kw, req.rack_u)
+    limit = "power" if by_power <= by_u else "rack units"
+    d = {
+        "nodes_per_rack": (
+            f"min(⌊{req.rack_budget_kw:g} kW ÷ {req.node_kw:g} kW⌋ = {by_power}, ⌊{req.rack_u}U ÷ {req.node_u}U⌋ = "
+            f"{by_u}) = {per_rack} — limited by {limit}; {per_rack * req.node_u}U used"
+        ),
+        "compute_rack_count": f"⌈{req.node_count:,} ÷ {per_rack}⌉ = {racks:,} compute racks in {rows} rows of "
+        f"up to {req.racks_per_row}",
+        "compute_rack_kw": f"{in_full} × {req.node_kw:g} kW = {in_full * req.node_kw:,.1f} kW per full compute rack",
+        "network_rack_count": (
+            f"{rows} end-of-row leaf racks + ⌈{req.upper_switch_count} spine/core switches ÷ "
+            f"{req.switches_per_network_rack}⌉ = {spine_racks} → {network}"
+        ),
+        "storage_rack_count": (f"⌈{req.storage_node_count} ÷ {s_per} per rack⌉ = {storage}" if storage else "none"),
+        "mgmt_rack_count": (f"⌈{req.mgmt_node_count} ÷ {m_per} per rack⌉ = {mgmt}" if mgmt else "none"),
+        "rack_count": (
+            f"{racks:,} compute + {network + storage + mgmt} infrastructure = {racks + network + storage + mgmt:,}"
+        ),
+    }
+    return RackPlan(per_rack, racks, rows, in_full * req.node_kw, network, storage, mgmt, d)
