@@ -66,6 +66,17 @@ def result_table(result: dict[str, Any]) -> str:
             out.append(f"  {key}: {text}")
         for check in p.get("checks", []):
             out.append(f"  [{'ok' if check['ok'] else 'WARN'}] {check['message']}")
+    power = result.get("power")
+    if power:
+        out += ["", "Power, racks, cooling and cost:"]
+        for section in ("facility", "racks", "cooling", "tco"):
+            for key, text in power[section]["derivations"].items():
+                out.append(f"  {key}: {text}")
+        for key, text in power["capping"]["derivations"].items():
+            out.append(f"  capping {key}: {text}")
+        for key, text in power["carbon"]["training_run"]["derivations"].items():
+            out.append(f"  training run {key}: {text}")
+        out.append(f"  {power['carbon']['derivations']['annual_co2_t']}")
     bom = result.get("bom")
     if bom:
         out += ["", f"Network bill of materials ({bom['price_book']['name']} v{bom['price_book']['version']}):"]

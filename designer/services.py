@@ -478,6 +478,7 @@ def export_bom(revision, fmt: str) -> tuple[bytes, str, str]:
             design_notes=revision.notes,
             revision=f"r{revision.number} by {revision.author.username}, {revision.created_at:%Y-%m-%d %H:%M}",
             cabling=cabling,
+            extra_sheets=tco_sheet(revision.results),
         )
         return data, "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", f"{base}-bom.xlsx"
     raise ValueError(f"unknown export {fmt!r}")

@@ -69,6 +69,12 @@
     row("Storage", `${fmt(s.usable_tb)} TB usable, ${fmt(s.switch_count)} switches`);
     row("Checkpoint write", `${fmt(s.checkpoint_write_gbyte_s, 2)} GB/s`);
     row("Management", `${fmt(m.tor_count)} ToRs + ${fmt(m.spine_count)} spines`);
+    if (r.bom) row("Network BOM", `$${fmt(Number(r.bom.total_usd))}`);
+    if (r.power) {
+      row("IT / facility", `${fmt(r.power.facility.it_kw)} / ${fmt(r.power.facility.facility_kw)} kW`);
+      row("Racks", `${fmt(r.power.racks.rack_count)} (${r.power.cooling.cooling_type.replace(/_/g, " ")})`);
+      row(`${r.power.tco.years}-year TCO`, `$${fmt(Number(r.power.tco.total_usd))}`);
+    }
     status.textContent = "Live figures for the values above (not saved yet).";
     status.className = "muted";
   }

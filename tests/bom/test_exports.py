@@ -16,7 +16,7 @@ from tests.designer.conftest import make_design
 
 
 def _eval(ws, ref: str, wb, overrides: dict, depth=0):
-    """A tiny evaluator for the formulas we write (A1*B1, SUM(F2:F9), 'Sheet'!F9)."""
+    """A tiny evaluator for the formulas we write (D2*E2, C13+C15*C14, SUM(F2:F9), 'Sheet'!F9)."""
     assert depth < 20
     sheet_ref = re.fullmatch(r"'?([^'!]+)'?!([A-Z]+\d+)", ref)
     if sheet_ref:
@@ -29,9 +29,9 @@ def _eval(ws, ref: str, wb, overrides: dict, depth=0):
         if m:
             col, a, _, b = m.groups()
             return sum(_eval(ws, f"{col}{i}", wb, overrides, depth + 1) or 0 for i in range(int(a), int(b) + 1))
-        m = re.fullmatch(r"([A-Z]+\d+)\*([A-Z]+\d+)", expr)
-        if m:
-            return _eval(ws, m.group(1), wb, overrides, depth + 1) * _eval(ws, m.group(2), wb, overrides, depth + 1)
+        if re.fullmatch(r"[A-Z]+\d+(?:[+*][A-Z]+\d+)+", expr):  # arithmetic on cells: C13+C15*C14
+            values = {ref: _eval(ws, ref, wb, overrides, depth + 1) for ref in re.findall(r"[A-Z]+\d+", expr)}
+            return eval(re.sub(r"[A-Z]+\d+", lambda m: repr(float(values[m.group(0)])), expr))
         return _eval(ws, expr, wb, overrides, depth + 1)
     return value
 
@@ -48,7 +48,7 @@ def test_xlsx_has_formulas_totals_and_reads_back(alice, seed_revision):
     content, ctype, filename = export_bom(seed_revision, "bom.xlsx")
     assert filename.endswith("-r1-bom.xlsx") and "spreadsheetml" in ctype
     wb = openpyxl.load_workbook(io.BytesIO(content))
-    assert wb.sheetnames == ["Summary", "Compute", "Storage", "Management", "Cabling plan", "Price book"]
+    assert wb.sheetnames == ["Summary", "Compute", "Storage", "Management", "Cabling plan", "Price book", "TCO"]
     comp = wb["Compute"]
     assert comp["F2"].value == "=D2*E2"
     last = comp.max_row
