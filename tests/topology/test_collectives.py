@@ -1,0 +1,149 @@
+"""The collective cost model: vectorised = scalar oracle; public measurements; monotonicity."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from topology.collectives import (
+    Algorithm,
+    Collective,
+    Fabric,
+    assumptions,
+    collective_cost,
+    scalar_cost,
+)
+
+fabrics = st.fixed_dictionaries(
+    {
+        "gpus_per_node": st.sampled_from([1, 2, 4, 8]),
+        "node_count": st.integers(1, 512),
+        "nvlink_gbyte_s": st.sampled_from([240.0, 370.8, 741.6]),
+        "nics_per_node": st.integers(1, 8),
+        "nic_gbps": st.sampled_from([100.0, 200.0, 400.0, 800.0]),
+        "nvls": st.booleans(),
+        "sharp": st.booleans(),
+        "oversubscription": st.sampled_from([1.0, 2.0, 3.0]),
+        "pods": st.integers(1, 16),
+        "rail_optimized": st.booleans(),
+    }
+)
+sizes = st.sampled_from([8.0, 1024.0, 65536.0, 1e6, 3.3e7, 1e9, 1.6e10])
+collectives = st.sampled_from(list(Collective))
+
+
+def vector(coll, size, f, **kw):
+    c = collective_cost(coll, np.array([size]), Fabric(**f), **kw)
+    return {
+        "time_us": c.time_us[0],
+        "busbw_gbyte_s": c.busbw_gbyte_s[0],
+        "algorithm": c.algorithm[0],
+        "protocol": c.protocol[0],
+    }
+
+
+@settings(max_examples=400, deadline=None)
+@given(collectives, sizes, fabrics)
+def test_vectorised_equals_scalar_oracle(coll, size, f):
+    v = vector(coll, size, f)
+    s = scalar_cost(coll, size, f)
+    assert v["time_us"] == pytest.approx(s["time_us"], rel=1e-9)
+    assert v["busbw_gbyte_s"] == pytest.approx(s["busbw_gbyte_s"], rel=1e-9)
+    assert (v["algorithm"], v["protocol"]) == (s["algorithm"], s["protocol"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    collectives,
+    sizes,
+    st.tuples(st.sampled_from([2, 3, 4, 8]), st.sampled_from([2, 4, 8]), st.sampled_from([2, 4, 16])),
+)
+def test_torus_vectorised_equals_scalar(coll, size, dims):
+    f = {
+        "gpus_per_node": 1,
+        "node_count": int(np.prod(dims)),
+        "nvlink_gbyte_s": 100.0,
+        "nics_per_node": 1,
+        "nic_gbps": 400.0,
+        "torus_dims": dims,
+        "torus_link_gbps": 400.0,
+    }
+    v = vector(coll, size, f)
+    s = scalar_cost(coll, size, f)
+    assert v["time_us"] == pytest.approx(s["time_us"], rel=1e-9)
+
+
+def test_vectorised_over_a_grid_matches_point_by_point():
+    sizes = np.logspace(3, 10, 15)
+    nodes = np.array([1, 2, 4, 64, 256])[:, None]
+    f = Fabric(gpus_per_node=8, node_count=nodes, nvlink_gbyte_s=370.8, nics_per_node=8, nic_gbps=400, sharp=True)
+    c = collective_cost(Collective.ALL_REDUCE, sizes[None, :], f)
+    for i, n in enumerate(nodes[:, 0]):
+        for j, s in enumerate(sizes):
+            o = scalar_cost(
+                "all_reduce",
+                s,
+                {
+                    "gpus_per_node": 8,
+                    "node_count": n,
+                    "nvlink_gbyte_s": 370.8,
+                    "nics_per_node": 8,
+                    "nic_gbps": 400,
+                    "sharp": True,
+                },
+            )
+            assert c.time_us[i, j] == pytest.approx(o["time_us"], rel=1e-12)
+
+
+@pytest.mark.parametrize("size", [2e9, 4e9])
+def test_public_h100_single_node_ring_allreduce(size):
+    """8 × H100 in one node, ring all-reduce, 2–4 GB: busbw ≈ 365–370 GB/s (nccl-tests)."""
+    c = collective_cost("all_reduce", size, Fabric(8, 1, 370.8, 8, 400), algorithms=(Algorithm.RING,))
+    assert 365 * 0.85 <= float(c.busbw_gbyte_s) <= 370 * 1.15
+
+
+@pytest.mark.parametrize("nodes", [2, 16, 64])
+def test_public_dgx_a100_hdr_ring_allreduce(nodes):
+    """DGX A100 over 8 × 200G HDR, ring all-reduce, large messages: busbw ≈ 192 GB/s."""
+    c = collective_cost("all_reduce", 8e9, Fabric(8, nodes, 240.0, 8, 200, nvls=False), algorithms=(Algorithm.RING,))
+    assert 192 * 0.85 <= float(c.busbw_gbyte_s) <= 192 * 1.15
+
+
+@settings(max_examples=200, deadline=None)
+@given(collectives, fabrics, st.floats(1.0, 1e10), st.floats(1.0, 8.0))
+def test_bigger_message_never_faster(coll, f, size, factor):
+    small = vector(coll, size, f)["time_us"]
+    big = vector(coll, size * factor, f)["time_us"]
+    assert big >= small * (1 - 1e-12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(collectives, fabrics, sizes, st.sampled_from(["nvlink_gbyte_s", "nic_gbps"]), st.floats(1.0, 4.0))
+def test_more_bandwidth_never_slower(coll, f, size, field, factor):
+    before = vector(coll, size, f)["time_us"]
+    after = vector(coll, size, {**f, field: f[field] * factor})["time_us"]
+    assert after <= before * (1 + 1e-12)
+
+
+def test_oversubscription_slows_all_to_all_not_ring():
+    base = dict(gpus_per_node=8, node_count=64, nvlink_gbyte_s=370.8, nics_per_node=8, nic_gbps=400, pods=4)
+    a2a_1 = collective_cost("all_to_all", 1e9, Fabric(**base, oversubscription=1.0)).time_us
+    a2a_3 = collective_cost("all_to_all", 1e9, Fabric(**base, oversubscription=3.0)).time_us
+    assert a2a_3 > 1.8 * a2a_1  # taper max(1, 3 × 3/4) = 2.25 on the bandwidth term
+    ring_1 = collective_cost("all_reduce", 1e9, Fabric(**base, oversubscription=1.0)).time_us
+    ring_3 = collective_cost("all_reduce", 1e9, Fabric(**base, oversubscription=3.0)).time_us
+    assert ring_1 == ring_3
+
+
+def test_sharp_halves_the_inter_node_traffic():
+    f = dict(gpus_per_node=8, node_count=64, nvlink_gbyte_s=370.8, nics_per_node=8, nic_gbps=400)
+    ring = collective_cost("all_reduce", 4e9, Fabric(**f), algorithms=(Algorithm.RING,)).busbw_gbyte_s
+    sharp = collective_cost("all_reduce", 4e9, Fabric(**f, sharp=True)).busbw_gbyte_s
+    assert sharp > 1.05 * ring
+
+
+def test_assumptions_are_stated():
+    text = " ".join(assumptions())
+    assert "370.8" in text and "PXN" in text and "torus" in text
