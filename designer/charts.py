@@ -415,3 +415,91 @@ def capping_chart(result: dict[str, Any]) -> dict[str, Any] | None:
         legend={"orientation": "h", "y": -0.2},
     )
     return _fig_json(fig)
+
+
+def sweep_charts(sweep, max_series: int = 24) -> dict[str, Any]:
+    """busbw and time vs message size; busbw vs GPU count; a heatmap over two parameters."""
+    from designer.models import SweepPoint
+
+    grid = sweep.grid
+    labels = sweep.fabric_labels
+    qs = SweepPoint.objects.filter(sweep=sweep)
+    series: dict[tuple[int, str, str], list[tuple[int, float, float, str]]] = {}
+    shown_fabrics = set(range(min(len(grid["fabrics"]), 8)))
+    for fi, coll, req, size, busbw, t, alg in (
+        qs.filter(fabric_index__in=shown_fabrics)
+        .values_list("fabric_index", "collective", "requested", "size_bytes", "busbw_gbyte_s", "time_us", "algorithm")
+        .order_by("fabric_index", "collective", "requested", "size_bytes")
+    ):
+        series.setdefault((fi, coll, req), []).append((size, busbw, t, alg))
+    bw = go.Figure()
+    tm = go.Figure()
+    for (fi, coll, req), pts in list(series.items())[:max_series]:
+        name = f"{coll} · {req} · {labels[fi] if fi < len(labels) else fi}"
+        xs = [p[0] for p in pts]
+        bw.add_trace(
+            go.Scatter(
+                x=xs,
+                y=[p[1] for p in pts],
+                mode="lines+markers",
+                name=name,
+                text=[p[3] for p in pts],
+                hovertemplate="%{x:.3s}B: %{y:.1f} GB/s (%{text})",
+            )
+        )
+        tm.add_trace(go.Scatter(x=xs, y=[p[2] for p in pts], mode="lines+markers", name=name))
+    bw.update_layout(
+        title="Bus bandwidth vs message size (nccl-tests convention)",
+        xaxis={"type": "log", "title": "message size [bytes]"},
+        yaxis_title="busbw [GB/s]",
+        height=460,
+        legend={"orientation": "h", "y": -0.25},
+    )
+    tm.update_layout(
+        title="Time vs message size",
+        xaxis={"type": "log", "title": "message size [bytes]"},
+        yaxis={"type": "log", "title": "time [µs]"},
+        height=460,
+        legend={"orientation": "h", "y": -0.25},
+    )
+    out = {"busbw": _fig_json(bw), "time": _fig_json(tm)}
+    # vs GPU count, at the largest message, when the sweep varies the node count
+    gpus = [f["gpus_per_node"] * f["node_count"] for f in grid["fabrics"]]
+    if len(set(gpus)) > 1:
+        largest = max(grid["sizes_bytes"])
+        rows = qs.filter(size_bytes=largest).values_list("fabric_index", "collective", "requested", "busbw_gbyte_s")
+        by: dict[tuple[str, str], list[tuple[int, float]]] = {}
+        for fi, coll, req, busbw in rows:
+            by.setdefault((coll, req), []).append((gpus[fi], busbw))
+        fig = go.Figure()
+        for (coll, req), pts in by.items():
+            pts.sort()
+            fig.add_trace(
+                go.Scatter(x=[p[0] for p in pts], y=[p[1] for p in pts], mode="markers+lines", name=f"{coll} · {req}")
+            )
+        fig.update_layout(
+            title=f"busbw vs GPU count at {largest:,} bytes",
+            xaxis={"type": "log", "title": "GPUs"},
+            yaxis_title="busbw [GB/s]",
+            height=420,
+        )
+        out["gpus"] = _fig_json(fig)
+    # heatmap: message size × fabric variant, first collective and algorithm
+    coll0, req0 = grid["collectives"][0], grid["algorithms"][0]
+    cells = qs.filter(collective=coll0, requested=req0).values_list("fabric_index", "size_bytes", "busbw_gbyte_s")
+    sizes = grid["sizes_bytes"]
+    z = [[None] * len(sizes) for _ in grid["fabrics"]]
+    col = {s: i for i, s in enumerate(sizes)}
+    for fi, size, busbw in cells:
+        z[fi][col[size]] = busbw
+    heat = go.Figure(
+        go.Heatmap(z=z, x=[f"{s:,}" for s in sizes], y=labels, colorscale="Viridis", colorbar={"title": "busbw GB/s"})
+    )
+    heat.update_layout(
+        title=f"{coll0} ({req0}) busbw over message size × design variant",
+        height=max(300, 40 * len(z) + 150),
+        xaxis_title="message size [bytes]",
+        margin={"l": 260},
+    )
+    out["heatmap"] = _fig_json(heat)
+    return out

@@ -392,3 +392,83 @@ class ApiToken(models.Model):
     @property
     def is_active(self) -> bool:
         return self.revoked_at is None and self.expires_at > timezone.now()
+
+
+class Sweep(models.Model):
+    """A background NCCL cost sweep. The database, not the broker, is the source of truth."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        RUNNING = "running"
+        DONE = "done"
+        FAILED = "failed"
+        CANCELLED = "cancelled"
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="sweeps")
+    design = models.ForeignKey(Design, null=True, blank=True, on_delete=models.SET_NULL, related_name="sweeps")
+    revision = models.ForeignKey(DesignRevision, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    name = models.CharField(max_length=200)
+    spec = models.JSONField(help_text="what the user asked for (vary, collectives, sizes, algorithms)")
+    grid = models.JSONField(help_text="the resolved grid: fabrics × collectives × sizes × algorithms")
+    fabric_labels = models.JSONField(default=list)
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.PENDING)
+    total_points = models.PositiveBigIntegerField(default=0)
+    done_points = models.PositiveBigIntegerField(default=0)
+    chunk_points = models.PositiveIntegerField(default=20000)
+    error = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class SweepChunk(models.Model):
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        RUNNING = "running"
+        DONE = "done"
+        FAILED = "failed"
+        CANCELLED = "cancelled"
+
+    sweep = models.ForeignKey(Sweep, on_delete=models.CASCADE, related_name="chunks")
+    number = models.PositiveIntegerField()
+    start = models.PositiveBigIntegerField()
+    stop = models.PositiveBigIntegerField()
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.PENDING)
+    attempts = models.PositiveIntegerField(default=0)
+    enqueued_at = models.DateTimeField(null=True, blank=True)
+    lease_until = models.DateTimeField(null=True, blank=True)
+    worker = models.CharField(max_length=200, blank=True, default="")
+    finished_at = models.DateTimeField(null=True, blank=True)
+    error = models.TextField(blank=True, default="")
+
+    class Meta:
+        ordering = ["sweep", "number"]
+        constraints = [models.UniqueConstraint(fields=["sweep", "number"], name="unique_chunk_number")]
+        indexes = [models.Index(fields=["sweep", "status"])]
+
+    @property
+    def size(self) -> int:
+        return self.stop - self.start
+
+
+class SweepPoint(models.Model):
+    sweep = models.ForeignKey(Sweep, on_delete=models.CASCADE, related_name="points")
+    index = models.PositiveBigIntegerField()
+    fabric_index = models.PositiveIntegerField()
+    collective = models.CharField(max_length=20)
+    size_bytes = models.PositiveBigIntegerField()
+    requested = models.CharField(max_length=20)
+    time_us = models.FloatField()
+    algbw_gbyte_s = models.FloatField()
+    busbw_gbyte_s = models.FloatField()
+    algorithm = models.CharField(max_length=20)
+    protocol = models.CharField(max_length=10)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["sweep", "index"], name="unique_sweep_point")]

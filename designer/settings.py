@@ -13,7 +13,7 @@ import dj_database_url
 import plotly
 from django.core.exceptions import ImproperlyConfigured
 
-from designer.env import env_bool, env_list, env_str
+from designer.env import env_bool, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("VAR_DIR") or BASE_DIR / "var")
@@ -150,6 +150,12 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_BEAT_SCHEDULE = {
+    "reap-stale-sweep-chunks": {"task": "designer.reap_stale_chunks", "schedule": 15.0},
+}
+SWEEP_LEASE_S = env_int("SWEEP_LEASE_S", 60, minimum=1)
+SWEEP_MAX_ATTEMPTS = env_int("SWEEP_MAX_ATTEMPTS", 5, minimum=1)
+SWEEP_CHUNK_POINTS = env_int("SWEEP_CHUNK_POINTS", 20000, minimum=100)
 
 LOGGING = {
     "version": 1,

@@ -14,3 +14,7 @@ os.environ.setdefault("VAR_DIR", tempfile.mkdtemp(prefix="designer-test-"))
 from designer.settings import *  # noqa: F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
+    # a file, not shared-cache memory: a worker thread writes while the test reads (WAL)
+    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test.sqlite3")}  # noqa: F405

@@ -1,4 +1,4 @@
-"""Thin Celery tasks: take ids or plain data, call services, return plain data."""
+"""Thin Celery tasks: take ids, call services, return plain data."""
 
 from __future__ import annotations
 
@@ -9,3 +9,19 @@ from celery import shared_task
 def ping() -> str:
     """Liveness check: a worker that answers 'pong' is consuming from the broker."""
     return "pong"
+
+
+@shared_task(name="designer.run_chunk", acks_late=True, reject_on_worker_lost=True)
+def run_chunk(chunk_id: int) -> str:
+    """Compute one chunk of a sweep; idempotent (see designer/sweeps.py)."""
+    from designer.sweeps import run_chunk as run
+
+    return run(chunk_id, worker=run_chunk.request.hostname or "")
+
+
+@shared_task(name="designer.reap_stale_chunks")
+def reap_stale_chunks() -> int:
+    """Re-enqueue chunks of every open sweep whose lease went stale (run by beat)."""
+    from designer.sweeps import reap_stale_chunks as reap
+
+    return reap()

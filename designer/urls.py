@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from designer import views
+from designer import sweep_views, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -24,6 +24,12 @@ urlpatterns = [
     path("designs/<int:pk>/export/<str:fmt>", views.design_export, name="design-export"),
     path("s/<str:token>/export/<str:fmt>", views.shared_export, name="shared-export"),
     path("compare/", views.compare, name="compare"),
+    path("designs/<int:pk>/sweeps/new/", sweep_views.sweep_new, name="sweep-new"),
+    path("sweeps/<int:pk>/", sweep_views.sweep_detail, name="sweep-detail"),
+    path("sweeps/<int:pk>/progress.json", sweep_views.sweep_progress_json, name="sweep-progress"),
+    path("sweeps/<int:pk>/cancel/", sweep_views.sweep_cancel, name="sweep-cancel"),
+    path("sweeps/<int:pk>/rerun/", sweep_views.sweep_rerun, name="sweep-rerun"),
+    path("sweeps/<int:pk>/points.<str:fmt>", sweep_views.sweep_download, name="sweep-download"),
     path("s/<str:token>/", views.shared_detail, name="shared-detail"),
     path("health/", views.health, name="health"),
     path("api/v1/", include("designer.api.urls")),

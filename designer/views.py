@@ -154,6 +154,7 @@ def design_detail(request: HttpRequest, pk: int, number: int | None = None) -> H
     revision = get_object_or_404(revisions, number=number) if number else revisions.order_by("-number").first()
     ctx = _detail_context(design, revision)
     ctx["can_edit"] = design.can_edit(request.user)
+    ctx["sweeps"] = design.sweeps.filter(owner=request.user)[:20]
     return render(request, "designer/design_detail.html", ctx)
 
 

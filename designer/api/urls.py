@@ -4,12 +4,14 @@ from rest_framework.routers import DefaultRouter
 
 from bom.api import PartViewSet, PriceBookViewSet, PriceViewSet
 from designer.api import views
+from designer.api.sweeps import SweepViewSet
 
 router = DefaultRouter()
 router.register("designs", views.DesignViewSet, basename="api-design")
 router.register("parts", PartViewSet, basename="api-part")
 router.register("price-books", PriceBookViewSet, basename="api-price-book")
 router.register("prices", PriceViewSet, basename="api-price")
+router.register("sweeps", SweepViewSet, basename="api-sweep")
 
 urlpatterns = [
     path("evaluate/", views.evaluate_view, name="api-evaluate"),

@@ -1,0 +1,125 @@
+"""REST API for sweeps: /api/v1/sweeps/ — yours only."""
+
+from __future__ import annotations
+
+from django.http import Http404
+from rest_framework import serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.response import Response
+
+from designer.access import visible_design
+from designer.models import Sweep, SweepPoint
+from designer.sweeps import SweepSpecError, cancel_sweep, create_sweep, rerun_sweep, sweep_progress
+
+
+class SweepSerializer(serializers.ModelSerializer):
+    progress = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Sweep
+        fields = [
+            "id",
+            "name",
+            "design",
+            "revision",
+            "spec",
+            "fabric_labels",
+            "status",
+            "total_points",
+            "done_points",
+            "created_at",
+            "started_at",
+            "finished_at",
+            "error",
+            "progress",
+        ]
+
+    def get_progress(self, obj) -> dict:
+        return sweep_progress(obj)
+
+
+class SweepCreateSerializer(serializers.Serializer):
+    design = serializers.IntegerField()
+    revision = serializers.IntegerField(required=False, help_text="revision number (default: the latest)")
+    name = serializers.CharField(required=False, allow_blank=True, max_length=200)
+    spec = serializers.DictField(help_text="collectives, algorithms, min_bytes, max_bytes, factor, vary")
+
+
+class SweepViewSet(viewsets.ViewSet):
+    serializer_class = SweepSerializer
+
+    def _get(self, request, pk) -> Sweep:
+        try:
+            return Sweep.objects.get(pk=int(pk), owner=request.user)
+        except (Sweep.DoesNotExist, ValueError, TypeError):
+            raise Http404 from None
+
+    def list(self, request):
+        qs = Sweep.objects.filter(owner=request.user)
+        design = request.query_params.get("design")
+        if design and design.isdigit():
+            qs = qs.filter(design_id=int(design))
+        return Response(SweepSerializer(qs[:200], many=True).data)
+
+    def retrieve(self, request, pk=None):
+        return Response(SweepSerializer(self._get(request, pk)).data)
+
+    def create(self, request):
+        ser = SweepCreateSerializer(data=request.data)
+        ser.is_valid(raise_exception=True)
+        design = visible_design(request.user, ser.validated_data["design"])
+        number = ser.validated_data.get("revision")
+        rev = design.revisions.filter(number=number).first() if number else design.head
+        if rev is None:
+            return Response({"errors": {"revision": [f"design {design.pk} has no revision {number}"]}}, status=400)
+        try:
+            sweep = create_sweep(request.user, rev, ser.validated_data["spec"], name=ser.validated_data.get("name", ""))
+        except SweepSpecError as exc:
+            return Response({"errors": exc.errors}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(SweepSerializer(sweep).data, status=status.HTTP_201_CREATED)
+
+    @action(detail=True, methods=["post"])
+    def cancel(self, request, pk=None):
+        sweep = self._get(request, pk)
+        cancel_sweep(sweep)
+        sweep.refresh_from_db()
+        return Response(SweepSerializer(sweep).data)
+
+    @action(detail=True, methods=["post"])
+    def rerun(self, request, pk=None):
+        try:
+            new = rerun_sweep(self._get(request, pk), request.user)
+        except SweepSpecError as exc:
+            return Response({"errors": exc.errors}, status=400)
+        return Response(SweepSerializer(new).data, status=status.HTTP_201_CREATED)
+
+    @action(detail=True, methods=["get"])
+    def points(self, request, pk=None):
+        """Points in index order; ``?offset=&limit=`` (limit ≤ 10,000)."""
+        sweep = self._get(request, pk)
+        try:
+            offset = max(0, int(request.query_params.get("offset", 0)))
+            limit = min(10_000, max(1, int(request.query_params.get("limit", 1000))))
+        except ValueError:
+            return Response({"errors": {"offset": ["offset and limit are whole numbers"]}}, status=400)
+        rows = SweepPoint.objects.filter(sweep=sweep, index__gte=offset).order_by("index")[:limit]
+        return Response(
+            {
+                "count": sweep.done_points,
+                "offset": offset,
+                "points": list(
+                    rows.values(
+                        "index",
+                        "fabric_index",
+                        "collective",
+                        "size_bytes",
+                        "requested",
+                        "time_us",
+                        "algbw_gbyte_s",
+                        "busbw_gbyte_s",
+                        "algorithm",
+                        "protocol",
+                    )
+                ),
+            }
+        )

@@ -1,0 +1,348 @@
+"""Sweeps, the service side: spec → grid → chunks → tasks; leases, upserts, reaping, progress.
+
+The database is the source of truth. A chunk is claimed by an atomic UPDATE that sets a
+lease; its points are upserted on (sweep, index), so a re-delivered chunk never duplicates;
+the running → done transition is conditional, so it is counted once. Chunks whose lease went
+stale (a killed worker) or whose message was lost (the filesystem broker drops what a killed
+worker had fetched) are re-enqueued by :func:`reap_stale_chunks`, which the worker's beat,
+every finished chunk and every progress poll call.
+"""
+
+from __future__ import annotations
+
+import math
+import socket
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Count, F, Q
+from django.utils import timezone
+
+from designer.models import Sweep, SweepChunk, SweepPoint
+from topology import FabricRequestError, Topology, plan_fabric
+from topology.clos import pod_count_of
+from topology.collectives import GPU_GENERATIONS, GPU_MODEL_GENERATION, Algorithm, Collective
+from topology.spec import ClosWiring, DragonflyWiring
+from topology.sweep import AUTO, MAX_POINTS, SweepGrid, evaluate_chunk, product_of, sizes_bytes
+
+VARY_FIELDS = {"node_count": int, "oversubscription": float, "nic_gbps": float, "topology": str}
+
+
+class SweepSpecError(ValueError):
+    def __init__(self, errors: dict[str, list[str]]):
+        self.errors = errors
+        super().__init__("; ".join(f"{k}: {' '.join(v)}" for k, v in errors.items()))
+
+
+def fabric_for(r: dict[str, Any], overrides: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """What a collective sees of a design (with varied parameters applied), and a label."""
+    from designer.services import fabric_request
+
+    req = dict(r)
+    if "node_count" in overrides:
+        req["gpu_count"] = overrides["node_count"] * r["gpus_per_node"]
+    for key in ("oversubscription", "nic_gbps", "topology"):
+        if key in overrides:
+            req[key] = overrides[key]
+    if req["topology"] == Topology.TORUS_3D:
+        req["torus_dims"] = ""  # a varied chip count gets its own most cube-like shape
+    plan = plan_fabric(fabric_request(req))
+    gen = GPU_GENERATIONS[GPU_MODEL_GENERATION.get(r["gpu_model"], "H100")]
+    g = r["gpus_per_node"]
+    nodes = req["gpu_count"] // g
+    nics = req["nics_per_node"]
+    if gen.nvlink_domain_gpus and plan.topology != Topology.TORUS_3D:
+        dom = min(gen.nvlink_domain_gpus, req["gpu_count"])
+        nics = nics * dom // g
+        nodes = math.ceil(req["gpu_count"] / dom)
+        g = dom
+    w = plan.wiring
+    if isinstance(w, ClosWiring):
+        pods = pod_count_of(w) if w.tiers == 3 else plan.tiers[0].switch_count
+    elif isinstance(w, DragonflyWiring):
+        pods = w.group_count
+    else:
+        pods = 1
+    oversub = float(plan.extras.get("oversubscription_end_to_end_ratio", req["oversubscription"]))
+    if plan.topology == Topology.DRAGONFLY_PLUS:
+        oversub = float(plan.extras.get("global_oversubscription_ratio") or 1.0)
+    fabric = {
+        "gpus_per_node": 1 if plan.topology == Topology.TORUS_3D else g,
+        "node_count": plan.endpoint_count if plan.topology == Topology.TORUS_3D else nodes,
+        "nvlink_gbyte_s": gen.nvlink_gbyte_s,
+        "nics_per_node": nics,
+        "nic_gbps": float(req["nic_gbps"]),
+        "nvls": gen.nvls,
+        "sharp": plan.topology in (Topology.RAIL_OPTIMIZED, Topology.FAT_TREE)
+        and (req.get("switch_model") or "").startswith("Q"),
+        "oversubscription": oversub,
+        "pods": int(pods),
+        "rail_optimized": plan.topology == Topology.RAIL_OPTIMIZED,
+        "torus_dims": list(w.dims) if plan.topology == Topology.TORUS_3D else None,
+        "torus_link_gbps": float(req["torus_link_gbps"]),
+        "switch_radix": int(req["switch_radix"]),
+    }
+    label = f"{req['gpu_count']:,} GPUs, {req['topology']}, {float(req['nic_gbps']):g}G, {oversub:g}:1"
+    return fabric, label
+
+
+def resolve_spec(r: dict[str, Any], spec: dict[str, Any]) -> tuple[SweepGrid, list[str]]:
+    """Validate a sweep spec against a design's requirements; errors name the field."""
+    errors: dict[str, list[str]] = {}
+    if not isinstance(spec, dict):
+        raise SweepSpecError({"non_field_errors": ["a sweep spec is a mapping"]})
+    colls = spec.get("collectives") or ["all_reduce"]
+    for c in colls:
+        if c not in [x.value for x in Collective]:
+            errors.setdefault("collectives", []).append(
+                f"unknown collective {c!r}; choose from {', '.join(x.value for x in Collective)}"
+            )
+    algs = spec.get("algorithms") or [AUTO]
+    for a in algs:
+        if a != AUTO and a not in [x.value for x in Algorithm]:
+            errors.setdefault("algorithms", []).append(
+                f"unknown algorithm {a!r}; choose auto or {', '.join(x.value for x in Algorithm)}"
+            )
+    try:
+        lo = int(spec.get("min_bytes", 8))
+        hi = int(spec.get("max_bytes", 16 * 2**30))
+        factor = float(spec.get("factor", 2))
+        sizes = sizes_bytes(lo, hi, factor)
+    except (TypeError, ValueError):
+        errors["min_bytes"] = ["message sizes need 1 ≤ min_bytes ≤ max_bytes and factor > 1"]
+        sizes = []
+    vary = spec.get("vary") or {}
+    if not isinstance(vary, dict):
+        errors["vary"] = ["vary maps a parameter to a list of values"]
+        vary = {}
+    clean_vary: dict[str, list[Any]] = {}
+    for name, values in vary.items():
+        if name not in VARY_FIELDS:
+            errors[f"vary.{name}"] = [f"cannot vary {name!r}; choose from {', '.join(VARY_FIELDS)}"]
+            continue
+        if not isinstance(values, list) or not values:
+            errors[f"vary.{name}"] = ["give a non-empty list of values"]
+            continue
+        try:
+            clean_vary[name] = [VARY_FIELDS[name](v) for v in values]
+        except (TypeError, ValueError):
+            errors[f"vary.{name}"] = [f"values must be {VARY_FIELDS[name].__name__}s"]
+            continue
+        if name == "topology":
+            bad = [v for v in clean_vary[name] if v not in [t.value for t in Topology]]
+            if bad:
+                errors[f"vary.{name}"] = [f"unknown topology {bad[0]!r}"]
+        elif name != "topology" and any(v <= 0 for v in clean_vary[name]):
+            errors[f"vary.{name}"] = ["values must be positive"]
+        elif name == "oversubscription" and any(v < 1 for v in clean_vary[name]):
+            errors[f"vary.{name}"] = ["oversubscription must be ≥ 1"]
+    if errors:
+        raise SweepSpecError(errors)
+    fabrics, labels = [], []
+    for combo in product_of(clean_vary):
+        try:
+            fabric, label = fabric_for(r, combo)
+        except FabricRequestError as exc:
+            where = ", ".join(f"{k}={v}" for k, v in combo.items()) or "the design"
+            raise SweepSpecError({"vary": [f"{where}: {m}" for m in exc.errors.values()]}) from None
+        fabrics.append(fabric)
+        labels.append(label)
+    points = len(fabrics) * len(colls) * len(sizes) * len(algs)
+    if points > MAX_POINTS:
+        raise SweepSpecError({"vary": [f"{points:,} points is more than the {MAX_POINTS:,} a sweep may have"]})
+    return SweepGrid(tuple(fabrics), tuple(colls), tuple(sizes), tuple(algs)), labels
+
+
+def create_sweep(user, revision, spec: dict[str, Any], name: str = "", chunk_points: int | None = None) -> Sweep:
+    grid, labels = resolve_spec(revision.requirements(), spec)
+    chunk_points = chunk_points or settings.SWEEP_CHUNK_POINTS
+    with transaction.atomic():
+        sweep = Sweep.objects.create(
+            owner=user,
+            design=revision.design,
+            revision=revision,
+            name=name or f"{revision.name} r{revision.number}: {', '.join(grid.collectives)}",
+            spec=spec,
+            grid=grid.to_dict(),
+            fabric_labels=labels,
+            total_points=grid.point_count,
+            chunk_points=chunk_points,
+        )
+        SweepChunk.objects.bulk_create(
+            SweepChunk(sweep=sweep, number=i, start=a, stop=b) for i, (a, b) in enumerate(grid.chunks(chunk_points))
+        )
+        transaction.on_commit(lambda: enqueue(sweep.chunks.filter(status=SweepChunk.Status.PENDING)))
+    return sweep
+
+
+def enqueue(chunks) -> int:
+    """Send one task per chunk (a Celery group); the DB records when."""
+    from celery import group
+
+    from designer.tasks import run_chunk
+
+    ids = list(chunks.values_list("pk", flat=True))
+    if not ids:
+        return 0
+    SweepChunk.objects.filter(pk__in=ids).update(enqueued_at=timezone.now())
+    group(run_chunk.s(pk) for pk in ids).apply_async()
+    return len(ids)
+
+
+def claim_chunk(chunk_id: int, worker: str = "") -> bool:
+    """Atomically take a pending chunk, or one whose lease went stale, with a fresh lease."""
+    now = timezone.now()
+    lease = timedelta(seconds=settings.SWEEP_LEASE_S)
+    claimable = Q(status=SweepChunk.Status.PENDING) | Q(status=SweepChunk.Status.RUNNING, lease_until__lt=now)
+    return bool(
+        SweepChunk.objects.filter(claimable, pk=chunk_id).update(
+            status=SweepChunk.Status.RUNNING,
+            lease_until=now + lease,
+            attempts=F("attempts") + 1,
+            worker=worker or socket.gethostname(),
+        )
+    )
+
+
+def store_chunk_points(chunk: SweepChunk) -> int:
+    """Compute the chunk's points and upsert them on (sweep, index): re-running never duplicates."""
+    sweep = chunk.sweep
+    res = evaluate_chunk(SweepGrid.from_dict(sweep.grid), chunk.start, chunk.stop)
+    rows = [
+        SweepPoint(
+            sweep_id=sweep.pk,
+            index=int(res.index[i]),
+            fabric_index=int(res.fabric_index[i]),
+            collective=str(res.collective[i]),
+            size_bytes=int(res.size_bytes[i]),
+            requested=str(res.requested[i]),
+            time_us=float(res.time_us[i]),
+            algbw_gbyte_s=float(res.algbw_gbyte_s[i]),
+            busbw_gbyte_s=float(res.busbw_gbyte_s[i]),
+            algorithm=str(res.algorithm[i]),
+            protocol=str(res.protocol[i]),
+        )
+        for i in range(len(res))
+    ]
+    SweepPoint.objects.bulk_create(
+        rows,
+        batch_size=5000,
+        update_conflicts=True,
+        unique_fields=["sweep", "index"],
+        update_fields=["time_us", "algbw_gbyte_s", "busbw_gbyte_s", "algorithm", "protocol"],
+    )
+    return len(rows)
+
+
+def complete_chunk(chunk: SweepChunk) -> bool:
+    """running → done, counted once however many workers finish the same chunk."""
+    with transaction.atomic():
+        done = SweepChunk.objects.filter(pk=chunk.pk, status=SweepChunk.Status.RUNNING).update(
+            status=SweepChunk.Status.DONE, finished_at=timezone.now()
+        )
+        if done:
+            Sweep.objects.filter(pk=chunk.sweep_id).update(done_points=F("done_points") + chunk.size)
+    return bool(done)
+
+
+def run_chunk(chunk_id: int, worker: str = "") -> str:
+    """Claim, compute, upsert, complete. Safe to run twice: points upsert, completion counts once."""
+    if not claim_chunk(chunk_id, worker):
+        return "skipped"
+    chunk = SweepChunk.objects.select_related("sweep").get(pk=chunk_id)
+    sweep = chunk.sweep
+    if sweep.status in (Sweep.Status.CANCELLED, Sweep.Status.FAILED):
+        SweepChunk.objects.filter(pk=chunk_id).update(status=SweepChunk.Status.CANCELLED)
+        return "cancelled"
+    Sweep.objects.filter(pk=sweep.pk, status=Sweep.Status.PENDING).update(
+        status=Sweep.Status.RUNNING, started_at=timezone.now()
+    )
+    try:
+        store_chunk_points(chunk)
+    except Exception as exc:
+        SweepChunk.objects.filter(pk=chunk_id, status=SweepChunk.Status.RUNNING).update(
+            status=SweepChunk.Status.PENDING, error=f"{type(exc).__name__}: {exc}", lease_until=None
+        )
+        raise
+    complete_chunk(chunk)
+    finish_if_complete(sweep.pk)
+    reap_stale_chunks(sweep.pk)
+    return "done"
+
+
+def finish_if_complete(sweep_id: int) -> None:
+    open_chunks = SweepChunk.objects.filter(sweep_id=sweep_id).exclude(status=SweepChunk.Status.DONE)
+    if not open_chunks.exists():
+        Sweep.objects.filter(pk=sweep_id, status__in=[Sweep.Status.PENDING, Sweep.Status.RUNNING]).update(
+            status=Sweep.Status.DONE, finished_at=timezone.now()
+        )
+
+
+def reap_stale_chunks(sweep_id: int | None = None) -> int:
+    """Re-enqueue chunks whose lease expired (worker died) or whose message was lost."""
+    now = timezone.now()
+    lease = timedelta(seconds=settings.SWEEP_LEASE_S)
+    qs = SweepChunk.objects.filter(sweep__status__in=[Sweep.Status.PENDING, Sweep.Status.RUNNING])
+    if sweep_id is not None:
+        qs = qs.filter(sweep_id=sweep_id)
+    stale = qs.filter(
+        Q(status=SweepChunk.Status.RUNNING, lease_until__lt=now)
+        | Q(status=SweepChunk.Status.PENDING, enqueued_at__lt=now - lease)
+    )
+    too_many = stale.filter(attempts__gte=settings.SWEEP_MAX_ATTEMPTS)
+    for chunk in too_many.select_related("sweep"):
+        SweepChunk.objects.filter(pk=chunk.pk).update(status=SweepChunk.Status.FAILED)
+        Sweep.objects.filter(pk=chunk.sweep_id).update(
+            status=Sweep.Status.FAILED,
+            finished_at=now,
+            error=f"chunk {chunk.number} failed {chunk.attempts} times: {chunk.error or 'worker lost'}",
+        )
+    ids = list(stale.exclude(attempts__gte=settings.SWEEP_MAX_ATTEMPTS).values_list("pk", flat=True))
+    if not ids:
+        return 0
+    # only chunks still stale at this instant are re-sent (another reaper may have been faster)
+    requeued = SweepChunk.objects.filter(pk__in=ids).filter(
+        Q(status=SweepChunk.Status.RUNNING, lease_until__lt=now) | Q(status=SweepChunk.Status.PENDING)
+    )
+    requeued.update(status=SweepChunk.Status.PENDING, lease_until=None)
+    return enqueue(SweepChunk.objects.filter(pk__in=ids, status=SweepChunk.Status.PENDING))
+
+
+def cancel_sweep(sweep: Sweep) -> None:
+    Sweep.objects.filter(pk=sweep.pk, status__in=[Sweep.Status.PENDING, Sweep.Status.RUNNING]).update(
+        status=Sweep.Status.CANCELLED, finished_at=timezone.now()
+    )
+    SweepChunk.objects.filter(sweep=sweep, status=SweepChunk.Status.PENDING).update(status=SweepChunk.Status.CANCELLED)
+
+
+def rerun_sweep(sweep: Sweep, user) -> Sweep:
+    if sweep.revision is None:
+        raise SweepSpecError({"revision": ["the design revision this sweep ran on is gone"]})
+    return create_sweep(user, sweep.revision, sweep.spec, name=sweep.name, chunk_points=sweep.chunk_points)
+
+
+def sweep_progress(sweep: Sweep) -> dict[str, Any]:
+    if sweep.status in (Sweep.Status.PENDING, Sweep.Status.RUNNING):
+        reap_stale_chunks(sweep.pk)
+        finish_if_complete(sweep.pk)
+        sweep.refresh_from_db()
+    now = timezone.now()
+    elapsed = ((sweep.finished_at or now) - sweep.started_at).total_seconds() if sweep.started_at else 0.0
+    rate = sweep.done_points / elapsed if elapsed > 0 else 0.0
+    remaining = sweep.total_points - sweep.done_points
+    counts = {s: 0 for s in SweepChunk.Status.values}
+    for row in sweep.chunks.values("status").annotate(n=Count("id")):
+        counts[row["status"]] = row["n"]
+    return {
+        "id": sweep.pk,
+        "status": sweep.status,
+        "done_points": sweep.done_points,
+        "total_points": sweep.total_points,
+        "fraction_done": (sweep.done_points / sweep.total_points) if sweep.total_points else 1.0,
+        "points_per_s": round(rate, 1),
+        "eta_s": round(remaining / rate, 1) if rate > 0 and sweep.status == Sweep.Status.RUNNING else None,
+        "chunks": counts,
+        "error": sweep.error,
+    }

@@ -1,0 +1,1 @@
+from tests.designer.conftest import alice, alice_design, bob  # noqa: F401

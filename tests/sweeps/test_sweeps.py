@@ -1,0 +1,188 @@
+"""Sweeps end to end with a real Celery worker on the configured broker (embedded by default)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from celery.contrib.testing.worker import start_worker
+from django.test import Client
+
+from designer.celery import app
+from designer.models import Sweep, SweepChunk, SweepPoint
+from designer.sweeps import (
+    SweepSpecError,
+    claim_chunk,
+    complete_chunk,
+    create_sweep,
+    reap_stale_chunks,
+    resolve_spec,
+    run_chunk,
+    store_chunk_points,
+    sweep_progress,
+)
+from tests.designer.conftest import make_design
+from topology.sweep import SweepGrid, evaluate_chunk, evaluate_chunk_scalar
+
+SPEC = {
+    "collectives": ["all_reduce", "all_to_all"],
+    "algorithms": ["auto", "ring"],
+    "min_bytes": 8,
+    "max_bytes": 2**30,
+    "factor": 4,
+    "vary": {"node_count": [16, 64, 250], "oversubscription": [1, 2]},
+}
+
+
+def wait_done(sweep: Sweep, timeout_s: float = 60) -> dict:
+    deadline = time.time() + timeout_s
+    while time.time() < deadline:
+        p = sweep_progress(sweep)
+        if p["status"] not in ("pending", "running"):
+            return p
+        time.sleep(0.2)
+    raise AssertionError(f"sweep not finished: {sweep_progress(sweep)}")
+
+
+def test_grid_points_match_the_scalar_oracle(alice_design):
+    grid, labels = resolve_spec(alice_design.head.requirements(), SPEC)
+    assert grid.point_count == 6 * 2 * 14 * 2 and len(labels) == 6
+    res = evaluate_chunk(grid, 0, grid.point_count)
+    oracle = evaluate_chunk_scalar(grid, 0, grid.point_count)
+    for i in range(grid.point_count):
+        assert res.time_us[i] == pytest.approx(oracle[i]["time_us"], rel=1e-9)
+        assert res.algorithm[i] == oracle[i]["algorithm"]
+    assert SweepGrid.from_dict(grid.to_dict()) == grid
+
+
+@pytest.mark.parametrize(
+    ("spec", "field"),
+    [
+        ({"collectives": ["gossip"]}, "collectives"),
+        ({"algorithms": ["magic"]}, "algorithms"),
+        ({"min_bytes": 0}, "min_bytes"),
+        ({"min_bytes": 100, "max_bytes": 10}, "min_bytes"),
+        ({"factor": 1}, "min_bytes"),
+        ({"vary": {"colour": [1]}}, "vary.colour"),
+        ({"vary": {"node_count": []}}, "vary.node_count"),
+        ({"vary": {"node_count": ["many"]}}, "vary.node_count"),
+        ({"vary": {"oversubscription": [0.5]}}, "vary.oversubscription"),
+        ({"vary": {"topology": ["hypercube"]}}, "vary.topology"),
+        ({"vary": {"node_count": [10**7]}}, "vary"),
+    ],
+)
+def test_bad_specs_name_the_field(alice_design, spec, field):
+    with pytest.raises(SweepSpecError) as exc:
+        resolve_spec(alice_design.head.requirements(), spec)
+    assert field in exc.value.errors
+
+
+@pytest.mark.django_db(transaction=True)
+def test_sweep_end_to_end_on_a_real_worker(django_user_model):
+    user = django_user_model.objects.create_user("sweeper", password="x-long-pass-1")
+    design = make_design(user)
+    with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=20):
+        sweep = create_sweep(user, design.head, SPEC, chunk_points=100)
+        p = wait_done(sweep)
+    assert p["status"] == "done", p
+    assert p["done_points"] == p["total_points"] == sweep.total_points == 336
+    assert SweepPoint.objects.filter(sweep=sweep).count() == 336
+    assert set(SweepChunk.objects.filter(sweep=sweep).values_list("status", flat=True)) == {"done"}
+    c = Client()
+    c.force_login(user)
+    page = c.get(f"/sweeps/{sweep.pk}/").content.decode()
+    assert "chart-busbw" in page and "chart-heatmap" in page and "chart-gpus" in page
+    assert "370.8" in page  # assumptions shown
+    csv = c.get(f"/sweeps/{sweep.pk}/points.csv").content.decode().splitlines()
+    assert len(csv) == 337 and csv[0].startswith("index,")
+    api = c.get(f"/api/v1/sweeps/{sweep.pk}/points/?limit=5").json()
+    assert len(api["points"]) == 5 and api["points"][0]["index"] == 0
+
+
+def test_chunks_are_idempotent_and_stale_chunks_are_reaped(alice_design, settings, monkeypatch):
+    sent: list[int] = []
+    monkeypatch.setattr(
+        "designer.sweeps.enqueue", lambda chunks: sent.extend(chunks.values_list("pk", flat=True)) or len(sent)
+    )
+    sweep = create_sweep(alice_design.owner, alice_design.head, SPEC, chunk_points=100)
+    chunk = sweep.chunks.first()
+    assert run_chunk(chunk.pk) == "done"
+    # a re-delivered message for a finished chunk does nothing
+    assert run_chunk(chunk.pk) == "skipped"
+    # a chunk whose worker died: running with a lease in the past → re-enqueued, then done once
+    second = sweep.chunks.get(number=1)
+    SweepChunk.objects.filter(pk=second.pk).update(status="running", lease_until="2000-01-01T00:00Z", attempts=1)
+    sent.clear()
+    assert reap_stale_chunks(sweep.pk) >= 1 and second.pk in sent
+    assert run_chunk(second.pk) == "done"
+    # a slow worker A and its replacement B on the same chunk: both store, one counts
+    third = sweep.chunks.get(number=2)
+    assert claim_chunk(third.pk, "A")
+    SweepChunk.objects.filter(pk=third.pk).update(lease_until="2000-01-01T00:00Z")  # A's lease runs out
+    assert claim_chunk(third.pk, "B")
+    third.refresh_from_db()
+    store_chunk_points(third)
+    assert complete_chunk(third)  # B finishes first
+    store_chunk_points(third)  # A finishes late: upserts the same rows
+    assert not complete_chunk(third)  # …and is not counted
+    sweep.refresh_from_db()
+    assert SweepPoint.objects.filter(sweep=sweep).count() == 300
+    assert SweepPoint.objects.filter(sweep=sweep).values("index").distinct().count() == 300
+    assert sweep.done_points == 300
+
+
+def test_cancel_and_rerun(alice_design, monkeypatch):
+    monkeypatch.setattr("designer.sweeps.enqueue", lambda chunks: 0)
+    c = Client()
+    c.force_login(alice_design.owner)
+    r = c.post(
+        f"/designs/{alice_design.pk}/sweeps/new/",
+        {
+            "collectives": ["all_reduce"],
+            "algorithms": ["auto"],
+            "min_bytes": "8",
+            "max_bytes": "1048576",
+            "factor": "2",
+            "vary_node_count": "16, 32",
+        },
+    )
+    assert r.status_code == 302
+    sweep = Sweep.objects.get()
+    assert sweep.total_points == 2 * 18
+    c.post(f"/sweeps/{sweep.pk}/cancel/")
+    sweep.refresh_from_db()
+    assert sweep.status == "cancelled"
+    assert run_chunk(sweep.chunks.first().pk) == "skipped"
+    r = c.post(f"/sweeps/{sweep.pk}/rerun/")
+    assert Sweep.objects.count() == 2 and r.status_code == 302
+    bad = c.post(f"/designs/{alice_design.pk}/sweeps/new/", {"collectives": ["all_reduce"], "min_bytes": "0"})
+    assert bad.status_code == 200 and "min_bytes" in bad.content.decode()
+
+
+def test_sweeps_are_private(alice_design, bob, monkeypatch):
+    monkeypatch.setattr("designer.sweeps.enqueue", lambda chunks: 0)
+    sweep = create_sweep(alice_design.owner, alice_design.head, {"collectives": ["all_reduce"]})
+    c = Client()
+    c.force_login(bob)
+    assert c.get(f"/sweeps/{sweep.pk}/").status_code == 404
+    assert c.get(f"/sweeps/{sweep.pk}/progress.json").status_code == 404
+    assert c.get(f"/api/v1/sweeps/{sweep.pk}/").status_code == 404
+    assert c.get("/api/v1/sweeps/").json() == []
+    r = c.post("/api/v1/sweeps/", {"design": alice_design.pk, "spec": {}}, content_type="application/json")
+    assert r.status_code == 404
+
+
+def test_api_create_and_errors(alice_design, monkeypatch):
+    monkeypatch.setattr("designer.sweeps.enqueue", lambda chunks: 0)
+    c = Client()
+    c.force_login(alice_design.owner)
+    r = c.post(
+        "/api/v1/sweeps/",
+        {"design": alice_design.pk, "spec": {"collectives": ["broadcast"], "max_bytes": 1024}},
+        content_type="application/json",
+    )
+    assert r.status_code == 201 and r.json()["total_points"] == 8
+    bad = c.post(
+        "/api/v1/sweeps/", {"design": alice_design.pk, "spec": {"collectives": ["x"]}}, content_type="application/json"
+    )
+    assert bad.status_code == 400 and "collectives" in bad.json()["errors"]
