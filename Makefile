@@ -36,6 +36,7 @@ test-services: $(STAMP)
 bench: $(STAMP)
 	$(PY) benchmarks/run.py
 	DEBUG=1 $(PY) benchmarks/bom.py
+	$(PY) benchmarks/collectives.py
 
 lint: $(STAMP)
 	$(PY) -m ruff check .
