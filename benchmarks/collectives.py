@@ -24,9 +24,19 @@ from topology.sweep import SweepGrid, evaluate_chunk, evaluate_chunk_scalar, siz
 
 def model_speed() -> None:
     fabrics = tuple(
-        {"gpus_per_node": 8, "node_count": n, "nvlink_gbyte_s": 370.8, "nics_per_node": 8, "nic_gbps": 400.0,
-         "sharp": True, "oversubscription": o, "pods": 8, "rail_optimized": True}
-        for n in (16, 64, 256, 1024) for o in (1.0, 2.0)
+        {
+            "gpus_per_node": 8,
+            "node_count": n,
+            "nvlink_gbyte_s": 370.8,
+            "nics_per_node": 8,
+            "nic_gbps": 400.0,
+            "sharp": True,
+            "oversubscription": o,
+            "pods": 8,
+            "rail_optimized": True,
+        }
+        for n in (16, 64, 256, 1024)
+        for o in (1.0, 2.0)
     )
     Fabric(**fabrics[0])
     grid = SweepGrid(fabrics, ("all_reduce", "all_gather", "all_to_all"), tuple(sizes_bytes(8, 2**34, 1.05)), ("auto",))
@@ -52,7 +62,7 @@ def services_up() -> bool:
         redis.Redis(host="127.0.0.1", port=6379, socket_connect_timeout=1).ping()
         psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres", connect_timeout=2).close()
         return True
-    except Exception:  # noqa: BLE001
+    except Exception:
         return False
 
 
@@ -61,10 +71,16 @@ def sweep_wall_time() -> None:
         print("\n1M-point sweep: skipped (needs PostgreSQL and Redis on 127.0.0.1, as in production)")
         return
     db = "designer_bench"
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "designer.settings", "SECRET_KEY": "bench", "DEBUG": "0",
-           "DATABASE_URL": f"postgres://postgres@127.0.0.1:5432/{db}",
-           "CELERY_BROKER_URL": "redis://127.0.0.1:6379/13", "CELERY_RESULT_BACKEND": "redis://127.0.0.1:6379/12",
-           "VAR_DIR": tempfile.mkdtemp(prefix="bench-sweep-")}
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "designer.settings",
+        "SECRET_KEY": "bench",
+        "DEBUG": "0",
+        "DATABASE_URL": f"postgres://postgres@127.0.0.1:5432/{db}",
+        "CELERY_BROKER_URL": "redis://127.0.0.1:6379/13",
+        "CELERY_RESULT_BACKEND": "redis://127.0.0.1:6379/12",
+        "VAR_DIR": tempfile.mkdtemp(prefix="bench-sweep-"),
+    }
     subprocess.run(["psql", "-h", "127.0.0.1", "-U", "postgres", "-qc", f"DROP DATABASE IF EXISTS {db}"], check=True)
     subprocess.run(["psql", "-h", "127.0.0.1", "-U", "postgres", "-qc", f"CREATE DATABASE {db}"], check=True)
     subprocess.run(["redis-cli", "-n", "13", "flushdb"], check=True, stdout=subprocess.DEVNULL)
@@ -83,16 +99,44 @@ def sweep_wall_time() -> None:
     user, _ = get_user_model().objects.get_or_create(username="bench")
     r = validate_flat({"gpu_count": 2048})
     design = create_design(user, r, evaluate_flat(r))
-    spec = {"collectives": ["all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast"],
-            "algorithms": ["auto", "ring"], "min_bytes": 1, "max_bytes": 2**34, "factor": 1.017,
-            "vary": {"node_count": [8, 16, 32, 48, 64, 96, 128, 192, 250], "oversubscription": [1, 1.5, 2, 3],
-                     "nic_gbps": [200, 400]}}
+    spec = {
+        "collectives": ["all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast"],
+        "algorithms": ["auto", "ring"],
+        "min_bytes": 1,
+        "max_bytes": 2**34,
+        "factor": 1.017,
+        "vary": {
+            "node_count": [8, 16, 32, 48, 64, 96, 128, 192, 250],
+            "oversubscription": [1, 1.5, 2, 3],
+            "nic_gbps": [200, 400],
+        },
+    }
     print("\n1M-point sweep (PostgreSQL + Redis, chunks of 20,000 points)")
     for workers in (1, 2):
-        procs = [subprocess.Popen([sys.executable, "-m", "celery", "-A", "designer", "worker", "--concurrency", "1",
-                                   "--hostname", f"bench{i}@%h", "--loglevel", "WARNING"], cwd=ROOT, env=env,
-                                  start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-                 for i in range(workers)]
+        procs = [
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "celery",
+                    "-A",
+                    "designer",
+                    "worker",
+                    "--concurrency",
+                    "1",
+                    "--hostname",
+                    f"bench{i}@%h",
+                    "--loglevel",
+                    "WARNING",
+                ],
+                cwd=ROOT,
+                env=env,
+                start_new_session=True,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            for i in range(workers)
+        ]
         time.sleep(3)
         t0 = time.perf_counter()
         sweep = create_sweep(user, design.head, spec, chunk_points=20000)
@@ -100,8 +144,10 @@ def sweep_wall_time() -> None:
             time.sleep(0.5)
         wall = time.perf_counter() - t0
         s = Sweep.objects.get(pk=sweep.pk)
-        print(f"  {workers} worker(s): {s.total_points:,} points, {s.status}, {wall:.1f} s "
-              f"= {s.total_points / wall:,.0f} points/s")
+        print(
+            f"  {workers} worker(s): {s.total_points:,} points, {s.status}, {wall:.1f} s "
+            f"= {s.total_points / wall:,.0f} points/s"
+        )
         for p in procs:
             os.killpg(p.pid, signal.SIGTERM)
             p.wait(timeout=30)
