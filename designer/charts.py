@@ -431,7 +431,8 @@ def sweep_charts(sweep, max_series: int = 24) -> dict[str, Any]:
         .values_list("fabric_index", "collective", "requested", "size_bytes", "busbw_gbyte_s", "time_us", "algorithm")
         .order_by("fabric_index", "collective", "requested", "size_bytes")
     ):
-        series.setdefault((fi, coll, req), []).append((size, busbw, t, alg))
+        if math.isfinite(t):  # an algorithm that cannot run this collective has no point to draw
+            series.setdefault((fi, coll, req), []).append((size, busbw, t, alg))
     bw = go.Figure()
     tm = go.Figure()
     for (fi, coll, req), pts in list(series.items())[:max_series]:
@@ -470,7 +471,8 @@ def sweep_charts(sweep, max_series: int = 24) -> dict[str, Any]:
         rows = qs.filter(size_bytes=largest).values_list("fabric_index", "collective", "requested", "busbw_gbyte_s")
         by: dict[tuple[str, str], list[tuple[int, float]]] = {}
         for fi, coll, req, busbw in rows:
-            by.setdefault((coll, req), []).append((gpus[fi], busbw))
+            if busbw > 0:
+                by.setdefault((coll, req), []).append((gpus[fi], busbw))
         fig = go.Figure()
         for (coll, req), pts in by.items():
             pts.sort()
@@ -491,7 +493,7 @@ def sweep_charts(sweep, max_series: int = 24) -> dict[str, Any]:
     z = [[None] * len(sizes) for _ in grid["fabrics"]]
     col = {s: i for i, s in enumerate(sizes)}
     for fi, size, busbw in cells:
-        z[fi][col[size]] = busbw
+        z[fi][col[size]] = busbw if busbw > 0 else None
     heat = go.Figure(
         go.Heatmap(z=z, x=[f"{s:,}" for s in sizes], y=labels, colorscale="Viridis", colorbar={"title": "busbw GB/s"})
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -108,6 +109,14 @@ def sweep_rerun(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect("sweep-detail", pk=new.pk)
 
 
+def finite(point: dict) -> dict:
+    """JSON has no Infinity: a collective an algorithm cannot run has time null."""
+    for key in ("time_us", "algbw_gbyte_s", "busbw_gbyte_s"):
+        if not math.isfinite(point[key]):
+            point[key] = None
+    return point
+
+
 POINT_FIELDS = (
     "index",
     "fabric_index",
@@ -139,7 +148,7 @@ def sweep_download(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
             "name": sweep.name,
             "fabrics": sweep.grid["fabrics"],
             "labels": sweep.fabric_labels,
-            "points": [dict(zip(POINT_FIELDS, r, strict=True)) for r in rows.iterator(chunk_size=10000)],
+            "points": [finite(dict(zip(POINT_FIELDS, r, strict=True))) for r in rows.iterator(chunk_size=10000)],
         }
         resp = HttpResponse(json.dumps(data), content_type="application/json")
     else:

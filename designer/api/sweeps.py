@@ -9,6 +9,7 @@ from rest_framework.response import Response
 
 from designer.access import visible_design
 from designer.models import Sweep, SweepPoint
+from designer.sweep_views import finite
 from designer.sweeps import SweepSpecError, cancel_sweep, create_sweep, rerun_sweep, sweep_progress
 
 
@@ -107,8 +108,9 @@ class SweepViewSet(viewsets.ViewSet):
             {
                 "count": sweep.done_points,
                 "offset": offset,
-                "points": list(
-                    rows.values(
+                "points": [
+                    finite(p)
+                    for p in rows.values(
                         "index",
                         "fabric_index",
                         "collective",
@@ -120,6 +122,6 @@ class SweepViewSet(viewsets.ViewSet):
                         "algorithm",
                         "protocol",
                     )
-                ),
+                ],
             }
         )

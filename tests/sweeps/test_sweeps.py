@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -32,6 +33,10 @@ SPEC = {
     "factor": 4,
     "vary": {"node_count": [16, 64, 250], "oversubscription": [1, 2]},
 }
+
+
+def strict_json(token: str):
+    raise ValueError(f"{token} is not JSON")
 
 
 def wait_done(sweep: Sweep, timeout_s: float = 60) -> dict:
@@ -93,6 +98,11 @@ def test_sweep_end_to_end_on_a_real_worker(django_user_model):
     page = c.get(f"/sweeps/{sweep.pk}/").content.decode()
     assert "chart-busbw" in page and "chart-heatmap" in page and "chart-gpus" in page
     assert "370.8" in page  # assumptions shown
+    # ring cannot run all-to-all: those points have no time, and the JSON must still be JSON
+    chart_json = page.split('id="chart-data" type="application/json">')[1].split("</script>")[0]
+    json.loads(chart_json, parse_constant=strict_json)
+    data = json.loads(c.get(f"/sweeps/{sweep.pk}/points.json").content, parse_constant=strict_json)
+    assert any(p["time_us"] is None and p["algorithm"] == "none" for p in data["points"])
     csv = c.get(f"/sweeps/{sweep.pk}/points.csv").content.decode().splitlines()
     assert len(csv) == 337 and csv[0].startswith("index,")
     api = c.get(f"/api/v1/sweeps/{sweep.pk}/points/?limit=5").json()
