@@ -65,20 +65,24 @@ def _name(prefix: str, i: int, width: int = 4) -> str:
     return f"{prefix}{i + 1:0{width}d}"
 
 
+def _tier_indices(e) -> tuple[dict[int, int], dict[int, int]]:
+    """Each switch's number within its tier, and how many switches each tier has."""
+    index: dict[int, int] = {}
+    counts: dict[int, int] = {}
+    for node in range(e.endpoint_count, e.node_count):
+        t = int(e.node_tier[node])
+        index[node] = counts.get(t, 0)
+        counts[t] = index[node] + 1
+    return index, counts
+
+
 def compute_links(plan: FabricPlan, shape: ClusterShape, layout: RackLayout) -> Iterator[Link]:
     e = fabric_edges(plan)
     ports = _Ports()
     n = e.endpoint_count
     names = ("endpoint", *e.tier_names)
     tier_of = e.node_tier
-    # index of each switch within its tier
-    tier_index = [0] * e.node_count
-    counters: dict[int, int] = {}
-    first_switch = n
-    for node in range(first_switch, e.node_count):
-        t = int(tier_of[node])
-        tier_index[node] = counters.get(t, 0)
-        counters[t] = tier_index[node] + 1
+    tier_index, counters = _tier_indices(e)
     torus = plan.topology == Topology.TORUS_3D
     per_node = shape.gpus_per_node if torus else shape.nics_per_node
 
@@ -199,12 +203,7 @@ def storage_links(plan: StoragePlan, shape: ClusterShape, layout: RackLayout, sp
     e = fabric_edges(plan.fabric)
     n = e.endpoint_count
     names = ("endpoint", *e.tier_names)
-    tier_index: dict[int, int] = {}
-    counters: dict[int, int] = {}
-    for node in range(n, e.node_count):
-        t = int(e.node_tier[node])
-        tier_index[node] = counters.get(t, 0)
-        counters[t] = tier_index[node] + 1
+    tier_index, _ = _tier_indices(e)
     leaf_pos: dict[int, tuple[int, int]] = {}
     for u, v in zip(e.u.tolist(), e.v.tolist(), strict=True):
         if u < n and v not in leaf_pos:

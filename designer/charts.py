@@ -453,14 +453,14 @@ def sweep_charts(sweep, max_series: int = 24) -> dict[str, Any]:
         title="Bus bandwidth vs message size (nccl-tests convention)",
         xaxis={"type": "log", "title": "message size [bytes]"},
         yaxis_title="busbw [GB/s]",
-        height=460,
+        height=680,
         legend={"orientation": "h", "y": -0.25},
     )
     tm.update_layout(
         title="Time vs message size",
         xaxis={"type": "log", "title": "message size [bytes]"},
         yaxis={"type": "log", "title": "time [µs]"},
-        height=460,
+        height=680,
         legend={"orientation": "h", "y": -0.25},
     )
     out = {"busbw": _fig_json(bw), "time": _fig_json(tm)}

@@ -428,12 +428,7 @@ class Sweep(models.Model):
 
 
 class SweepChunk(models.Model):
-    class Status(models.TextChoices):
-        PENDING = "pending"
-        RUNNING = "running"
-        DONE = "done"
-        FAILED = "failed"
-        CANCELLED = "cancelled"
+    Status = Sweep.Status
 
     sweep = models.ForeignKey(Sweep, on_delete=models.CASCADE, related_name="chunks")
     number = models.PositiveIntegerField()

@@ -129,6 +129,21 @@ def _max_endpoints(leaf: LeafLayer, tiers: int, radix: int, leaves_per_pod: int)
     return radix * leaves_per_pod * leaf.leaf_down
 
 
+def _wiring(leaf: LeafLayer, tiers: int, **kw) -> ClosWiring:
+    """The wiring record: the leaf layer's fields plus what the tiers above add."""
+    return ClosWiring(
+        tiers=tiers,
+        endpoint_count=leaf.endpoint_count,
+        rails=leaf.rails,
+        node_count=leaf.node_count,
+        su_nodes=leaf.su_nodes,
+        leaves_per_su_rail=leaf.leaves_per_su_rail,
+        leaf_down=leaf.leaf_down,
+        leaf_up=kw.pop("leaf_up", leaf.leaf_up),
+        **kw,
+    )
+
+
 def stack_clos(
     leaf: LeafLayer,
     *,
@@ -184,14 +199,9 @@ def stack_clos(
     )
 
     if tiers == 1:
-        wiring = ClosWiring(
-            tiers=1,
-            endpoint_count=n,
-            rails=leaf.rails,
-            node_count=leaf.node_count,
-            su_nodes=leaf.su_nodes,
-            leaves_per_su_rail=leaf.leaves_per_su_rail,
-            leaf_down=d,
+        wiring = _wiring(
+            leaf,
+            1,
             leaf_up=0,
             leaves_per_pod=leaf_count,
             aggs_per_pod=0,
@@ -213,14 +223,9 @@ def stack_clos(
             )
         m = largest_divisor_at_most(u, k // leaf_count)
         spine_count = u // m
-        wiring = ClosWiring(
-            tiers=2,
-            endpoint_count=n,
-            rails=leaf.rails,
-            node_count=leaf.node_count,
-            su_nodes=leaf.su_nodes,
-            leaves_per_su_rail=leaf.leaves_per_su_rail,
-            leaf_down=d,
+        wiring = _wiring(
+            leaf,
+            2,
             leaf_up=u,
             leaves_per_pod=leaf_count,
             aggs_per_pod=spine_count,
@@ -274,14 +279,9 @@ def stack_clos(
     agg_down = leaves_per_pod  # one link from every leaf to every pod spine
     agg_up = math.ceil(agg_down / agg_oversubscription - 1e-9)
     agg_ratio = agg_down / agg_up
-    wiring_probe = ClosWiring(
-        tiers=3,
-        endpoint_count=n,
-        rails=leaf.rails,
-        node_count=leaf.node_count,
-        su_nodes=leaf.su_nodes,
-        leaves_per_su_rail=leaf.leaves_per_su_rail,
-        leaf_down=d,
+    wiring_probe = _wiring(
+        leaf,
+        3,
         leaf_up=u,
         leaves_per_pod=leaves_per_pod,
         aggs_per_pod=u,
@@ -299,14 +299,9 @@ def stack_clos(
         )
     m2 = largest_divisor_at_most(agg_up, k // pods)
     cores_per_group = agg_up // m2
-    wiring = ClosWiring(
-        tiers=3,
-        endpoint_count=n,
-        rails=leaf.rails,
-        node_count=leaf.node_count,
-        su_nodes=leaf.su_nodes,
-        leaves_per_su_rail=leaf.leaves_per_su_rail,
-        leaf_down=d,
+    wiring = _wiring(
+        leaf,
+        3,
         leaf_up=u,
         leaves_per_pod=leaves_per_pod,
         aggs_per_pod=u,
