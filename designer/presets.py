@@ -87,6 +87,13 @@ PRESETS: dict[str, dict[str, Any]] = {
             "scalable_unit_nodes": 18,
             "storage_node_count": 8,
             "checkpoint_shard_mb": None,
+            # an NVL72 rack: 18 one-U compute trays of 4 GPUs, ≈120 kW, liquid cooled (seed P1, P7)
+            "node_power_w": 6600,
+            "node_u": 1,
+            "rack_budget_kw": 120,
+            "rack_u": 48,
+            "cooling_type": "direct_to_chip",
+            "pue": 1.08,
         },
     },
 }

@@ -207,6 +207,7 @@ def evaluate_flat(r: dict[str, Any]) -> Evaluation:
         "management": mgmt_d,
         "bom": bom_d,
         "power": power,
+        "collectives": collectives_summary(r),
         "summary": {
             "gpu_count": r["gpu_count"],
             "compute_switch_count": plan.switch_count,
@@ -702,3 +703,38 @@ def tco_sheet(results: dict[str, Any]) -> list[tuple[str, list[str], list[list[A
         ["Total", f"{t['years']}-year total", Formula(f"=C{r_cap}+C{r_years}*C{r_opex}"), t["derivations"]["total_usd"]]
     )
     return [("TCO", ["Section", "Line", "USD", "Derivation"], rows)]
+
+
+# --- collectives at a glance -------------------------------------------------------------------
+
+GLANCE_SIZES_BYTES = (2**20, 2**28, 2**32)
+
+
+def collectives_summary(r: dict[str, Any]) -> dict[str, Any]:
+    """NCCL-style cost of each collective at 1 MiB, 256 MiB and 4 GiB on this design."""
+    import numpy as np
+
+    from designer.sweeps import fabric_for
+    from topology.collectives import Collective, Fabric, assumptions, collective_cost
+
+    fabric, label = fabric_for(r, {})
+    kw = dict(fabric)
+    if kw.get("torus_dims") is not None:
+        kw["torus_dims"] = tuple(kw["torus_dims"])
+    f = Fabric(**kw)
+    rows = []
+    for coll in Collective:
+        cost = collective_cost(coll, np.array(GLANCE_SIZES_BYTES, dtype=float), f)
+        for i, size in enumerate(GLANCE_SIZES_BYTES):
+            t = float(cost.time_us[i])
+            rows.append(
+                {
+                    "collective": coll.value,
+                    "size_bytes": size,
+                    "time_us": round(t, 3) if np.isfinite(t) else None,
+                    "busbw_gbyte_s": round(float(cost.busbw_gbyte_s[i]), 3),
+                    "algorithm": str(cost.algorithm[i]),
+                    "protocol": str(cost.protocol[i]),
+                }
+            )
+    return {"fabric": label, "rows": rows, "assumptions": assumptions()}

@@ -144,3 +144,16 @@ def test_tokens_page_shows_key_once_and_stores_hash(client, alice):
     assert key not in again
     bad = client.post("/accounts/tokens/", {"name": "x", "expires_in_days": 0})
     assert "greater than or equal to 1" in bad.content.decode()
+
+
+@pytest.mark.parametrize("preset", ["h100-8x400g", "superpod-4su", "fat-tree-16k", "gb200-nvl72"])
+def test_every_preset_evaluates(alice, preset):
+    d = make_design(alice, preset)
+    r = d.head.results
+    assert r["compute_fabric"]["switch_count"] > 0 and r["bom"]["total_usd"]
+    if preset == "gb200-nvl72":
+        racks = r["power"]["racks"]
+        assert racks["nodes_per_rack"] == 18 and racks["compute_rack_count"] == 8  # 576 GPUs = 8 NVL72 racks
+        assert r["power"]["cooling"]["cooling_type"] == "direct_to_chip"
+    if preset == "fat-tree-16k":
+        assert [t["switch_count"] for t in r["compute_fabric"]["tiers"]] == [512, 512, 256]

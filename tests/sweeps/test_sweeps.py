@@ -196,3 +196,13 @@ def test_api_create_and_errors(alice_design, monkeypatch):
         "/api/v1/sweeps/", {"design": alice_design.pk, "spec": {"collectives": ["x"]}}, content_type="application/json"
     )
     assert bad.status_code == 400 and "collectives" in bad.json()["errors"]
+
+
+def test_design_shows_collectives_at_a_glance(alice_design):
+    c = Client()
+    c.force_login(alice_design.owner)
+    body = c.get(f"/designs/{alice_design.pk}/").content.decode()
+    assert "Collectives at a glance" in body and "370.8" in body
+    rows = alice_design.head.results["collectives"]["rows"]
+    big = next(r for r in rows if r["collective"] == "all_reduce" and r["size_bytes"] == 2**32)
+    assert big["busbw_gbyte_s"] > 300 and big["algorithm"] in ("collnet_direct", "nvls", "nvls_tree", "ring")

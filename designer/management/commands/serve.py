@@ -1,7 +1,8 @@
 """`python manage.py serve` — the web server and a Celery worker together; Ctrl-C stops both.
 
 Used by `make run`. The worker consumes from whatever CELERY_BROKER_URL says (by default
-the embedded filesystem broker under var/broker, which needs no server).
+the embedded filesystem broker under var/broker, which needs no server) and runs an
+embedded beat for the periodic sweep reaper.
 """
 
 from __future__ import annotations
@@ -10,7 +11,9 @@ import os
 import signal
 import subprocess
 import sys
+from pathlib import Path
 
+from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
@@ -36,6 +39,10 @@ class Command(BaseCommand):
             str(concurrency),
             "--hostname",
             "designer@%h",
+            # embedded beat: re-enqueues sweep chunks whose worker died (designer.reap_stale_chunks)
+            "--beat",
+            "--schedule",
+            str(Path(settings.VAR_DIR) / "celerybeat-schedule"),
         ]
         self.stdout.write(f"starting worker: {' '.join(worker_cmd[2:])}")
         worker = subprocess.Popen(worker_cmd, env=os.environ.copy(), start_new_session=True)
