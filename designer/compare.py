@@ -16,7 +16,21 @@ from designer.requirements import field_path
 SKIP_KEYS = {"derivations", "derivation", "checks"}
 
 
+def _row_key(item: dict[str, Any]) -> str | None:
+    """A stable key for one entry of a list of result rows, or None when it has none."""
+    if "name" in item:
+        return str(item["name"])
+    if "sku" in item:
+        where = f"{item.get('plane', '')}.{item.get('category', '')}".strip(".")
+        return f"{where}.{item['sku']}" + (".spares" if item.get("spare") else "")
+    if "collective" in item and "size_bytes" in item:
+        return f"{item['collective']}.{item['size_bytes']}"
+    return None
+
+
 def flatten_results(data: Any, prefix: str = "") -> dict[str, Any]:
+    """Scalar leaves of a result tree. Lists of rows are keyed by their name, SKU or
+    (collective, size); lists with no key (curve points) are left to the charts."""
     out: dict[str, Any] = {}
     if isinstance(data, dict):
         for k, v in data.items():
@@ -24,9 +38,16 @@ def flatten_results(data: Any, prefix: str = "") -> dict[str, Any]:
                 continue
             out.update(flatten_results(v, f"{prefix}.{k}" if prefix else k))
     elif isinstance(data, list):
-        if all(isinstance(x, dict) and "name" in x for x in data):
-            for x in data:
-                out.update(flatten_results({k: v for k, v in x.items() if k != "name"}, f"{prefix}.{x['name']}"))
+        if data and all(isinstance(x, dict) for x in data):
+            keys = [_row_key(x) for x in data]
+            if all(keys) and len(set(keys)) == len(keys):
+                for key, x in zip(keys, data, strict=True):
+                    rest = {
+                        k: v for k, v in x.items() if k not in ("name", "derivation", "description", "price_source")
+                    }
+                    out.update(flatten_results(rest, f"{prefix}.{key}"))
+            else:
+                out[f"{prefix}.count"] = len(data)
         else:
             out[prefix] = ", ".join(str(x) for x in data)
     else:

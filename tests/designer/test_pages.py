@@ -157,3 +157,15 @@ def test_every_preset_evaluates(alice, preset):
         assert r["power"]["cooling"]["cooling_type"] == "direct_to_chip"
     if preset == "fat-tree-16k":
         assert [t["switch_count"] for t in r["compute_fabric"]["tiers"]] == [512, 512, 256]
+
+
+def test_compare_rows_are_keyed_not_dumped(client, alice):
+    a = make_design(alice, name="A")
+    b = make_design(alice, name="B", oversubscription=2)
+    client.force_login(alice)
+    rows = {row.key: row for row in client.get(f"/compare/?d={a.pk}&d={b.pk}").context["rows"]}
+    assert rows["bom.lines.compute.switch (leaf).QM9700.quantity"].cells[0].value == 64
+    assert rows["bom.lines.compute.switch (spine).QM9700.quantity"].differs  # 2:1 buys fewer spines
+    assert "collectives.rows.all_reduce.4294967296.busbw_gbyte_s" in rows
+    assert "power.capping.points.count" in rows
+    assert all(len(str(c.value)) < 500 for row in rows.values() for c in row.cells)
