@@ -13,7 +13,7 @@ from typing import Any
 from designer.models import REQUIREMENT_FIELDS, DesignRevision
 from designer.requirements import field_path
 
-SKIP_KEYS = {"derivations", "derivation", "checks"}
+SKIP_KEYS = {"derivations", "derivation", "checks", "assumptions"}
 
 
 def _row_key(item: dict[str, Any]) -> str | None:
