@@ -41,11 +41,14 @@ class RequirementsForm(forms.ModelForm):
             if isinstance(field, forms.FloatField):
                 field.widget.attrs.setdefault("step", "any")
 
-    def sections(self) -> list[tuple[str, list[forms.BoundField]]]:
+    def sections(self) -> list[tuple[str, list[forms.BoundField], bool]]:
+        """(title, fields, open?) — the first two sections and any with an error start open."""
         out: dict[str, list[forms.BoundField]] = {}
         for section, _key, name in LAYOUT:
             out.setdefault(SECTION_TITLES[section], []).append(self[name])
-        return list(out.items())
+        return [
+            (title, fields, i < 2 or any(f.errors for f in fields)) for i, (title, fields) in enumerate(out.items())
+        ]
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()

@@ -45,7 +45,10 @@
       const slot = document.getElementById("error-" + name);
       if (slot) {
         slot.textContent = msgs.join(" ");
-        document.getElementById("wrap-" + name).classList.add("has-error");
+        const wrap = document.getElementById("wrap-" + name);
+        wrap.classList.add("has-error");
+        const section = wrap.closest("details");
+        if (section) section.open = true;
       } else loose.push(`${name}: ${msgs.join(" ")}`);
     }
     status.textContent = loose.length ? loose.join("; ") : "Fix the highlighted fields.";
