@@ -65,6 +65,24 @@ def _name(prefix: str, i: int, width: int = 4) -> str:
     return f"{prefix}{i + 1:0{width}d}"
 
 
+def _link(layout: RackLayout, plane: str, segment: str, a: tuple, z: tuple, gbps: float) -> Link:
+    """A cable between (device, port, role, position) ends; length and rack distance from the floor plan."""
+    (a_dev, a_port, a_role, a_pos), (z_dev, z_port, z_role, z_pos) = a, z
+    return Link(
+        plane,
+        segment,
+        a_dev,
+        a_port,
+        a_role,
+        z_dev,
+        z_port,
+        z_role,
+        gbps,
+        layout.cable_length_m(a_pos, z_pos),
+        layout.rack_distance(a_pos, z_pos),
+    )
+
+
 def _tier_indices(e) -> tuple[dict[int, int], dict[int, int]]:
     """Each switch's number within its tier, and how many switches each tier has."""
     index: dict[int, int] = {}
@@ -112,52 +130,37 @@ def compute_links(plan: FabricPlan, shape: ClusterShape, layout: RackLayout) -> 
             if torus:
                 a_dev, a_port0, a_pos = endpoint_name(u)
                 z_dev, z_port0, z_pos = endpoint_name(v)
-                yield Link(
+                yield _link(
+                    layout,
                     "compute",
                     "chip–chip",
-                    a_dev,
-                    f"{a_port0}.{ports.take(a_dev)}",
-                    "nic",
-                    z_dev,
-                    f"{z_port0}.{ports.take(z_dev)}",
-                    "nic",
+                    (a_dev, f"{a_port0}.{ports.take(a_dev)}", "nic", a_pos),
+                    (z_dev, f"{z_port0}.{ports.take(z_dev)}", "nic", z_pos),
                     gbps,
-                    layout.cable_length_m(a_pos, z_pos),
-                    layout.rack_distance(a_pos, z_pos),
                 )
             elif u < n:
                 a_dev, a_port, a_pos = endpoint_name(u)
                 z_pos = switch_pos(v)
                 z_dev = switch_name(v)
-                yield Link(
+                yield _link(
+                    layout,
                     "compute",
                     f"node–{names[int(tier_of[v]) + 1]}",
-                    a_dev,
-                    a_port,
-                    "nic",
-                    z_dev,
-                    ports.take(z_dev),
-                    "compute_switch",
+                    (a_dev, a_port, "nic", a_pos),
+                    (z_dev, ports.take(z_dev), "compute_switch", z_pos),
                     gbps,
-                    layout.cable_length_m(a_pos, z_pos),
-                    layout.rack_distance(a_pos, z_pos),
                 )
             else:
                 a_pos, z_pos = switch_pos(u), switch_pos(v)
                 a_dev, z_dev = switch_name(u), switch_name(v)
                 seg = f"{names[int(tier_of[u]) + 1]}–{names[int(tier_of[v]) + 1]}"
-                yield Link(
+                yield _link(
+                    layout,
                     "compute",
                     seg,
-                    a_dev,
-                    ports.take(a_dev),
-                    "compute_switch",
-                    z_dev,
-                    ports.take(z_dev),
-                    "compute_switch",
+                    (a_dev, ports.take(a_dev), "compute_switch", a_pos),
+                    (z_dev, ports.take(z_dev), "compute_switch", z_pos),
                     gbps,
-                    layout.cable_length_m(a_pos, z_pos),
-                    layout.rack_distance(a_pos, z_pos),
                 )
 
 
@@ -186,18 +189,13 @@ def storage_links(plan: StoragePlan, shape: ClusterShape, layout: RackLayout, sp
         rack = (infra_row, layout.racks_per_row)
         for i, (dev, port, pos, gbps) in enumerate(access):
             sw = _name("sleaf", i // per_switch)
-            yield Link(
+            yield _link(
+                layout,
                 "storage",
                 "server–switch",
-                dev,
-                port,
-                "nic",
-                sw,
-                ports.take(sw),
-                "storage_switch",
+                (dev, port, "nic", pos),
+                (sw, ports.take(sw), "storage_switch", rack),
                 gbps,
-                layout.cable_length_m(pos, rack),
-                layout.rack_distance(pos, rack),
             )
         return
     e = fabric_edges(plan.fabric)
@@ -222,34 +220,24 @@ def storage_links(plan: StoragePlan, shape: ClusterShape, layout: RackLayout, sp
             if u < n:
                 dev, port, pos, gbps = access[u]
                 z_dev, z_pos = name_of(v), pos_of(v)
-                yield Link(
+                yield _link(
+                    layout,
                     "storage",
                     "server–leaf",
-                    dev,
-                    port,
-                    "nic",
-                    z_dev,
-                    ports.take(z_dev),
-                    "storage_switch",
+                    (dev, port, "nic", pos),
+                    (z_dev, ports.take(z_dev), "storage_switch", z_pos),
                     gbps,
-                    layout.cable_length_m(pos, z_pos),
-                    layout.rack_distance(pos, z_pos),
                 )
             else:
                 a_dev, z_dev = name_of(u), name_of(v)
                 a_pos, z_pos = pos_of(u), pos_of(v)
-                yield Link(
+                yield _link(
+                    layout,
                     "storage",
                     "switch–switch",
-                    a_dev,
-                    ports.take(a_dev),
-                    "storage_switch",
-                    z_dev,
-                    ports.take(z_dev),
-                    "storage_switch",
+                    (a_dev, ports.take(a_dev), "storage_switch", a_pos),
+                    (z_dev, ports.take(z_dev), "storage_switch", z_pos),
                     _storage_port_gbps(plan),
-                    layout.cable_length_m(a_pos, z_pos),
-                    layout.rack_distance(a_pos, z_pos),
                 )
 
 
@@ -279,31 +267,21 @@ def management_links(
     for i, (dev, pos) in enumerate(servers):
         t = i // per_tor
         tor = _name("mtor", t, 3)
-        yield Link(
+        yield _link(
+            layout,
             "management",
             "server–ToR",
-            dev,
-            "mgmt0",
-            "nic",
-            tor,
-            ports.take(tor),
-            "mgmt_tor",
+            (dev, "mgmt0", "nic", pos),
+            (tor, ports.take(tor), "mgmt_tor", tor_pos[t]),
             shape.mgmt_tor_access_gbps,
-            layout.cable_length_m(pos, tor_pos[t]),
-            layout.rack_distance(pos, tor_pos[t]),
         )
-        yield Link(
+        yield _link(
+            layout,
             "management",
             "BMC–ToR",
-            dev,
-            "bmc",
-            "bmc",
-            tor,
-            ports.take(tor),
-            "mgmt_tor",
+            (dev, "bmc", "bmc", pos),
+            (tor, ports.take(tor), "mgmt_tor", tor_pos[t]),
             1.0,
-            layout.cable_length_m(pos, tor_pos[t]),
-            layout.rack_distance(pos, tor_pos[t]),
         )
     for t in range(plan.tor_count):
         tor = _name("mtor", t, 3)
@@ -311,18 +289,13 @@ def management_links(
             s = (t * shape.mgmt_tor_uplinks + k) % plan.spine_count
             spine = _name("mspine", s, 2)
             spine_pos = layout.spine_row_rack(spine_offset + s)
-            yield Link(
+            yield _link(
+                layout,
                 "management",
                 "ToR–spine",
-                tor,
-                f"up{k + 1}",
-                "mgmt_tor",
-                spine,
-                ports.take(spine),
-                "mgmt_spine",
+                (tor, f"up{k + 1}", "mgmt_tor", tor_pos[t]),
+                (spine, ports.take(spine), "mgmt_spine", spine_pos),
                 shape.mgmt_uplink_gbps,
-                layout.cable_length_m(tor_pos[t], spine_pos),
-                layout.rack_distance(tor_pos[t], spine_pos),
             )
 
 
