@@ -197,6 +197,18 @@ def storage_links(plan: StoragePlan, shape: ClusterShape, layout: RackLayout, sp
                 (sw, ports.take(sw), "storage_switch", rack),
                 gbps,
             )
+        for i in range(switches):  # the mesh itself: every pair of switches, in the same rack
+            for j in range(i + 1, switches):
+                a, b = _name("sleaf", i), _name("sleaf", j)
+                for _ in range(plan.mesh_links_per_pair):
+                    yield _link(
+                        layout,
+                        "storage",
+                        "switch–switch mesh",
+                        (a, ports.take(a), "storage_switch", rack),
+                        (b, ports.take(b), "storage_switch", rack),
+                        _storage_port_gbps(plan),
+                    )
         return
     e = fabric_edges(plan.fabric)
     n = e.endpoint_count

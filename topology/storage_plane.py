@@ -115,6 +115,7 @@ class StoragePlan:
     switch_layout: str
     switch_radix: int
     switch_port_gbps: float
+    mesh_links_per_pair: int
     fabric: FabricPlan | None
     checks: tuple[dict[str, Any], ...]
     derivations: dict[str, str] = field(default_factory=dict)
@@ -321,6 +322,7 @@ def plan_storage(req: StorageRequest) -> StoragePlan:
         switch_layout=layout,
         switch_radix=req.switch_radix,
         switch_port_gbps=req.switch_port_gbps,
+        mesh_links_per_pair=req.mesh_links_per_pair,
         fabric=fabric,
         checks=tuple(checks),
         derivations=d,

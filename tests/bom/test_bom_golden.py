@@ -92,3 +92,17 @@ def test_catalog_prices_carry_provenance():
     assert qm.unit_price_usd == Decimal("65000") and "Table 14-25" in qm.price_source and not qm.price_is_assumption
     twin = next(ln for ln in b.lines if ln.sku == "MMA4Z00-NS")
     assert twin.price_is_assumption and "assumption" in twin.price_source
+
+
+def test_full_mesh_storage_switches_are_cabled_to_each_other():
+    from bom.layout import RackLayout
+    from bom.links import ClusterShape, storage_links
+    from topology.storage_plane import StorageRequest, plan_storage
+
+    plan = plan_storage(StorageRequest(compute_node_count=20, gpu_count=160, switch_count=4))
+    shape = ClusterShape(20, 8, 8, 2, 100.0, 8, 2, 200.0, 5, 4, 8, 25.0, 2, 100.0)
+    links = list(storage_links(plan, shape, RackLayout()))
+    mesh = [ln for ln in links if ln.segment == "switch–switch mesh"]
+    assert len(mesh) == 4 * 3 // 2  # one link per pair
+    assert len(links) == 20 * 2 + 8 * 2 + 6
+    assert all(ln.rack_distance == 0 for ln in mesh)
