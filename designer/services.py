@@ -166,8 +166,8 @@ def fabric_sizing(plan: FabricPlan, req: FabricRequest) -> dict[str, Any]:
     }
 
 
-def evaluate_flat(r: dict[str, Any]) -> Evaluation:
-    """Compute every plane from validated flat requirements (see validate_flat)."""
+def plan_planes(r: dict[str, Any]) -> tuple[FabricRequest, FabricPlan, StoragePlan, ManagementPlan]:
+    """The three network planes of validated requirements; engine errors land on the user's fields."""
     try:
         freq = fabric_request(r)
         plan = plan_fabric(freq)
@@ -181,6 +181,12 @@ def evaluate_flat(r: dict[str, Any]) -> Evaluation:
         mgmt = plan_management(management_request(r))
     except FabricRequestError as exc:
         raise _mapped(exc, _MGMT_FIELDS, prefix="mgmt_") from None
+    return freq, plan, storage, mgmt
+
+
+def evaluate_flat(r: dict[str, Any]) -> Evaluation:
+    """Compute every plane from validated flat requirements (see validate_flat)."""
+    freq, plan, storage, mgmt = plan_planes(r)
     compute = plan.to_dict()
     compute["sizing"] = fabric_sizing(plan, freq)
     storage_d = storage.to_dict()
@@ -207,7 +213,7 @@ def evaluate_flat(r: dict[str, Any]) -> Evaluation:
         "management": mgmt_d,
         "bom": bom_d,
         "power": power,
-        "collectives": collectives_summary(r),
+        "collectives": collectives_summary(r, plan),
         "summary": {
             "gpu_count": r["gpu_count"],
             "compute_switch_count": plan.switch_count,
@@ -440,19 +446,25 @@ def requirements_of(revision) -> dict[str, Any]:
 # --- exports ---------------------------------------------------------------------------------
 
 
-def revision_exports(revision) -> tuple[dict[str, Any], Any]:
-    """The stored BOM of a revision and an iterator over its cabling plan (regenerated)."""
+EXPORT_FORMATS = ("bom.xlsx", "bom.csv", "bom.json", "cabling.csv")
+
+
+def cabling_plan(r: dict[str, Any], plan: FabricPlan, storage: StoragePlan, mgmt: ManagementPlan):
+    """Cut-sheet rows, one per cable, with the cable the BOM's media rule picks for it."""
     from bom.build import choose_media
     from bom.export import cabling_rows
 
-    r = revision.requirements()
-    ev = evaluate_flat(r)
-    catalog, _book = current_catalog()
-    picker = PartPicker(catalog)
+    picker = PartPicker(current_catalog()[0])
     policy = bom_policy(r)
-    links = plane_links(r, ev.fabric, ev.storage, ev.management)
-    bom = revision.results.get("bom") or ev.result["bom"]
-    return bom, cabling_rows(links, lambda link: choose_media(link, policy, picker).label)
+    return cabling_rows(plane_links(r, plan, storage, mgmt), lambda link: choose_media(link, policy, picker).label)
+
+
+def revision_exports(revision) -> tuple[dict[str, Any], Any]:
+    """The stored BOM of a revision and its cabling plan (the planes re-planned, nothing re-priced)."""
+    r = revision.requirements()
+    _freq, plan, storage, mgmt = plan_planes(r)
+    bom = revision.results.get("bom") or evaluate_flat(r).result["bom"]
+    return bom, cabling_plan(r, plan, storage, mgmt)
 
 
 def export_bom(revision, fmt: str) -> tuple[bytes, str, str]:
@@ -710,14 +722,14 @@ def tco_sheet(results: dict[str, Any]) -> list[tuple[str, list[str], list[list[A
 GLANCE_SIZES_BYTES = (2**20, 2**28, 2**32)
 
 
-def collectives_summary(r: dict[str, Any]) -> dict[str, Any]:
+def collectives_summary(r: dict[str, Any], plan: FabricPlan | None = None) -> dict[str, Any]:
     """NCCL-style cost of each collective at 1 MiB, 256 MiB and 4 GiB on this design."""
     import numpy as np
 
     from designer.sweeps import fabric_for
     from topology.collectives import Collective, Fabric, assumptions, collective_cost
 
-    fabric, label = fabric_for(r, {})
+    fabric, label = fabric_for(r, {}, plan=plan)
     kw = dict(fabric)
     if kw.get("torus_dims") is not None:
         kw["torus_dims"] = tuple(kw["torus_dims"])

@@ -36,8 +36,10 @@ class SweepSpecError(ValueError):
         super().__init__("; ".join(f"{k}: {' '.join(v)}" for k, v in errors.items()))
 
 
-def fabric_for(r: dict[str, Any], overrides: dict[str, Any]) -> tuple[dict[str, Any], str]:
-    """What a collective sees of a design (with varied parameters applied), and a label."""
+def fabric_for(r: dict[str, Any], overrides: dict[str, Any], plan=None) -> tuple[dict[str, Any], str]:
+    """What a collective sees of a design (with varied parameters applied), and a label.
+
+    ``plan`` is the design's own fabric plan when the caller has it (no overrides)."""
     from designer.services import fabric_request
 
     req = dict(r)
@@ -48,7 +50,8 @@ def fabric_for(r: dict[str, Any], overrides: dict[str, Any]) -> tuple[dict[str, 
             req[key] = overrides[key]
     if req["topology"] == Topology.TORUS_3D:
         req["torus_dims"] = ""  # a varied chip count gets its own most cube-like shape
-    plan = plan_fabric(fabric_request(req))
+    if plan is None or overrides:
+        plan = plan_fabric(fabric_request(req))
     gen = GPU_GENERATIONS[GPU_MODEL_GENERATION.get(r["gpu_model"], "H100")]
     g = r["gpus_per_node"]
     nodes = req["gpu_count"] // g

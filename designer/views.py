@@ -168,10 +168,11 @@ def shared_detail(request: HttpRequest, token: str) -> HttpResponse:
     return render(request, "designer/design_detail.html", ctx)
 
 
-def _export_response(revision, fmt: str) -> HttpResponse:
-    from designer.services import export_bom
+def export_response(revision, fmt: str) -> HttpResponse:
+    """A BOM or cabling-plan download (pages, shared links and the API all use this)."""
+    from designer.services import EXPORT_FORMATS, export_bom
 
-    if fmt not in ("bom.xlsx", "bom.csv", "bom.json", "cabling.csv"):
+    if fmt not in EXPORT_FORMATS:
         raise Http404("no such export")
     content, ctype, filename = export_bom(revision, fmt)
     resp = HttpResponse(content, content_type=ctype)
@@ -184,14 +185,14 @@ def design_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
     design = visible_design(request.user, pk)
     number = request.GET.get("revision", "")
     revision = get_object_or_404(design.revisions, number=int(number)) if number.isdigit() else design.head
-    return _export_response(revision, fmt)
+    return export_response(revision, fmt)
 
 
 def shared_export(request: HttpRequest, token: str, fmt: str) -> HttpResponse:
     design = Design.objects.alive().filter(share_token=token).first()
     if design is None:
         raise Http404("no such design")
-    return _export_response(design.head, fmt)
+    return export_response(design.head, fmt)
 
 
 @login_required

@@ -152,27 +152,17 @@ def compare_view(request):
     )
 
 
-EXPORT_FORMATS = ("bom.xlsx", "bom.csv", "bom.json", "cabling.csv")
-
-
 @api_view(["GET"])
 def export_view(request, pk: int, fmt: str):
     """Download the BOM (xlsx with live formulas, csv, json) or the cabling plan (csv). ``?revision=N``."""
-    from django.http import HttpResponse
+    from designer.views import export_response
 
-    from designer.services import export_bom
-
-    if fmt not in EXPORT_FORMATS:
-        raise Http404
     design = visible_design(request.user, pk)
     number = request.query_params.get("revision")
     rev = design.revisions.filter(number=int(number)).first() if number and number.isdigit() else design.head
     if rev is None:
         raise Http404
-    content, ctype, filename = export_bom(rev, fmt)
-    resp = HttpResponse(content, content_type=ctype)
-    resp["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return resp
+    return export_response(rev, fmt)
 
 
 __all__ = ["DesignViewSet", "compare_view", "evaluate_view", "flatten"]

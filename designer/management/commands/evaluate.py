@@ -9,7 +9,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from designer.render import result_table
 from designer.requirements import RequirementsError
-from designer.services import evaluate, load_requirements_file
+from designer.services import evaluate, load_requirements_file, tco_sheet
 
 
 class Command(BaseCommand):
@@ -71,19 +71,17 @@ class Command(BaseCommand):
                 ],
             }
         if xlsx:
-            from bom.build import PartPicker, choose_media
-            from bom.export import bom_xlsx, cabling_rows
-            from designer.services import bom_policy, current_catalog, plane_links
+            from bom.export import bom_xlsx
+            from designer.services import cabling_plan
 
-            picker = PartPicker(current_catalog()[0])
-            policy = bom_policy(ev.requirements)
-            links = plane_links(ev.requirements, ev.fabric, ev.storage, ev.management)
+            cabling = cabling_plan(ev.requirements, ev.fabric, ev.storage, ev.management)
             xlsx.write_bytes(
                 bom_xlsx(
                     result["bom"],
                     design_name=ev.requirements["name"],
                     design_notes=ev.requirements.get("notes", ""),
-                    cabling=cabling_rows(links, lambda ln: choose_media(ln, policy, picker).label),
+                    cabling=cabling,
+                    extra_sheets=tco_sheet(result),
                 )
             )
             self.stderr.write(f"wrote {xlsx}")
