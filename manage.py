@@ -3,6 +3,11 @@ import os
 import sys
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["evaluate"]:
+        # the pure pipeline: no Django settings, no database, no SECRET_KEY (cluster/cli.py)
+        from cluster.cli import main
+
+        sys.exit(main(sys.argv[2:]))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "designer.settings")
     from django.core.management import execute_from_command_line
 

@@ -20,6 +20,9 @@ from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
+import numpy as np
+
+from bom.link_table import NON_SWITCH_ROLES, LinkTable
 from bom.links import Link
 from bom.parts import CableMedia, PartKind, PartSpec
 
@@ -282,17 +285,84 @@ def choose_media(link: Link, policy: BomPolicy, picker: PartPicker) -> MediaChoi
 
 
 @dataclass
-class _Tally:
-    qty: Counter = field(default_factory=Counter)
-    why: dict = field(default_factory=lambda: defaultdict(Counter))
-    parts: dict = field(default_factory=dict)
+class _Counts:
+    """What the links need, counted by link class (see :func:`count_links`)."""
+
+    cables: dict[str, dict[str, list]] = field(
+        default_factory=lambda: defaultdict(dict)
+    )  # plane → sku → [part, qty, segs]
+    switch_ports: dict[tuple[str, str, float], np.ndarray] = field(default_factory=dict)  # optical ports per switch
+    nic_ends: Counter = field(default_factory=Counter)  # (plane, gbps) → optical NIC-side ends
+    media: Counter = field(default_factory=Counter)
+    too_long: Counter = field(default_factory=Counter)
+    link_count: int = 0
+
+
+def _link_classes(t: LinkTable) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Rows grouped by what decides the medium: (plane, segment, roles, speed, length, rack distance)."""
+    speeds, speed_code = np.unique(t.speed_gbps, return_inverse=True)
+    keys = np.stack([t.plane, t.segment, t.a_role, t.z_role, speed_code, t.length_m, t.rack_distance], axis=1)
+    classes, inverse = np.unique(keys, axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    counts = np.bincount(inverse, weights=t.weight, minlength=len(classes)).astype(np.int64)
+    return classes, inverse, counts, speeds
+
+
+def count_links(t: LinkTable, policy: BomPolicy, picker: PartPicker) -> _Counts:
+    """Choose the medium of every link class and count cables, fibres and optical ends."""
+    c = _Counts(link_count=t.link_count)
+    classes, inverse, counts, speeds = _link_classes(t)
+    optical = np.zeros(len(classes), dtype=bool)
+    for k, (pl, seg, ar, zr, sp, length, rd) in enumerate(classes.tolist()):
+        plane, segment, gbps, n = t.planes[pl], t.segments[seg], float(speeds[sp]), int(counts[k])
+        probe = Link(plane, segment, "", "", t.roles[ar], "", "", t.roles[zr], gbps, int(length), int(rd))
+        choice = choose_media(probe, policy, picker)
+        part = choice.cable or choice.fibre
+        if choice.cable is None:
+            optical[k] = True
+            c.media["optics"] += n
+            if length > choice.transceiver.reach_m > 0:
+                c.too_long[(plane, choice.transceiver.sku, choice.transceiver.reach_m)] += n
+        else:
+            c.media[part.media] += n
+        entry = c.cables[plane].setdefault(part.sku, [part, 0, Counter()])
+        entry[1] += n
+        entry[2][segment] += n
+    _count_optical_ends(t, optical[inverse], c)
+    return c
+
+
+def _count_optical_ends(t: LinkTable, optical_row: np.ndarray, c: _Counts) -> None:
+    """Optical link ends: one module per NIC-side end; switch ends summed per switch (twin-port rounding)."""
+    ends = []
+    for role, dev in ((t.a_role, t.a_dev), (t.z_role, t.z_dev)):
+        is_nic = np.isin(role, [t.roles.index(r) for r in NON_SWITCH_ROLES if r in t.roles])
+        nic = optical_row & is_nic
+        for (pl, sp), n in _grouped_sum(np.stack([t.plane[nic], t.speed_gbps[nic]], axis=1), t.weight[nic]):
+            c.nic_ends[(t.planes[int(pl)], float(sp))] += n
+        sw = optical_row & ~is_nic
+        ends.append((np.stack([t.plane[sw], role[sw], t.speed_gbps[sw], dev[sw]], axis=1), t.weight[sw]))
+    keys = np.concatenate([k for k, _ in ends])
+    weights = np.concatenate([w for _, w in ends])
+    per_device: dict[tuple[str, str, float], list[int]] = defaultdict(list)
+    for (pl, role, sp, _dev), n in _grouped_sum(keys, weights):
+        per_device[(t.planes[int(pl)], t.roles[int(role)], float(sp))].append(n)
+    c.switch_ports = {k: np.array(v, dtype=np.int64) for k, v in per_device.items()}
+
+
+def _grouped_sum(keys: np.ndarray, weights: np.ndarray) -> list[tuple[tuple, int]]:
+    if len(keys) == 0:
+        return []
+    uniq, inv = np.unique(keys, axis=0, return_inverse=True)
+    sums = np.bincount(inv.reshape(-1), weights=weights, minlength=len(uniq)).astype(np.int64)
+    return [(tuple(u), int(n)) for u, n in zip(uniq.tolist(), sums.tolist(), strict=True)]
 
 
 def build_bom(
     *,
     switches: Iterable[tuple[str, str, str, int, str]],
     nic_counts: Mapping[str, list[tuple[PartSpec, int, str]]],
-    links: Iterable[Link],
+    links: LinkTable | Iterable[Link],
     roles: Roles,
     picker: PartPicker,
     policy: BomPolicy,
@@ -301,9 +371,32 @@ def build_bom(
     """Count, choose and price every part.
 
     switches: (plane, role, tier, count, derivation); nic_counts: plane → [(part, qty, derivation)];
-    links: every cable (bom/links.py); tier_ports: plane → [(tier, used, free)] for the
-    growth-headroom check.
+    links: every cable (a LinkTable, or bom/links.py records); tier_ports: plane → [(tier, used,
+    free)] for the growth-headroom check.
     """
+    table = links if isinstance(links, LinkTable) else LinkTable.from_links(links)
+    lines, checks = _switch_and_nic_lines(switches, nic_counts, roles)
+    counts = count_links(table, policy, picker)
+    for (plane, sku, reach), n in sorted(counts.too_long.items()):
+        checks.append(
+            {
+                "ok": False,
+                "field": "racks_per_row",
+                "message": f"{plane}: {n:,} optical links are longer than the {reach:g} m reach of {sku}; "
+                "use single-mode (DR) optics or a tighter floor plan",
+            }
+        )
+    lines += _transceiver_lines(counts, roles, picker)
+    lines += _cable_lines(counts)
+    lines += _spare_lines(lines, policy)
+    plane_order = {"compute": 0, "storage": 1, "management": 2}
+    cat_order = {"switch": 0, "nic": 1, "transceiver": 2, "cable": 3}
+    lines.sort(key=lambda ln: (plane_order.get(ln.plane, 9), ln.spare, cat_order.get(ln.category.split()[0], 9)))
+    checks += _catalog_and_headroom_checks(lines, tier_ports or {}, policy)
+    return Bom(tuple(lines), tuple(checks), counts.link_count, 2 * counts.link_count, dict(counts.media))
+
+
+def _switch_and_nic_lines(switches, nic_counts, roles: Roles) -> tuple[list[BomLine], list[dict[str, Any]]]:
     lines: list[BomLine] = []
     checks: list[dict[str, Any]] = []
     for plane, role, tier, count, why in switches:
@@ -324,128 +417,97 @@ def build_bom(
         for part, qty, why in items:
             if qty > 0:
                 lines.append(_line(plane, "nic", part, qty, why, False))
+    return lines, checks
 
-    tally: dict[str, _Tally] = defaultdict(_Tally)
-    optical_ports: dict[tuple[str, str], Counter] = defaultdict(Counter)  # (plane, role) → device → ports
-    nic_ends: Counter = Counter()  # (plane, gbps)
-    media_counts: Counter = Counter()
-    link_count = 0
-    too_long: Counter = Counter()
-    for link in links:
-        link_count += 1
-        t = tally[link.plane]
-        choice = choose_media(link, policy, picker)
-        if choice.cable is None:  # optics: a fibre per link, a transceiver per end
-            media_counts["optics"] += 1
-            fibre = choice.fibre
-            if link.length_m > choice.transceiver.reach_m > 0:
-                too_long[(link.plane, choice.transceiver.sku, choice.transceiver.reach_m)] += 1
-            t.qty[fibre.sku] += 1
-            t.parts[fibre.sku] = fibre
-            t.why[fibre.sku][link.segment] += 1
-            for role, dev in ((link.a_role, link.a_device), (link.z_role, link.z_device)):
-                if role == "nic":
-                    nic_ends[(link.plane, link.speed_gbps)] += 1
-                else:
-                    optical_ports[(link.plane, role, link.speed_gbps)][dev] += 1
-        else:
-            cable = choice.cable
-            media_counts[cable.media] += 1
-            t.qty[cable.sku] += 1
-            t.parts[cable.sku] = cable
-            t.why[cable.sku][link.segment] += 1
-    for (plane, sku, reach), n in sorted(too_long.items()):
-        checks.append(
-            {
-                "ok": False,
-                "field": "racks_per_row",
-                "message": f"{plane}: {n:,} optical links are longer than the {reach:g} m reach of {sku}; "
-                "use single-mode (DR) optics or a tighter floor plan",
-            }
-        )
 
-    # transceivers: NIC ends one each; switch ends per switch, ports ÷ ports per module
-    xcvr_lines: dict[tuple[str, str], list] = {}
+def _transceiver_lines(c: _Counts, roles: Roles, picker: PartPicker) -> list[BomLine]:
+    """NIC-side ends one module each; switch ends per switch, ⌈ports ÷ ports per module⌉."""
+    xcvr: dict[tuple[str, str], list] = {}
     nic_forms = {
         "compute": roles.compute_nic.form_factor if roles.compute_nic else "",
         "storage": roles.storage_nic.form_factor,
     }
-    for (plane, gbps), ends in sorted(nic_ends.items()):
+    for (plane, gbps), ends in sorted(c.nic_ends.items()):
         part = picker.transceiver(gbps, 1, nic_forms.get(plane, ""))
-        key = (plane, part.sku)
-        entry = xcvr_lines.setdefault(key, [part, 0, []])
+        entry = xcvr.setdefault((plane, part.sku), [part, 0, []])
         entry[1] += ends
         entry[2].append(f"{ends:,} NIC ends of optical {gbps:g}G links × 1 module")
-    for (plane, role, gbps), per_device in sorted(optical_ports.items()):
-        ppm = roles.switch(role).ports_per_module or 1
-        part = picker.transceiver(gbps, ppm)
-        ppm_used = part.ports_per_module or 1
-        modules = sum(math.ceil(ports / ppm_used) for ports in per_device.values())
-        ports = sum(per_device.values())
-        key = (plane, part.sku)
-        entry = xcvr_lines.setdefault(key, [part, 0, []])
+    for (plane, role, gbps), ports in sorted(c.switch_ports.items()):
+        part = picker.transceiver(gbps, roles.switch(role).ports_per_module or 1)
+        ppm = part.ports_per_module or 1
+        modules = int(np.sum(-(-ports // ppm)))
+        entry = xcvr.setdefault((plane, part.sku), [part, 0, []])
         entry[1] += modules
         entry[2].append(
-            f"{ports:,} optical switch ports on {len(per_device):,} {ROLE_NAMES.get(role, role)}"
+            f"{int(ports.sum()):,} optical switch ports on {ports.size:,} {ROLE_NAMES.get(role, role)}"
             + (
-                f" ÷ {ppm_used} ports per module (rounded up per switch) = {modules:,}"
-                if ppm_used > 1
+                f" ÷ {ppm} ports per module (rounded up per switch) = {modules:,}"
+                if ppm > 1
                 else f" × 1 module = {modules:,}"
             )
         )
-    optical_links_by_plane = Counter()
-    for plane, t in tally.items():
-        for sku, part in t.parts.items():
+    optical_links = Counter()
+    for plane, cables in c.cables.items():
+        for part, qty, _segs in cables.values():
             if part.media in (CableMedia.FIBRE_MPO, CableMedia.FIBRE_LC) or part.sku.startswith("FIBRE-"):
-                optical_links_by_plane[plane] += t.qty[sku]
-    for (plane, _sku), (part, qty, why) in xcvr_lines.items():
-        links_here = optical_links_by_plane[plane]
-        note = "; ".join(why)
-        note += (
-            f". Per link end, not per link: {links_here:,} optical links have {2 * links_here:,} ends"
+                optical_links[plane] += qty
+    lines = []
+    for (plane, _sku), (part, qty, why) in xcvr.items():
+        n = optical_links[plane]
+        note = "; ".join(why) + (
+            f". Per link end, not per link: {n:,} optical links have {2 * n:,} ends"
             " (the seed chapter counts one module per link)"
         )
         lines.append(_line(plane, "transceiver", part, qty, note, False))
-    for plane, t in tally.items():
-        for sku, qty in sorted(t.qty.items()):
-            part = t.parts[sku]
-            segs = ", ".join(f"{n:,} {seg}" for seg, n in t.why[sku].most_common())
-            what = {
-                "dac": "in-rack links (passive copper)",
-                "acc": "next-rack links (active copper)",
-                "aoc": "links to a nearby rack (active optical)",
-                "copper_rj45": "BMC links",
-            }.get(part.media, "optical links, one fibre per link")
-            lines.append(_line(plane, "cable", part, qty, f"{what}: {segs}; length class {part.length_m:g} m", False))
+    return lines
 
-    # spares
-    spare_lines = []
+
+_CABLE_WHAT = {
+    "dac": "in-rack links (passive copper)",
+    "acc": "next-rack links (active copper)",
+    "aoc": "links to a nearby rack (active optical)",
+    "copper_rj45": "BMC links",
+}
+
+
+def _cable_lines(c: _Counts) -> list[BomLine]:
+    lines = []
+    for plane, cables in c.cables.items():
+        for sku in sorted(cables):
+            part, qty, segs = cables[sku]
+            where = ", ".join(f"{n:,} {seg}" for seg, n in segs.most_common())
+            what = _CABLE_WHAT.get(part.media, "optical links, one fibre per link")
+            lines.append(_line(plane, "cable", part, qty, f"{what}: {where}; length class {part.length_m:g} m", False))
+    return lines
+
+
+def _spare_lines(lines: list[BomLine], policy: BomPolicy) -> list[BomLine]:
+    spares = []
     for ln in lines:
         pct = policy.spares_pct.get(ln.kind, Decimal("0"))
-        if pct > 0:
-            n = math.ceil(ln.quantity * pct / 100)
-            if n:
-                spare_lines.append(
-                    BomLine(
-                        ln.plane,
-                        ln.category,
-                        ln.sku,
-                        ln.description,
-                        n,
-                        ln.unit_price_usd,
-                        f"spares: ⌈{ln.quantity:,} × {pct}%⌉ = {n:,}",
-                        ln.price_source,
-                        ln.price_is_assumption,
-                        ln.kind,
-                        spare=True,
-                        power_w=0.0,
-                    )
+        n = math.ceil(ln.quantity * pct / 100) if pct > 0 else 0
+        if n:
+            spares.append(
+                BomLine(
+                    ln.plane,
+                    ln.category,
+                    ln.sku,
+                    ln.description,
+                    n,
+                    ln.unit_price_usd,
+                    f"spares: ⌈{ln.quantity:,} × {pct}%⌉ = {n:,}",
+                    ln.price_source,
+                    ln.price_is_assumption,
+                    ln.kind,
+                    spare=True,
+                    power_w=0.0,
                 )
-    lines += spare_lines
-    plane_order = {"compute": 0, "storage": 1, "management": 2}
-    cat_order = {"switch": 0, "nic": 1, "transceiver": 2, "cable": 3}
-    lines.sort(key=lambda ln: (plane_order.get(ln.plane, 9), ln.spare, cat_order.get(ln.category.split()[0], 9)))
+            )
+    return spares
 
+
+def _catalog_and_headroom_checks(lines, tier_ports, policy: BomPolicy) -> list[dict[str, Any]]:
+    checks = []
     missing = {(ln.plane, ln.sku) for ln in lines if ln.price_source.startswith("no catalog part")}
     for plane, sku in sorted(missing):
         checks.append(
@@ -455,7 +517,7 @@ def build_bom(
                 "message": f"{plane}: no catalog part for {sku}; priced at $0 until one is added",
             }
         )
-    for plane, tiers in (tier_ports or {}).items():
+    for plane, tiers in tier_ports.items():
         for tier, used, free in tiers:
             need = math.ceil(used * policy.growth_headroom_pct / 100)
             checks.append(
@@ -466,7 +528,7 @@ def build_bom(
                     f"of {used:,} used = {need:,}",
                 }
             )
-    return Bom(tuple(lines), tuple(checks), link_count, 2 * link_count, dict(media_counts))
+    return checks
 
 
 def _line(plane: str, category: str, part: PartSpec, qty: int, why: str, spare: bool) -> BomLine:

@@ -275,3 +275,26 @@ def bom_xlsx(
         ws.freeze_panes(1, 0)
     wb.close()
     return buf.getvalue()
+
+
+def tco_sheet(results: dict[str, Any]) -> list[tuple[str, list[str], list[list[Any]]]]:
+    """The TCO as a sheet with live formulas: edit a CapEx or OpEx line and the totals follow."""
+    power = results.get("power")
+    if not power:
+        return []
+    t = power["tco"]
+    rows: list[list[Any]] = []
+    for c in t["capex"]:
+        rows.append(["CapEx", c["name"], Decimal(c["amount_usd"]), c["derivation"]])
+    first_opex = len(rows) + 2
+    for c in t["opex_per_year"]:
+        rows.append(["OpEx per year", c["name"], Decimal(c["amount_usd"]), c["derivation"]])
+    n_cap, n_all = len(t["capex"]), len(rows)
+    rows.append(["Total", "CapEx", Formula(f"=SUM(C2:C{n_cap + 1})"), ""])
+    rows.append(["Total", "OpEx per year", Formula(f"=SUM(C{first_opex}:C{n_all + 1})"), ""])
+    rows.append(["Total", "Years", t["years"], ""])
+    r_cap, r_opex, r_years = n_all + 2, n_all + 3, n_all + 4
+    rows.append(
+        ["Total", f"{t['years']}-year total", Formula(f"=C{r_cap}+C{r_years}*C{r_opex}"), t["derivations"]["total_usd"]]
+    )
+    return [("TCO", ["Section", "Line", "USD", "Derivation"], rows)]

@@ -3,13 +3,12 @@ same serializer and engines as the API and the CLI, so errors are identical ever
 
 from __future__ import annotations
 
-from typing import Any
-
 from django import forms
 from django.contrib.auth.forms import UserCreationForm
+from django.forms.utils import ErrorDict
 
 from designer.models import REQUIREMENT_FIELDS, DesignRevision
-from designer.requirements import LAYOUT, RequirementsError, validate_flat
+from designer.requirements import LAYOUT, RequirementsError, from_form_strings
 from designer.services import Evaluation, evaluate_flat
 
 SECTION_TITLES = {
@@ -50,22 +49,26 @@ class RequirementsForm(forms.ModelForm):
             (title, fields, i < 2 or any(f.errors for f in fields)) for i, (title, fields) in enumerate(out.items())
         ]
 
-    def clean(self) -> dict[str, Any]:
-        cleaned = super().clean()
-        if self.errors:
-            return cleaned
-        flat = {k: v for k, v in cleaned.items() if k in REQUIREMENT_FIELDS}
+    def full_clean(self) -> None:
+        """One validation path for form, API and CLI: cluster.validate and the pipeline.
+
+        Django's own field cleaning is skipped so a bad value gets the same message here as in
+        the API and the CLI; nothing is saved through the form (a revision is saved by services).
+        """
+        self._errors = ErrorDict()
+        if not self.is_bound:
+            return
+        self.cleaned_data = {}
+        raw = {name: self[name].data for name in REQUIREMENT_FIELDS if name in self.fields}
+        raw = {name: value for name, value in raw.items() if value is not None}
         try:
-            validated = validate_flat(flat)
-            self.evaluation = evaluate_flat(validated)
+            self.evaluation = evaluate_flat(from_form_strings(raw))
         except RequirementsError as exc:
             for field, messages in exc.errors.items():
-                target = field if field in self.fields else None
                 for m in messages:
-                    self.add_error(target, m)
-            return cleaned
-        cleaned.update(validated)
-        return cleaned
+                    self.add_error(field if field in self.fields else None, m)
+            return
+        self.cleaned_data = self.evaluation.requirements
 
 
 class SignupForm(UserCreationForm):

@@ -10,7 +10,6 @@ every finished chunk and every progress poll call.
 
 from __future__ import annotations
 
-import math
 import socket
 from datetime import timedelta
 from typing import Any
@@ -20,11 +19,11 @@ from django.db import transaction
 from django.db.models import Count, F, Q
 from django.utils import timezone
 
+from cluster.collectives import collective_fabric
+from cluster.requirements import Requirements
 from designer.models import Sweep, SweepChunk, SweepPoint
-from topology import FabricRequestError, Topology, plan_fabric
-from topology.clos import pod_count_of
-from topology.collectives import GPU_GENERATIONS, GPU_MODEL_GENERATION, Algorithm, Collective
-from topology.spec import ClosWiring, DragonflyWiring
+from topology import FabricRequestError, Topology
+from topology.collectives import Algorithm, Collective
 from topology.sweep import AUTO, MAX_POINTS, SweepGrid, evaluate_chunk, product_of, sizes_bytes
 
 VARY_FIELDS = {"node_count": int, "oversubscription": float, "nic_gbps": float, "topology": str}
@@ -37,58 +36,8 @@ class SweepSpecError(ValueError):
 
 
 def fabric_for(r: dict[str, Any], overrides: dict[str, Any], plan=None) -> tuple[dict[str, Any], str]:
-    """What a collective sees of a design (with varied parameters applied), and a label.
-
-    ``plan`` is the design's own fabric plan when the caller has it (no overrides)."""
-    from designer.services import fabric_request
-
-    req = dict(r)
-    if "node_count" in overrides:
-        req["gpu_count"] = overrides["node_count"] * r["gpus_per_node"]
-    for key in ("oversubscription", "nic_gbps", "topology"):
-        if key in overrides:
-            req[key] = overrides[key]
-    if req["topology"] == Topology.TORUS_3D:
-        req["torus_dims"] = ""  # a varied chip count gets its own most cube-like shape
-    if plan is None or overrides:
-        plan = plan_fabric(fabric_request(req))
-    gen = GPU_GENERATIONS[GPU_MODEL_GENERATION.get(r["gpu_model"], "H100")]
-    g = r["gpus_per_node"]
-    nodes = req["gpu_count"] // g
-    nics = req["nics_per_node"]
-    if gen.nvlink_domain_gpus and plan.topology != Topology.TORUS_3D:
-        dom = min(gen.nvlink_domain_gpus, req["gpu_count"])
-        nics = nics * dom // g
-        nodes = math.ceil(req["gpu_count"] / dom)
-        g = dom
-    w = plan.wiring
-    if isinstance(w, ClosWiring):
-        pods = pod_count_of(w) if w.tiers == 3 else plan.tiers[0].switch_count
-    elif isinstance(w, DragonflyWiring):
-        pods = w.group_count
-    else:
-        pods = 1
-    oversub = float(plan.extras.get("oversubscription_end_to_end_ratio", req["oversubscription"]))
-    if plan.topology == Topology.DRAGONFLY_PLUS:
-        oversub = float(plan.extras.get("global_oversubscription_ratio") or 1.0)
-    fabric = {
-        "gpus_per_node": 1 if plan.topology == Topology.TORUS_3D else g,
-        "node_count": plan.endpoint_count if plan.topology == Topology.TORUS_3D else nodes,
-        "nvlink_gbyte_s": gen.nvlink_gbyte_s,
-        "nics_per_node": nics,
-        "nic_gbps": float(req["nic_gbps"]),
-        "nvls": gen.nvls,
-        "sharp": plan.topology in (Topology.RAIL_OPTIMIZED, Topology.FAT_TREE)
-        and (req.get("switch_model") or "").startswith("Q"),
-        "oversubscription": oversub,
-        "pods": int(pods),
-        "rail_optimized": plan.topology == Topology.RAIL_OPTIMIZED,
-        "torus_dims": list(w.dims) if plan.topology == Topology.TORUS_3D else None,
-        "torus_link_gbps": float(req["torus_link_gbps"]),
-        "switch_radix": int(req["switch_radix"]),
-    }
-    label = f"{req['gpu_count']:,} GPUs, {req['topology']}, {float(req['nic_gbps']):g}G, {oversub:g}:1"
-    return fabric, label
+    """What a collective sees of a design (flat stored requirements) with varied parameters applied."""
+    return collective_fabric(Requirements.from_flat(r), overrides, plan=plan)
 
 
 def resolve_spec(r: dict[str, Any], spec: dict[str, Any]) -> tuple[SweepGrid, list[str]]:

@@ -13,7 +13,7 @@ from designer.access import owned_design, visible_design, visible_revision
 from designer.api.serializers import DesignSerializer, RequirementsInputSerializer, RevisionSerializer
 from designer.compare import comparison_rows
 from designer.models import Design
-from designer.requirements import RequirementsError, flatten, from_form_strings, nest, validate_flat
+from designer.requirements import RequirementsError, flatten, from_form_strings, nest
 from designer.services import clone_design, create_design, evaluate, evaluate_flat, save_revision
 
 
@@ -115,10 +115,7 @@ def evaluate_view(request):
     body = request.data if isinstance(request.data, dict) else {}
     flat_layout = request.query_params.get("layout") == "flat"
     try:
-        if flat_layout:
-            ev = evaluate_flat(validate_flat(from_form_strings(body)))
-        else:
-            ev = evaluate(body.get("requirements", body))
+        ev = evaluate_flat(from_form_strings(body)) if flat_layout else evaluate(body.get("requirements", body))
     except RequirementsError as exc:
         return _errors(exc, nested=not flat_layout)
     return Response(ev.result)

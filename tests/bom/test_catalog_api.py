@@ -39,7 +39,8 @@ def test_discounted_price_reprices_new_designs(alice):
     p = book.prices.get(part__sku="QM9700")
     p.discount_pct = 10
     p.save()
-    catalog, info = current_catalog()
-    qm = next(x for x in catalog if x.sku == "QM9700")
+    catalog = current_catalog()
+    info = catalog.price_book
+    qm = next(x for x in catalog.parts if x.sku == "QM9700")
     assert str(qm.unit_price_usd) == "58500.00" and "less 10" in qm.price_source
     assert info["version"] == book.version

@@ -65,7 +65,11 @@ def write(tmp_path: Path, text: str) -> Path:
             "compute_fabric.topology",
             "not a valid choice",
         ),
-        ("gpu_count: 64\ncompute_fabric: {oversubscription: 0.5}\n", "compute_fabric.oversubscription", ""),
+        (
+            "gpu_count: 64\ncompute_fabric: {oversubscription: 0.5}\n",
+            "compute_fabric.oversubscription",
+            "0.5 is too small; allowed: 1 to 64",
+        ),
         (
             "gpu_count: 64\ncompute_fabric: {nic_gbps: 800, switch_model: QM9700}\n",
             "compute_fabric.nic_gbps",

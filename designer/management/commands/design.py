@@ -21,10 +21,10 @@ from django.core.management.base import BaseCommand, CommandError
 from django.http import Http404
 from django.utils import timezone
 
+from cluster.render import result_table
 from designer.access import owned_design, visible_design
 from designer.compare import comparison_rows
 from designer.models import Design
-from designer.render import result_table
 from designer.requirements import RequirementsError
 from designer.services import clone_design, create_design, evaluate, load_requirements_file, save_revision
 

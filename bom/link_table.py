@@ -1,0 +1,455 @@
+"""Every link of the three planes as numpy columns — the BOM's counting input.
+
+:func:`plane_link_table` builds the table from the plans without a Python object per cable
+(the live path: figures while typing); :meth:`LinkTable.from_links` builds it from the
+per-link records of bom/links.py (the cut sheet). Both place boxes with the same floor plan
+(bom/layout.py) and give the same rows up to order and grouping — a property test checks
+that — so the live BOM and the exported BOM agree.
+
+Device names are kept only for switch ends (the BOM rounds twin-port modules per switch);
+NIC and BMC ends are counted, not named.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from bom.layout import STANDARD_LENGTHS_M, RackLayout
+from bom.links import ClusterShape, Link
+from topology.graph import fabric_edges
+from topology.management_plane import ManagementPlan
+from topology.spec import FabricPlan, Topology
+from topology.storage_plane import StoragePlan
+
+NO_DEVICE = -1
+_STD = np.array(STANDARD_LENGTHS_M, dtype=float)
+NON_SWITCH_ROLES = ("nic", "bmc")  # ends that are counted, not named
+
+
+class _Codes:
+    """Strings ↔ small integers, in first-seen order."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+        self.index: dict[str, int] = {}
+
+    def code(self, name: str) -> int:
+        i = self.index.get(name)
+        if i is None:
+            i = self.index[name] = len(self.names)
+            self.names.append(name)
+        return i
+
+
+@dataclass(frozen=True)
+class LinkTable:
+    """One row per link (or per group of identical links: ``weight``)."""
+
+    planes: tuple[str, ...]
+    segments: tuple[str, ...]
+    roles: tuple[str, ...]
+    devices: tuple[str, ...]
+    plane: np.ndarray
+    segment: np.ndarray
+    a_role: np.ndarray
+    z_role: np.ndarray
+    a_dev: np.ndarray
+    z_dev: np.ndarray
+    speed_gbps: np.ndarray
+    length_m: np.ndarray
+    rack_distance: np.ndarray
+    weight: np.ndarray
+
+    @property
+    def link_count(self) -> int:
+        return int(self.weight.sum())
+
+    @classmethod
+    def from_links(cls, links: Iterable[Link]) -> LinkTable:
+        b = _Builder()
+        for ln in links:
+            b.add_one(ln)
+        return b.table()
+
+
+class _Builder:
+    """Collects column chunks (numpy) or single links, interning the strings."""
+
+    def __init__(self) -> None:
+        self.planes, self.segments, self.roles, self.devices = _Codes(), _Codes(), _Codes(), _Codes()
+        self.cols: dict[str, list[np.ndarray]] = {k: [] for k in _COLUMNS}
+        self.rows: list[tuple] = []
+
+    def dev(self, role: str, name: str) -> int:
+        return NO_DEVICE if role in NON_SWITCH_ROLES else self.devices.code(name)
+
+    def add_one(self, ln: Link) -> None:
+        self.rows.append(
+            (
+                self.planes.code(ln.plane),
+                self.segments.code(ln.segment),
+                self.roles.code(ln.a_role),
+                self.roles.code(ln.z_role),
+                self.dev(ln.a_role, ln.a_device),
+                self.dev(ln.z_role, ln.z_device),
+                ln.speed_gbps,
+                ln.length_m,
+                ln.rack_distance,
+                1,
+            )
+        )
+
+    def add(self, plane: str, segment: np.ndarray, segment_names: Sequence[str], **cols: np.ndarray) -> None:
+        """A chunk of links of one plane; ``segment`` indexes ``segment_names``; roles as strings per chunk."""
+        n = len(segment)
+        seg_codes = np.array([self.segments.code(s) for s in segment_names], dtype=np.int64)
+        self.cols["plane"].append(np.full(n, self.planes.code(plane), dtype=np.int64))
+        self.cols["segment"].append(seg_codes[segment] if n else np.zeros(0, dtype=np.int64))
+        for end in ("a_role", "z_role"):
+            self.cols[end].append(np.full(n, self.roles.code(cols.pop(end)), dtype=np.int64))
+        for name, values in cols.items():
+            self.cols[name].append(np.asarray(values))
+
+    def device_codes(self, names: Sequence[str]) -> np.ndarray:
+        return np.array([self.devices.code(s) for s in names], dtype=np.int64)
+
+    def table(self) -> LinkTable:
+        if self.rows:
+            arr = list(zip(*self.rows, strict=True))
+            for name, values in zip(_COLUMNS, arr, strict=True):
+                self.cols[name].append(np.asarray(values))
+        cat = {
+            k: np.concatenate(v).astype(_DTYPES[k]) if v else np.zeros(0, dtype=_DTYPES[k])
+            for k, v in self.cols.items()
+        }
+        return LinkTable(
+            tuple(self.planes.names),
+            tuple(self.segments.names),
+            tuple(self.roles.names),
+            tuple(self.devices.names),
+            **cat,
+        )
+
+
+_COLUMNS = (
+    "plane",
+    "segment",
+    "a_role",
+    "z_role",
+    "a_dev",
+    "z_dev",
+    "speed_gbps",
+    "length_m",
+    "rack_distance",
+    "weight",
+)
+_DTYPES = {k: (np.float64 if k == "speed_gbps" else np.int64) for k in _COLUMNS}
+
+
+# --- the floor plan, vectorised (the same arithmetic as bom/layout.py) ----------------------------
+
+
+def node_positions(layout: RackLayout, node: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    rack = node // layout.nodes_per_rack
+    return rack // layout.racks_per_row, rack % layout.racks_per_row
+
+
+def cable_lengths_m(layout: RackLayout, ar, ac, zr, zc) -> np.ndarray:
+    """RackLayout.cable_length_m over arrays: distance + slack, bought in the next standard length."""
+    needed = (np.abs(ar - zr) * layout.row_pitch_m + np.abs(ac - zc) * layout.rack_width_m) + layout.slack_m
+    i = np.searchsorted(_STD, needed - 1e-9, side="left")
+    std = _STD[np.minimum(i, len(_STD) - 1)]
+    return np.where(i < len(_STD), std, np.ceil(needed)).astype(np.int64)
+
+
+def rack_distances(ar, ac, zr, zc) -> np.ndarray:
+    """RackLayout.rack_distance over arrays: 0 same rack, 1 next rack in the row, 2 further."""
+    same_row = ar == zr
+    return np.where(same_row & (ac == zc), 0, np.where(same_row & (np.abs(ac - zc) == 1), 1, 2))
+
+
+def _tier_index(node_tier: np.ndarray, first: int) -> tuple[np.ndarray, dict[int, int]]:
+    """Each switch's number within its tier (by node id), and the switch count per tier."""
+    index = np.zeros(node_tier.size, dtype=np.int64)
+    counts: dict[int, int] = {}
+    tiers = node_tier[first:]
+    for t in np.unique(tiers).tolist():
+        ids = np.nonzero(tiers == t)[0] + first
+        index[ids] = np.arange(ids.size)
+        counts[int(t)] = int(ids.size)
+    return index, counts
+
+
+def _names(prefix: str, index: np.ndarray, width: int = 4) -> list[str]:
+    return [f"{prefix}{i + 1:0{width}d}" for i in index.tolist()]
+
+
+# --- the planes -----------------------------------------------------------------------------------
+
+
+def compute_table(b: _Builder, plan: FabricPlan, shape: ClusterShape, layout: RackLayout) -> None:
+    """bom.links.compute_links, as columns."""
+    e = fabric_edges(plan)
+    n, u, v = e.endpoint_count, e.u, e.v
+    torus = plan.topology == Topology.TORUS_3D
+    per_node = shape.gpus_per_node if torus else shape.nics_per_node
+    if torus:
+        ar, ac = node_positions(layout, u // per_node)
+        zr, zc = node_positions(layout, v // per_node)
+        _add(
+            b,
+            layout,
+            "compute",
+            np.zeros(u.size, dtype=np.int64),
+            ["chip–chip"],
+            ("nic", "nic"),
+            (ar, ac, zr, zc),
+            np.full(u.size, NO_DEVICE),
+            np.full(u.size, NO_DEVICE),
+            e.gbps_per_link,
+            e.links,
+        )
+        return
+    tier = e.node_tier
+    index, counts = _tier_index(tier, n)
+    sw_r, sw_c = _switch_positions(layout, e, index, counts, per_node)
+    names = e.tier_names
+    sw_dev = np.full(tier.size, NO_DEVICE, dtype=np.int64)
+    sw_dev[n:] = b.device_codes(
+        [f"{names[t]}{i + 1:04d}" for t, i in zip(tier[n:].tolist(), index[n:].tolist(), strict=True)]
+    )
+    down = u < n
+    du, dv = u[down], v[down]
+    ar, ac = node_positions(layout, du // per_node)
+    _add(
+        b,
+        layout,
+        "compute",
+        tier[dv],
+        [f"node–{t}" for t in names],
+        ("nic", "compute_switch"),
+        (ar, ac, sw_r[dv], sw_c[dv]),
+        np.full(du.size, NO_DEVICE),
+        sw_dev[dv],
+        e.gbps_per_link[down],
+        e.links[down],
+    )
+    up = ~down
+    uu, uv = u[up], v[up]
+    k = len(names)
+    _add(
+        b,
+        layout,
+        "compute",
+        tier[uu] * k + tier[uv],
+        [f"{x}–{y}" for x in names for y in names],
+        ("compute_switch", "compute_switch"),
+        (sw_r[uu], sw_c[uu], sw_r[uv], sw_c[uv]),
+        sw_dev[uu],
+        sw_dev[uv],
+        e.gbps_per_link[up],
+        e.links[up],
+    )
+
+
+def _switch_positions(layout: RackLayout, e, index: np.ndarray, counts: dict[int, int], per_node: int):
+    """Leaves in the network rack of the row of their first node; upper tiers packed in the spine row."""
+    n, tier = e.endpoint_count, e.node_tier
+    mask = (e.u < n) & (tier[e.v] == 0)
+    leaves, first = np.unique(e.v[mask], return_index=True)
+    leaf_row = np.zeros(tier.size, dtype=np.int64)
+    leaf_row[leaves] = node_positions(layout, e.u[mask][first] // per_node)[0]
+    offset = np.zeros(tier.size, dtype=np.int64)
+    for t in counts:
+        offset[tier == t] = sum(c for tt, c in counts.items() if 0 < tt < t)
+    rows = np.where(tier == 0, leaf_row, -1)
+    cols = np.where(tier == 0, layout.racks_per_row, (offset + index) // layout.switches_per_network_rack)
+    return rows, cols
+
+
+def _add(b, layout, plane, segment, segment_names, roles, pos, a_dev, z_dev, speed, weight) -> None:
+    ar, ac, zr, zc = pos
+    b.add(
+        plane,
+        np.asarray(segment, dtype=np.int64),
+        segment_names,
+        a_role=roles[0],
+        z_role=roles[1],
+        a_dev=np.asarray(a_dev, dtype=np.int64),
+        z_dev=np.asarray(z_dev, dtype=np.int64),
+        speed_gbps=np.broadcast_to(np.asarray(speed, dtype=float), np.shape(segment)),
+        length_m=cable_lengths_m(layout, ar, ac, zr, zc),
+        rack_distance=rack_distances(ar, ac, zr, zc),
+        weight=np.broadcast_to(np.asarray(weight, dtype=np.int64), np.shape(segment)),
+    )
+
+
+def _infra_positions(layout: RackLayout, first_row: int, index: np.ndarray, per_rack: int):
+    rack = index // per_rack
+    return first_row + rack // layout.racks_per_row, rack % layout.racks_per_row
+
+
+def _storage_access(plan: StoragePlan, shape: ClusterShape, layout: RackLayout):
+    """(row, column, speed) of every storage-fabric endpoint: compute-node storage NICs, then servers."""
+    port = plan.switch_port_gbps
+    nodes = np.arange(shape.node_count * shape.storage_nics_per_node) // shape.storage_nics_per_node
+    cr, cc = node_positions(layout, nodes)
+    servers = np.arange(shape.storage_node_count * shape.storage_node_nics) // shape.storage_node_nics
+    sr, sc = _infra_positions(layout, layout.compute_rows(shape.node_count), servers, 8)
+    speed = np.concatenate(
+        [np.full(cr.size, min(shape.storage_nic_gbps, port)), np.full(sr.size, min(shape.storage_node_nic_gbps, port))]
+    )
+    return np.concatenate([cr, sr]), np.concatenate([cc, sc]), speed
+
+
+def storage_table(b: _Builder, plan: StoragePlan, shape: ClusterShape, layout: RackLayout, spine_offset: int) -> None:
+    """bom.links.storage_links, as columns."""
+    row, col, speed = _storage_access(plan, shape, layout)
+    none = np.full(row.size, NO_DEVICE)
+    if plan.fabric is None:
+        _storage_mesh(b, plan, layout, layout.compute_rows(shape.node_count), row, col, speed)
+        return
+    e = fabric_edges(plan.fabric)
+    n, tier, u, v = e.endpoint_count, e.node_tier, e.u, e.v
+    index, _ = _tier_index(tier, n)
+    down = u < n
+    leaves, first = np.unique(v[down], return_index=True)
+    sw_r = np.where(tier == 0, 0, -1)
+    sw_c = np.where(tier == 0, layout.racks_per_row, (spine_offset + index) // layout.switches_per_network_rack)
+    sw_r[leaves] = row[u[down][first]]
+    sw_dev = np.full(tier.size, NO_DEVICE, dtype=np.int64)
+    sw_dev[n:] = b.device_codes(
+        [f"s{e.tier_names[t]}{i + 1:04d}" for t, i in zip(tier[n:].tolist(), index[n:].tolist(), strict=True)]
+    )
+    du, dv = u[down], v[down]
+    zeros = np.zeros(du.size, dtype=np.int64)
+    _add(
+        b,
+        layout,
+        "storage",
+        zeros,
+        ["server–leaf"],
+        ("nic", "storage_switch"),
+        (row[du], col[du], sw_r[dv], sw_c[dv]),
+        none[du],
+        sw_dev[dv],
+        speed[du],
+        e.links[down],
+    )
+    uu, uv = u[~down], v[~down]
+    _add(
+        b,
+        layout,
+        "storage",
+        np.zeros(uu.size, dtype=np.int64),
+        ["switch–switch"],
+        ("storage_switch", "storage_switch"),
+        (sw_r[uu], sw_c[uu], sw_r[uv], sw_c[uv]),
+        sw_dev[uu],
+        sw_dev[uv],
+        plan.switch_port_gbps,
+        e.links[~down],
+    )
+
+
+def _storage_mesh(b: _Builder, plan: StoragePlan, layout: RackLayout, infra_row: int, row, col, speed) -> None:
+    """A fixed switch count: access links, then every pair of switches, all in one infrastructure rack."""
+    switches = plan.switch_count
+    per_switch = -(-row.size // switches)
+    rack_r = np.full(row.size, infra_row)
+    rack_c = np.full(row.size, layout.racks_per_row)
+    names = b.device_codes([f"sleaf{i + 1:04d}" for i in range(switches)])
+    _add(
+        b,
+        layout,
+        "storage",
+        np.zeros(row.size, dtype=np.int64),
+        ["server–switch"],
+        ("nic", "storage_switch"),
+        (row, col, rack_r, rack_c),
+        np.full(row.size, NO_DEVICE),
+        names[np.arange(row.size) // per_switch],
+        speed,
+        1,
+    )
+    i, j = np.triu_indices(switches, k=1)
+    one = np.full(i.size, infra_row)
+    end = np.full(i.size, layout.racks_per_row)
+    _add(
+        b,
+        layout,
+        "storage",
+        np.zeros(i.size, dtype=np.int64),
+        ["switch–switch mesh"],
+        ("storage_switch", "storage_switch"),
+        (one, end, one, end),
+        names[i],
+        names[j],
+        plan.switch_port_gbps,
+        plan.mesh_links_per_pair,
+    )
+
+
+def management_table(b: _Builder, plan: ManagementPlan, shape: ClusterShape, layout: RackLayout, spine_offset: int):
+    """bom.links.management_links, as columns."""
+    infra_row = layout.compute_rows(shape.node_count)
+    cr, cc = node_positions(layout, np.arange(shape.node_count))
+    others = shape.storage_node_count + shape.mgmt_node_count + shape.login_node_count
+    ir, ic = _infra_positions(layout, infra_row, np.arange(others), 8)
+    row, col = np.concatenate([cr, ir]), np.concatenate([cc, ic])
+    tor = np.arange(row.size) // shape.mgmt_nodes_per_tor
+    first = np.minimum(np.arange(plan.tor_count) * shape.mgmt_nodes_per_tor, row.size - 1)
+    tor_r, tor_c = row[first], col[first]
+    tor_dev = b.device_codes([f"mtor{t + 1:03d}" for t in range(plan.tor_count)])
+    none = np.full(row.size, NO_DEVICE)
+    zeros = np.zeros(row.size, dtype=np.int64)
+    pos = (row, col, tor_r[tor], tor_c[tor])
+    _add(
+        b,
+        layout,
+        "management",
+        zeros,
+        ["server–ToR"],
+        ("nic", "mgmt_tor"),
+        pos,
+        none,
+        tor_dev[tor],
+        shape.mgmt_tor_access_gbps,
+        1,
+    )
+    _add(b, layout, "management", zeros, ["BMC–ToR"], ("bmc", "mgmt_tor"), pos, none, tor_dev[tor], 1.0, 1)
+    t = np.repeat(np.arange(plan.tor_count), shape.mgmt_tor_uplinks)
+    k = np.tile(np.arange(shape.mgmt_tor_uplinks), plan.tor_count)
+    s = (t * shape.mgmt_tor_uplinks + k) % plan.spine_count
+    spine_dev = b.device_codes([f"mspine{i + 1:02d}" for i in range(plan.spine_count)])
+    sr = np.full(s.size, -1)
+    sc = (spine_offset + s) // layout.switches_per_network_rack
+    _add(
+        b,
+        layout,
+        "management",
+        np.zeros(s.size, dtype=np.int64),
+        ["ToR–spine"],
+        ("mgmt_tor", "mgmt_spine"),
+        (tor_r[t], tor_c[t], sr, sc),
+        tor_dev[t],
+        spine_dev[s],
+        shape.mgmt_uplink_gbps,
+        1,
+    )
+
+
+def plane_link_table(
+    compute: FabricPlan, storage: StoragePlan, management: ManagementPlan, shape: ClusterShape, layout: RackLayout
+) -> LinkTable:
+    """The links of all three planes as columns, without a record per cable (see bom.links.all_links)."""
+    compute_upper = sum(t.switch_count for t in compute.tiers[1:])
+    storage_upper = sum(t.switch_count for t in storage.fabric.tiers[1:]) if storage.fabric else 0
+    b = _Builder()
+    compute_table(b, compute, shape, layout)
+    storage_table(b, storage, shape, layout, spine_offset=compute_upper)
+    management_table(b, management, shape, layout, spine_offset=compute_upper + storage_upper)
+    return b.table()

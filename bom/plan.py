@@ -1,0 +1,123 @@
+"""The network BOM of a design: which switches, NICs and cables each plane needs (pure: no Django).
+
+Chains the planes' plans into :func:`bom.build.build_bom`: switches per plane and tier, NICs
+per node and storage server, and the links of all three planes — as per-link records
+(``cables=True``, for the cut sheet and exports) or as counts by link class (the live path).
+Both give the same quantities (tests/bom/test_link_table.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from bom.build import Bom, PartPicker, Roles, build_bom, find_nic, find_switch
+from bom.catalog import DEFAULT_PARTS, DEFAULT_PRICE_BOOK
+from bom.links import all_links
+from bom.parts import PartSpec
+from cluster.requests import bom_policy, cluster_shape, rack_layout
+from cluster.requirements import Requirements
+from topology import FabricPlan, Topology
+from topology.management_plane import ManagementPlan
+from topology.storage_plane import StoragePlan
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """Parts priced from one price book, and where the prices come from."""
+
+    parts: tuple[PartSpec, ...]
+    price_book: dict
+
+    @classmethod
+    def built_in(cls) -> Catalog:
+        return cls(tuple(DEFAULT_PARTS), {**DEFAULT_PRICE_BOOK, "id": None, "built_in": True})
+
+
+def bom_roles(r: Requirements, catalog: Sequence[PartSpec]) -> Roles:
+    f, s, m = r.compute_fabric, r.storage, r.management
+    return Roles(
+        compute_switch=find_switch(
+            catalog, name=f.switch_model or "", radix=f.switch_radix, port_gbps=float(f.switch_port_gbps)
+        ),
+        storage_switch=find_switch(catalog, radix=s.switch_radix, port_gbps=float(s.switch_port_gbps)),
+        mgmt_tor=find_switch(catalog, radix=m.tor_access_ports, port_gbps=float(m.tor_access_gbps)),
+        mgmt_spine=find_switch(catalog, radix=m.spine_ports, port_gbps=float(m.uplink_gbps)),
+        compute_nic=None if f.topology == Topology.TORUS_3D else find_nic(catalog, float(f.nic_gbps)),
+        storage_nic=find_nic(catalog, float(s.nic_gbps)),
+        storage_node_nic=find_nic(catalog, float(s.node_nic_gbps)),
+    )
+
+
+def switch_counts(plan: FabricPlan, storage: StoragePlan, mgmt: ManagementPlan) -> list[tuple[str, str, str, int, str]]:
+    """(plane, role, tier, count, derivation) for every switch tier of the three planes."""
+    out = [("compute", "compute_switch", t.name, t.switch_count, t.derivation) for t in plan.tiers]
+    if storage.fabric is not None:
+        out += [("storage", "storage_switch", t.name, t.switch_count, t.derivation) for t in storage.fabric.tiers]
+    else:
+        out.append(("storage", "storage_switch", "mesh", storage.switch_count, storage.derivations["switch_count"]))
+    out += [
+        ("management", "mgmt_tor", "ToR", mgmt.tor_count, mgmt.derivations["tor_count"]),
+        ("management", "mgmt_spine", "spine", mgmt.spine_count, mgmt.derivations["spine_count"]),
+    ]
+    return out
+
+
+def nic_counts(r: Requirements, roles: Roles) -> dict[str, list[tuple[PartSpec, int, str]]]:
+    nodes, s = r.node_count, r.storage
+    nics: dict[str, list[tuple[PartSpec, int, str]]] = {"compute": [], "storage": []}
+    per = r.compute_fabric.nics_per_node
+    if roles.compute_nic is not None:
+        nics["compute"].append((roles.compute_nic, nodes * per, f"{nodes:,} nodes × {per} NICs"))
+    nics["storage"].append(
+        (roles.storage_nic, nodes * s.nics_per_node, f"{nodes:,} compute nodes × {s.nics_per_node} storage NICs")
+    )
+    nics["storage"].append(
+        (roles.storage_node_nic, s.node_count * s.node_nics, f"{s.node_count} storage servers × {s.node_nics} NICs")
+    )
+    return nics
+
+
+def tier_ports(r: Requirements, plan: FabricPlan, storage: StoragePlan, mgmt: ManagementPlan):
+    """plane → [(tier, used ports, free ports)] for the growth-headroom check (access tiers)."""
+    free_tor = mgmt.tor_count * r.management.tor_access_ports - mgmt.access_port_count
+    out = {
+        "compute": [(t.name, t.ports_used_total, t.ports_free_total) for t in plan.tiers[:1]],
+        "management": [("ToR", mgmt.access_port_count, free_tor)],
+    }
+    if storage.fabric is not None:
+        out["storage"] = [(t.name, t.ports_used_total, t.ports_free_total) for t in storage.fabric.tiers[:1]]
+    return out
+
+
+def plane_links(r: Requirements, plan: FabricPlan, storage: StoragePlan, mgmt: ManagementPlan):
+    """Every cable of the three planes, one record each (for the cut sheet and exports)."""
+    return all_links(plan, storage, mgmt, cluster_shape(r), rack_layout(r))
+
+
+def network_bom(
+    r: Requirements,
+    plan: FabricPlan,
+    storage: StoragePlan,
+    mgmt: ManagementPlan,
+    catalog: Catalog,
+    *,
+    cables: bool = False,
+) -> Bom:
+    """The priced BOM of the three planes. ``cables``: count from per-link records instead of link classes."""
+    roles = bom_roles(r, catalog.parts)
+    if cables:
+        links = plane_links(r, plan, storage, mgmt)
+    else:
+        from bom.link_table import plane_link_table
+
+        links = plane_link_table(plan, storage, mgmt, cluster_shape(r), rack_layout(r))
+    return build_bom(
+        switches=switch_counts(plan, storage, mgmt),
+        nic_counts=nic_counts(r, roles),
+        links=links,
+        roles=roles,
+        picker=PartPicker(catalog.parts),
+        policy=bom_policy(r),
+        tier_ports=tier_ports(r, plan, storage, mgmt),
+    )

@@ -1,0 +1,114 @@
+"""`python -m cluster evaluate FILE.yaml` (also `manage.py evaluate`): compute a design from the shell.
+
+Pure: no database, no Django settings, no SECRET_KEY. Prices come from the built-in catalog
+(bom/catalog.py); saved designs and edited price books are the web app's (`manage.py design`).
+Exit status 0 on success, 1 when the requirements are refused (one line per field), 2 on
+bad usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from cluster.pipeline import ClusterPlan, plan_cluster
+from cluster.render import result_table
+from cluster.validate import RequirementsError, flatten, load_requirements_file, validate_flat
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="evaluate", description="Evaluate a requirements file (YAML or JSON).")
+    p.add_argument("file", type=Path, help="requirements file (YAML or JSON)")
+    p.add_argument("--format", choices=["json", "table"], default="table")
+    p.add_argument("--verify", action="store_true", help="also rebuild the fabric as a graph and check it")
+    p.add_argument("--xlsx", type=Path, help="also write the BOM workbook (with cabling plan) here")
+    p.add_argument("--reconcile", choices=["seed-d7"], help="compare the BOM with a published one")
+    return p
+
+
+def evaluate_file(path: Path) -> ClusterPlan:
+    """Read, validate (errors under dotted paths) and plan one requirements file."""
+    try:
+        return plan_cluster(validate_flat(flatten(load_requirements_file(path))))
+    except RequirementsError as exc:
+        raise RequirementsError(exc.nested()) from None
+
+
+def verification(plan: ClusterPlan) -> dict[str, Any]:
+    from topology.graph import verify_plan
+
+    v = verify_plan(plan.fabric)
+    return {
+        "ok": v.ok,
+        "link_count": v.link_count,
+        "switch_count": v.switch_count,
+        "bisection_max_flow_gbps": v.bisection_max_flow_gbps,
+        "problems": list(v.problems),
+    }
+
+
+def reconciliation(plan: ClusterPlan) -> dict[str, Any]:
+    from bom.reconcile import SEED_D7, reconcile, reference_total_usd
+
+    return {
+        "reference": "seed chapter Table 14-25",
+        "reference_total_usd": str(reference_total_usd(SEED_D7)),
+        "rows": [
+            {
+                "item": r.reference.item,
+                "reference_quantity": r.reference.quantity,
+                "reference_subtotal_usd": str(r.reference.subtotal_usd),
+                "our_quantity": r.our_quantity,
+                "our_subtotal_usd": str(r.our_subtotal_usd),
+                "note": r.reference.note,
+            }
+            for r in reconcile(plan.bom, SEED_D7)
+        ],
+    }
+
+
+def write_xlsx(plan: ClusterPlan, result: dict[str, Any], path: Path) -> None:
+    from bom.build import PartPicker, choose_media
+    from bom.catalog import DEFAULT_PARTS
+    from bom.export import bom_xlsx, cabling_rows, tco_sheet
+    from bom.plan import plane_links
+    from cluster.requests import bom_policy
+
+    r = plan.requirements
+    picker, policy = PartPicker(DEFAULT_PARTS), bom_policy(r)
+    links = plane_links(r, plan.fabric, plan.storage, plan.management)
+    cabling = cabling_rows(links, lambda link: choose_media(link, policy, picker).label)
+    path.write_bytes(
+        bom_xlsx(
+            result["bom"],
+            design_name=r.cluster.name,
+            design_notes=r.cluster.notes,
+            cabling=cabling,
+            extra_sheets=tco_sheet(result),
+        )
+    )
+
+
+def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
+    args = parser().parse_args(argv)
+    try:
+        plan = evaluate_file(args.file)
+    except RequirementsError as exc:
+        stderr.write(f"{args.file}: invalid requirements\n")
+        stderr.writelines(f"  {field}: {' '.join(msgs)}\n" for field, msgs in exc.errors.items())
+        return 1
+    result = plan.result()
+    if args.verify:
+        result["compute_fabric"]["verification"] = verification(plan)
+    if args.reconcile:
+        result["bom"]["reconciliation"] = reconciliation(plan)
+    if args.xlsx:
+        write_xlsx(plan, result, args.xlsx)
+        stderr.write(f"wrote {args.xlsx}\n")
+    text = json.dumps(result, indent=2, ensure_ascii=False) if args.format == "json" else result_table(result)
+    stdout.write(text + "\n")
+    return 0

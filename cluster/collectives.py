@@ -1,0 +1,111 @@
+"""What the collective cost model sees of a design, and the at-a-glance table of the design page."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Any
+
+import numpy as np
+
+from cluster.requests import fabric_request
+from cluster.requirements import Requirements
+from topology import FabricPlan, Topology, plan_fabric
+from topology.clos import pod_count_of
+from topology.collectives import (
+    GPU_GENERATIONS,
+    GPU_MODEL_GENERATION,
+    Collective,
+    Fabric,
+    assumptions,
+    collective_cost,
+)
+from topology.spec import ClosWiring, DragonflyWiring
+
+GLANCE_SIZES_BYTES = (2**20, 2**28, 2**32)
+
+
+def with_overrides(r: Requirements, overrides: dict[str, Any]) -> Requirements:
+    """The design with a sweep's varied parameters applied (node count, oversubscription, NIC speed, topology)."""
+    fabric = {k: overrides[k] for k in ("oversubscription", "nic_gbps", "topology") if k in overrides}
+    cluster = r.cluster
+    if "node_count" in overrides:
+        cluster = dataclasses.replace(cluster, gpu_count=overrides["node_count"] * cluster.gpus_per_node)
+    compute = dataclasses.replace(r.compute_fabric, **fabric)
+    if compute.topology == Topology.TORUS_3D:
+        compute = dataclasses.replace(compute, torus_dims="")  # a varied chip count gets its own cube-like shape
+    return dataclasses.replace(r, cluster=cluster, compute_fabric=compute)
+
+
+def _pods(plan: FabricPlan) -> int:
+    w = plan.wiring
+    if isinstance(w, ClosWiring):
+        return pod_count_of(w) if w.tiers == 3 else plan.tiers[0].switch_count
+    if isinstance(w, DragonflyWiring):
+        return w.group_count
+    return 1
+
+
+def collective_fabric(
+    r: Requirements, overrides: dict[str, Any] | None = None, plan: FabricPlan | None = None
+) -> tuple[dict[str, Any], str]:
+    """The collective model's view of a design (NVLink domain, NICs, taper, pods), and a label.
+
+    ``plan`` is the design's own fabric plan when the caller has it (no overrides)."""
+    overrides = overrides or {}
+    req = with_overrides(r, overrides) if overrides else r
+    if plan is None or overrides:
+        plan = plan_fabric(fabric_request(req))
+    f, gpus = req.compute_fabric, req.cluster.gpu_count
+    gen = GPU_GENERATIONS[GPU_MODEL_GENERATION.get(r.cluster.gpu_model, "H100")]
+    g, nodes, nics = req.cluster.gpus_per_node, req.node_count, f.nics_per_node
+    torus = plan.topology == Topology.TORUS_3D
+    if gen.nvlink_domain_gpus and not torus:
+        dom = min(gen.nvlink_domain_gpus, gpus)
+        nics, nodes, g = nics * dom // g, math.ceil(gpus / dom), dom
+    oversub = float(plan.extras.get("oversubscription_end_to_end_ratio", f.oversubscription))
+    if plan.topology == Topology.DRAGONFLY_PLUS:
+        oversub = float(plan.extras.get("global_oversubscription_ratio") or 1.0)
+    fabric = {
+        "gpus_per_node": 1 if torus else g,
+        "node_count": plan.endpoint_count if torus else nodes,
+        "nvlink_gbyte_s": gen.nvlink_gbyte_s,
+        "nics_per_node": nics,
+        "nic_gbps": float(f.nic_gbps),
+        "nvls": gen.nvls,
+        "sharp": plan.topology in (Topology.RAIL_OPTIMIZED, Topology.FAT_TREE)
+        and (f.switch_model or "").startswith("Q"),
+        "oversubscription": oversub,
+        "pods": int(_pods(plan)),
+        "rail_optimized": plan.topology == Topology.RAIL_OPTIMIZED,
+        "torus_dims": list(plan.wiring.dims) if torus else None,
+        "torus_link_gbps": float(f.torus_link_gbps),
+        "switch_radix": int(f.switch_radix),
+    }
+    label = f"{gpus:,} GPUs, {f.topology}, {float(f.nic_gbps):g}G, {oversub:g}:1"
+    return fabric, label
+
+
+def collectives_summary(r: Requirements, plan: FabricPlan | None = None) -> dict[str, Any]:
+    """NCCL-style cost of each collective at 1 MiB, 256 MiB and 4 GiB on this design."""
+    fabric, label = collective_fabric(r, plan=plan)
+    kw = dict(fabric)
+    if kw.get("torus_dims") is not None:
+        kw["torus_dims"] = tuple(kw["torus_dims"])
+    f = Fabric(**kw)
+    rows = []
+    for coll in Collective:
+        cost = collective_cost(coll, np.array(GLANCE_SIZES_BYTES, dtype=float), f)
+        for i, size in enumerate(GLANCE_SIZES_BYTES):
+            t = float(cost.time_us[i])
+            rows.append(
+                {
+                    "collective": coll.value,
+                    "size_bytes": size,
+                    "time_us": round(t, 3) if np.isfinite(t) else None,
+                    "busbw_gbyte_s": round(float(cost.busbw_gbyte_s[i]), 3),
+                    "algorithm": str(cost.algorithm[i]),
+                    "protocol": str(cost.protocol[i]),
+                }
+            )
+    return {"fabric": label, "rows": rows, "assumptions": assumptions()}

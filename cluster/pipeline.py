@@ -1,0 +1,226 @@
+"""The pipeline: typed requirements → every plan of a design, in order (pure: no Django).
+
+    fabric (topology/)  →  storage and management planes (topology/)  →  network BOM (bom/plan.py)
+        →  power, racks, cooling, capping, TCO, carbon (power/plan.py)  →  collectives (cluster/collectives.py)
+
+Engine refusals come back as :class:`~cluster.validate.RequirementsError` on the field the
+user typed. :meth:`ClusterPlan.result` is the JSON stored with a revision and served by the
+API; every figure in it carries a derivation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from bom.build import Bom
+from bom.plan import Catalog, network_bom
+from cluster.collectives import collectives_summary
+from cluster.requests import fabric_request, management_request, storage_request
+from cluster.requirements import Requirements
+from cluster.validate import RequirementsError
+from power import PowerInputError
+from power.plan import NetworkFigures, PowerPlan, plan_power
+from topology import FabricPlan, FabricRequest, FabricRequestError, Topology, plan_fabric
+from topology.management_plane import ManagementPlan, plan_management
+from topology.sizing import aggregate_bandwidth_gbps, min_uplink_bandwidth_gbps, ports_for_bandwidth
+from topology.storage_plane import StoragePlan, plan_storage
+
+RESULT_SCHEMA_VERSION = 2
+
+# an engine's field → the requirement field the user typed
+_FABRIC_FIELDS = {"node_count": "gpu_count", "chips_per_node": "gpus_per_node"}
+_STORAGE_FIELDS = {
+    "compute_node_count": "gpu_count",
+    "drives_per_node": "storage_drives_per_node",
+    "drive_tb": "storage_drive_tb",
+    "raid_data_drives": "storage_raid_data_drives",
+    "raid_parity_drives": "storage_raid_parity_drives",
+    "switch_radix": "storage_switch_radix",
+    "switch_port_gbps": "storage_switch_port_gbps",
+    "oversubscription": "storage_oversubscription",
+    "switch_count": "storage_switch_count",
+    "model_params_billion": "checkpoint_params_billion",
+    "required_usable_tb": "storage_required_usable_tb",
+    "mesh_links_per_pair": "storage_switch_count",
+}
+_MGMT_FIELDS = {
+    "compute_node_count": "gpu_count",
+    "login_node_count": "login_node_count",
+    "storage_node_count": "storage_node_count",
+}
+
+
+def _mapped(errors: dict[str, str], mapping: dict[str, str], prefix: str = "") -> RequirementsError:
+    out: dict[str, list[str]] = {}
+    for field, message in errors.items():
+        name = mapping.get(field) or (f"{prefix}{field}" if prefix and not field.startswith(prefix) else field)
+        out.setdefault(name, []).append(message)
+    return RequirementsError(out)
+
+
+@dataclass(frozen=True)
+class Planes:
+    fabric_request: FabricRequest
+    fabric: FabricPlan
+    storage: StoragePlan
+    management: ManagementPlan
+
+
+def plan_planes(r: Requirements) -> Planes:
+    """The three network planes; engine refusals land on the user's fields."""
+    try:
+        freq = fabric_request(r)
+        fabric = plan_fabric(freq)
+    except FabricRequestError as exc:
+        raise _mapped(exc.errors, _FABRIC_FIELDS) from None
+    try:
+        storage = plan_storage(storage_request(r))
+    except FabricRequestError as exc:
+        raise _mapped(exc.errors, _STORAGE_FIELDS) from None
+    try:
+        mgmt = plan_management(management_request(r))
+    except FabricRequestError as exc:
+        raise _mapped(exc.errors, _MGMT_FIELDS, prefix="mgmt_") from None
+    return Planes(freq, fabric, storage, mgmt)
+
+
+def fabric_sizing(plan: FabricPlan, req: FabricRequest) -> dict[str, Any]:
+    """The chapter's aggregate check (B_min = N × B / O, seed §14.1) next to what the plan bought."""
+    if plan.topology == Topology.TORUS_3D:
+        return {}
+    agg = aggregate_bandwidth_gbps(plan.endpoint_count, plan.endpoint_gbps)
+    need = min_uplink_bandwidth_gbps(plan.endpoint_count, plan.endpoint_gbps, req.oversubscription)
+    budget = ports_for_bandwidth(need, req.switch_port_gbps)
+    leaf = plan.tiers[0]
+    return {
+        "aggregate_bandwidth_gbps": agg,
+        "aggregate_bandwidth_tbyte_s": agg / 8000,
+        "min_uplink_bandwidth_gbps": round(need, 3),
+        "min_uplink_port_count": budget.port_count,
+        "min_uplink_port_count_with_headroom": budget.port_count_with_headroom,
+        "leaf_uplink_port_count": leaf.uplink_count,
+        "derivations": {
+            "aggregate_bandwidth_gbps": (
+                f"{plan.endpoint_count:,} endpoints × {plan.endpoint_gbps:g} Gbit/s = {agg:,.0f} Gbit/s "
+                f"= {agg / 8000:,.2f} TB/s one way"
+            ),
+            "min_uplink_bandwidth_gbps": (
+                f"B_min = N × B ÷ O = {plan.endpoint_count:,} × {plan.endpoint_gbps:g} ÷ "
+                f"{req.oversubscription:g} = {need:,.0f} Gbit/s (seed §14.1)"
+            ),
+            "min_uplink_port_count": budget.derivation,
+            "leaf_uplink_port_count": (
+                f"{leaf.switch_count:,} leaves × {leaf.up_ports_per_switch} uplinks = "
+                f"{leaf.uplink_count:,}: whole leaves round the aggregate figure up"
+            ),
+        },
+    }
+
+
+def network_figures(r: Requirements, planes: Planes, bom: Bom) -> NetworkFigures:
+    """The network's draw (switches + optics + active cables, from the BOM) and price, unless given."""
+    watts = {"switch": 0.0, "transceiver": 0.0, "cable": 0.0}
+    for ln in bom.lines:
+        if not ln.spare and ln.kind.value in watts:
+            watts[ln.kind.value] += ln.power_w * ln.quantity
+    if r.power.network_power_kw is not None:
+        power_w, why = float(r.power.network_power_kw) * 1000, "as given"
+    else:
+        power_w = sum(watts.values())
+        why = (
+            f"from the BOM: switches {watts['switch'] / 1000:,.1f} kW + transceivers "
+            f"{watts['transceiver'] / 1000:,.1f} kW + active cables {watts['cable'] / 1000:,.1f} kW"
+        )
+    given = r.tco.network_capex_usd
+    upper = sum(t.switch_count for t in planes.fabric.tiers[1:]) + planes.management.spine_count
+    if planes.storage.fabric is not None:
+        upper += sum(t.switch_count for t in planes.storage.fabric.tiers[1:])
+    from decimal import Decimal
+
+    capex = Decimal(given) if given is not None else bom.total_usd()
+    return NetworkFigures(power_w, why, capex, upper)
+
+
+@dataclass(frozen=True)
+class ClusterPlan:
+    """Every plan of one design, typed; :meth:`result` is its stored JSON."""
+
+    requirements: Requirements
+    planes: Planes
+    bom: Bom
+    power: PowerPlan
+    collectives: dict[str, Any]
+    price_book: dict[str, Any]
+
+    @property
+    def fabric(self) -> FabricPlan:
+        return self.planes.fabric
+
+    @property
+    def storage(self) -> StoragePlan:
+        return self.planes.storage
+
+    @property
+    def management(self) -> ManagementPlan:
+        return self.planes.management
+
+    def result(self) -> dict[str, Any]:
+        r, p = self.requirements, self.planes
+        compute = p.fabric.to_dict()
+        compute["sizing"] = fabric_sizing(p.fabric, p.fabric_request)
+        bom = self.bom.to_dict()
+        bom["price_book"] = self.price_book
+        power = self.power.to_dict()
+        return {
+            "schema_version": RESULT_SCHEMA_VERSION,
+            "cluster": {
+                "name": r.cluster.name,
+                "gpu_model": r.cluster.gpu_model,
+                "gpu_count": r.cluster.gpu_count,
+                "node_count": r.node_count,
+                "gpus_per_node": r.cluster.gpus_per_node,
+            },
+            "compute_fabric": compute,
+            "storage": p.storage.to_dict(),
+            "management": p.management.to_dict(),
+            "bom": bom,
+            "power": power,
+            "collectives": self.collectives,
+            "summary": self.summary(bom, power),
+        }
+
+    def summary(self, bom: dict[str, Any], power: dict[str, Any]) -> dict[str, Any]:
+        p, tco = self.planes, power["tco"]
+        mgmt_switches = p.management.tor_count + p.management.spine_count
+        return {
+            "gpu_count": self.requirements.cluster.gpu_count,
+            "compute_switch_count": p.fabric.switch_count,
+            "compute_link_count": p.fabric.link_count,
+            "compute_bisection_tbyte_s": round(p.fabric.bisection_tbyte_s, 6),
+            "storage_switch_count": p.storage.switch_count,
+            "storage_usable_tb": round(p.storage.usable_tb, 3),
+            "checkpoint_write_gbyte_s": round(p.storage.checkpoint_write_gbyte_s, 3),
+            "management_switch_count": mgmt_switches,
+            "switch_count": p.fabric.switch_count + p.storage.switch_count + mgmt_switches,
+            "network_total_usd": bom["total_usd"],
+            "it_kw": power["facility"]["it_kw"],
+            "facility_kw": power["facility"]["facility_kw"],
+            "rack_count": power["racks"]["rack_count"],
+            "capex_usd": tco["capex_usd"],
+            "opex_usd_per_year": tco["opex_usd_per_year"],
+            "tco_usd": tco["total_usd"],
+            "cost_per_gpu_hour_usd": tco["cost_per_gpu_hour_usd"],
+        }
+
+
+def plan_cluster(r: Requirements, catalog: Catalog | None = None, *, cables: bool = False) -> ClusterPlan:
+    """Run every engine on validated requirements. ``cables``: count the BOM from per-link records."""
+    catalog = catalog or Catalog.built_in()
+    planes = plan_planes(r)
+    bom = network_bom(r, planes.fabric, planes.storage, planes.management, catalog, cables=cables)
+    try:
+        power = plan_power(r, network_figures(r, planes, bom))
+    except PowerInputError as exc:
+        raise RequirementsError({k: [v] for k, v in exc.errors.items()}) from None
+    return ClusterPlan(r, planes, bom, power, collectives_summary(r, planes.fabric), catalog.price_book)

@@ -1,0 +1,124 @@
+"""Typed requirements → each engine's request. The only place a requirement reaches an engine."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from bom.build import BomPolicy
+from bom.layout import RackLayout
+from bom.links import ClusterShape
+from bom.parts import PartKind
+from cluster.requirements import Requirements
+from topology import FabricRequest, Topology
+from topology.management_plane import ManagementRequest
+from topology.storage_plane import StorageRequest
+
+
+def fabric_request(r: Requirements) -> FabricRequest:
+    f = r.compute_fabric
+    return FabricRequest(
+        topology=Topology(f.topology),
+        node_count=r.node_count,
+        nics_per_node=f.nics_per_node,
+        nic_gbps=float(f.nic_gbps),
+        switch_radix=f.switch_radix,
+        switch_port_gbps=float(f.switch_port_gbps),
+        oversubscription=float(f.oversubscription),
+        agg_oversubscription=float(f.agg_oversubscription),
+        tiers=f.tiers,
+        scalable_unit_nodes=f.scalable_unit_nodes,
+        leaves_per_group=f.leaves_per_group,
+        global_oversubscription=float(f.global_oversubscription),
+        chips_per_node=r.cluster.gpus_per_node,
+        torus_dims=f.torus_dims_tuple,
+        torus_link_gbps=float(f.torus_link_gbps),
+    )
+
+
+def storage_request(r: Requirements) -> StorageRequest:
+    s, c = r.storage, r.checkpoint
+    return StorageRequest(
+        compute_node_count=r.node_count,
+        gpu_count=r.cluster.gpu_count,
+        storage_nics_per_node=s.nics_per_node,
+        storage_nic_gbps=float(s.nic_gbps),
+        storage_node_count=s.node_count,
+        drives_per_node=s.drives_per_node,
+        drive_tb=float(s.drive_tb),
+        raid_data_drives=s.raid_data_drives,
+        raid_parity_drives=s.raid_parity_drives,
+        storage_node_nics=s.node_nics,
+        storage_node_nic_gbps=float(s.node_nic_gbps),
+        switch_radix=s.switch_radix,
+        switch_port_gbps=float(s.switch_port_gbps),
+        oversubscription=float(s.oversubscription),
+        switch_count=s.switch_count,
+        model_params_billion=float(c.params_billion),
+        weights_bytes_per_param=float(c.weights_bytes_per_param),
+        checkpoint_bytes_per_param=float(c.bytes_per_param),
+        checkpoint_shard_mb=c.shard_mb,
+        checkpoint_window_s=float(c.window_s),
+        dataloader_read_gbyte_s_per_gpu=float(s.dataloader_read_gbyte_s_per_gpu),
+        required_usable_tb=s.required_usable_tb,
+    )
+
+
+def management_request(r: Requirements) -> ManagementRequest:
+    m = r.management
+    return ManagementRequest(
+        compute_node_count=r.node_count,
+        storage_node_count=r.storage.node_count,
+        mgmt_node_count=m.node_count,
+        login_node_count=m.login_node_count,
+        nodes_per_tor=m.nodes_per_tor,
+        ports_per_node=m.ports_per_node,
+        tor_access_ports=m.tor_access_ports,
+        tor_access_gbps=float(m.tor_access_gbps),
+        tor_uplinks=m.tor_uplinks,
+        tor_uplink_ports=m.tor_uplink_ports,
+        uplink_gbps=float(m.uplink_gbps),
+        spine_ports=m.spine_ports,
+        min_spines=m.min_spines,
+    )
+
+
+def cluster_shape(r: Requirements) -> ClusterShape:
+    s, m = r.storage, r.management
+    return ClusterShape(
+        node_count=r.node_count,
+        nics_per_node=r.compute_fabric.nics_per_node,
+        gpus_per_node=r.cluster.gpus_per_node,
+        storage_nics_per_node=s.nics_per_node,
+        storage_nic_gbps=float(s.nic_gbps),
+        storage_node_count=s.node_count,
+        storage_node_nics=s.node_nics,
+        storage_node_nic_gbps=float(s.node_nic_gbps),
+        mgmt_node_count=m.node_count,
+        login_node_count=m.login_node_count,
+        mgmt_nodes_per_tor=m.nodes_per_tor,
+        mgmt_tor_access_gbps=float(m.tor_access_gbps),
+        mgmt_tor_uplinks=m.tor_uplinks,
+        mgmt_uplink_gbps=float(m.uplink_gbps),
+    )
+
+
+def rack_layout(r: Requirements) -> RackLayout:
+    return RackLayout(nodes_per_rack=r.bom.nodes_per_rack, racks_per_row=r.bom.racks_per_row)
+
+
+def bom_policy(r: Requirements) -> BomPolicy:
+    b = r.bom
+
+    def pct(value: float) -> Decimal:
+        return Decimal(str(value))
+
+    return BomPolicy(
+        media=b.media,
+        spares_pct={
+            PartKind.SWITCH: pct(b.spares_switch_pct),
+            PartKind.NIC: pct(b.spares_nic_pct),
+            PartKind.TRANSCEIVER: pct(b.spares_transceiver_pct),
+            PartKind.CABLE: pct(b.spares_cable_pct),
+        },
+        growth_headroom_pct=pct(b.growth_headroom_pct),
+    )

@@ -1,0 +1,287 @@
+"""The one validation path: raw values (form strings, JSON, YAML, stored columns) → Requirements.
+
+Every error comes back under the field the user typed — flat names for the form
+(``storage_nic_gbps``), dotted paths for files and the API (``storage.nic_gbps``) — and all
+of a request's errors are reported at once. Messages say what is wrong and what is allowed.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+from typing import Any
+
+from cluster.fields import FieldSpec
+from cluster.requirements import FIELD_BY_FLAT, FIELDS, SECTIONS, Field, Requirements, field_path
+from topology.switches import SWITCH_MODELS
+
+_INT = re.compile(r"^[+-]?[0-9]+$")
+_NUMBER = re.compile(r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$")
+_PATH_SECTIONS = tuple(p for _, p, _ in SECTIONS if p)
+
+
+class RequirementsError(ValueError):
+    """Bad requirements: ``errors`` maps a field name (flat or dotted) to messages."""
+
+    def __init__(self, errors: Mapping[str, list[str]]):
+        self.errors = dict(errors)
+        super().__init__("; ".join(f"{k}: {' '.join(v)}" for k, v in self.errors.items()))
+
+    def nested(self) -> dict[str, list[str]]:
+        """The same errors under dotted paths as typed in a file or the API."""
+        return {field_path(k): v for k, v in self.errors.items()}
+
+
+class _Bad(ValueError):
+    pass
+
+
+def _show(value: Any) -> str:
+    return f"{value!r}" if isinstance(value, str) else str(value)
+
+
+def _in_range(spec: FieldSpec, value: Any) -> Any:
+    if spec.minimum is not None and value < spec.minimum:
+        raise _Bad(f"{value} is too small; {spec.allowed}")
+    if spec.maximum is not None and value > spec.maximum:
+        raise _Bad(f"{value} is too large; {spec.allowed}")
+    return value
+
+
+def _as_int(spec: FieldSpec, raw: Any) -> int:
+    if isinstance(raw, bool):
+        raise _Bad(f"{_show(raw)} is not a whole number")
+    if isinstance(raw, int):
+        value = raw
+    elif isinstance(raw, float | Decimal):
+        if not (math.isfinite(raw) and raw == int(raw)):
+            raise _Bad(f"{_show(raw)} is not a whole number")
+        value = int(raw)
+    elif isinstance(raw, str) and _INT.match(raw.strip()):
+        value = int(raw.strip())
+    else:
+        raise _Bad(f"{_show(raw)} is not a whole number")
+    if spec.choices:
+        allowed = [c for c, _ in spec.choices]
+        if value not in allowed:
+            raise _Bad(f"{value} is not a valid choice; choose from {', '.join(map(str, allowed))} or leave empty")
+        return value
+    return _in_range(spec, value)
+
+
+def _as_real(spec: FieldSpec, raw: Any) -> float:
+    if isinstance(raw, bool):
+        raise _Bad(f"{_show(raw)} is not a number")
+    if isinstance(raw, int | float | Decimal):
+        value = float(raw)
+    elif isinstance(raw, str) and _NUMBER.match(raw.strip()):
+        value = float(raw.strip())
+    else:
+        raise _Bad(f"{_show(raw)} is not a number")
+    if not math.isfinite(value):
+        raise _Bad(f"{_show(raw)} is not a finite number; {spec.allowed}")
+    return _in_range(spec, value)
+
+
+def _as_money(spec: FieldSpec, raw: Any) -> Decimal:
+    text = raw.strip() if isinstance(raw, str) else repr(raw) if isinstance(raw, float) else str(raw)
+    if isinstance(raw, bool) or not _NUMBER.match(text):
+        raise _Bad(f"{_show(raw)} is not an amount")
+    try:
+        value = Decimal(text)
+    except InvalidOperation:
+        raise _Bad(f"{_show(raw)} is not an amount") from None
+    if not value.is_finite():
+        raise _Bad(f"{_show(raw)} is not a finite amount")
+    _in_range(spec, value)
+    exponent = value.normalize().as_tuple().exponent
+    if isinstance(exponent, int) and -exponent > spec.decimal_places:
+        raise _Bad(f"{value} has more than {spec.decimal_places} decimal places")
+    return value
+
+
+def _as_text(spec: FieldSpec, raw: Any) -> str:
+    if isinstance(raw, bool) or not isinstance(raw, str | int | float):
+        raise _Bad(f"{_show(raw)} is not text")
+    value = str(raw).strip() if spec.kind != "longtext" else str(raw)
+    if spec.kind == "longtext":
+        return value
+    if spec.choices:
+        allowed = [c for c, _ in spec.choices]
+        if value not in allowed:
+            shown = ", ".join(c or "(empty)" for c in allowed)
+            raise _Bad(f"{_show(raw)} is not a valid choice; choose from {shown}")
+        return value
+    if not value and not spec.blank:
+        raise _Bad("required; this field may not be empty")
+    if len(value) > spec.max_length:
+        raise _Bad(f"at most {spec.max_length} characters (this has {len(value)})")
+    if value and spec.pattern and not re.match(spec.pattern, value):
+        raise _Bad(spec.pattern_message)
+    return value
+
+
+_PARSERS = {"int": _as_int, "real": _as_real, "money": _as_money, "text": _as_text, "longtext": _as_text}
+
+
+def parse_field(field: Field, raw: Any) -> Any:
+    """One raw value → its typed value, or _Bad with the message. Empty means 'not given' when optional."""
+    spec = field.spec
+    if raw is None or (isinstance(raw, str) and raw.strip() == "" and spec.kind not in ("text", "longtext")):
+        if spec.nullable:
+            return None
+        if spec.kind in ("text", "longtext") and spec.blank:
+            return ""
+        raise _Bad(f"required; the default is {spec.default}")
+    return _PARSERS[spec.kind](spec, raw)
+
+
+def validate_flat(data: Mapping[str, Any], given: Iterable[str] | None = None) -> Requirements:
+    """Flat raw values → Requirements; missing fields take their defaults.
+
+    ``given``: the fields the user typed (default: the keys of ``data``) — a switch model
+    only overrides the radix and port speed the user did not type.
+    """
+    values: dict[str, Any] = {}
+    errors: dict[str, list[str]] = {}
+    for name in data:
+        if name not in FIELD_BY_FLAT:
+            errors[name] = ["unknown field"]
+    for f in FIELDS:
+        if f.flat not in data:
+            values[f.flat] = f.spec.default
+            continue
+        try:
+            values[f.flat] = parse_field(f, data[f.flat])
+        except _Bad as exc:
+            errors[f.flat] = [str(exc)]
+    typed = set(data if given is None else given)
+    for name, message in _cross_field_errors(values, typed, errors).items():
+        errors.setdefault(name, []).append(message)
+    if errors:
+        raise RequirementsError(errors)
+    return Requirements.from_flat(values)
+
+
+def _cross_field_errors(v: dict[str, Any], given: set[str], bad: Mapping[str, Any]) -> dict[str, str]:
+    """Checks between fields (only between fields that parsed). May fill values the user left out."""
+    errors: dict[str, str] = {}
+    model = v.get("switch_model") or ""
+    if model and "switch_model" not in bad:
+        m = SWITCH_MODELS[model]
+        for name, value in (("switch_radix", m.radix), ("switch_port_gbps", float(m.port_gbps))):
+            if name in bad:
+                continue
+            if name not in given:
+                v[name] = value
+            elif v[name] != value:
+                errors[name] = (
+                    f"{model} has {value:g} here; clear the switch model to type your own "
+                    f"{'port count' if name == 'switch_radix' else 'port speed'}"
+                )
+    raid = ("storage_raid_data_drives", "storage_raid_parity_drives", "storage_drives_per_node")
+    if not set(raid) & set(bad):
+        data, parity, drives = (v[n] for n in raid)
+        if data + parity > drives:
+            errors["storage_raid_data_drives"] = (
+                f"a RAID group of {data}+{parity} needs {data + parity} drives; a server has {drives}"
+            )
+    if {"gpu_count", "gpus_per_node"} & set(bad):
+        return errors
+    per, gpus = v["gpus_per_node"], v["gpu_count"]
+    if "nics_per_node" not in given and "gpus_per_node" in given:
+        v["nics_per_node"] = per
+    if gpus % per:
+        errors["gpu_count"] = (
+            f"{gpus:,} GPUs do not fill whole nodes of {per}; use a multiple of {per} "
+            f"(e.g. {gpus - gpus % per:,} or {gpus - gpus % per + per:,})"
+        )
+    return errors
+
+
+def flatten(data: Any) -> dict[str, Any]:
+    """Nested file/API layout → flat raw values. Unknown keys are errors, not ignored."""
+    if not isinstance(data, dict):
+        raise RequirementsError({"non_field_errors": ["requirements must be a mapping of fields"]})
+    flat: dict[str, Any] = {}
+    errors: dict[str, list[str]] = {}
+    node_count = data.get("node_count")
+    for key, value in data.items():
+        if key in _PATH_SECTIONS:
+            _flatten_section(key, value, flat, errors)
+        elif key == "node_count":
+            continue
+        elif key in FIELD_BY_FLAT and FIELD_BY_FLAT[key].path_section == "":
+            flat[key] = value
+        else:
+            errors[key] = [f"unknown field {key!r}"]
+    if "torus_dims" in flat and flat["torus_dims"] is None:
+        flat["torus_dims"] = ""
+    if isinstance(flat.get("torus_dims"), list | tuple):
+        flat["torus_dims"] = "x".join(str(v) for v in flat["torus_dims"])
+    _apply_node_count(node_count, flat, errors)
+    if errors:
+        raise RequirementsError(errors)
+    return flat
+
+
+def _flatten_section(key: str, value: Any, flat: dict[str, Any], errors: dict[str, list[str]]) -> None:
+    if value is None:
+        return
+    if not isinstance(value, dict):
+        errors[key] = [f"{key} must be a mapping of fields"]
+        return
+    keys = {f.key: f for f in FIELDS if f.path_section == key}
+    for sub, sub_value in value.items():
+        if sub in keys:
+            flat[keys[sub].flat] = sub_value
+        else:
+            errors[f"{key}.{sub}"] = [f"unknown field; {key} takes {', '.join(keys)}"]
+
+
+def _apply_node_count(node_count: Any, flat: dict[str, Any], errors: dict[str, list[str]]) -> None:
+    if "gpu_count" not in flat and node_count is None:
+        errors["gpu_count"] = ["give gpu_count or node_count"]
+    if node_count is None:
+        return
+    per = flat.get("gpus_per_node", 8)
+    if not isinstance(node_count, int) or isinstance(node_count, bool) or node_count < 1:
+        errors["node_count"] = [f"must be a whole number ≥ 1, got {node_count!r}"]
+    elif not isinstance(per, int) or isinstance(per, bool):
+        pass  # the field check reports gpus_per_node
+    elif "gpu_count" in flat and flat["gpu_count"] != node_count * per:
+        errors["node_count"] = [
+            f"{node_count:,} nodes × {per} GPUs = {node_count * per:,}, not gpu_count {flat['gpu_count']}"
+        ]
+    else:
+        flat["gpu_count"] = node_count * per
+
+
+def validate(data: Any) -> Requirements:
+    """Nested (file/API) requirements → Requirements; errors under the dotted paths typed."""
+    try:
+        return validate_flat(flatten(data))
+    except RequirementsError as exc:
+        raise RequirementsError(exc.nested()) from None
+
+
+def from_form_strings(data: Mapping[str, Any]) -> dict[str, Any]:
+    """Flat values as a browser sends them: the requirement fields only (csrf tokens etc. dropped)."""
+    return {name: value for name, value in data.items() if name in FIELD_BY_FLAT}
+
+
+def load_requirements_file(path: Path) -> Any:
+    """Read a YAML (or JSON) requirements file; syntax errors become errors on 'file'."""
+    import yaml
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise RequirementsError({"file": [f"cannot read {path}: {exc.strerror}"]}) from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise RequirementsError({"file": [f"{path} is not valid YAML: {exc}"]}) from None
