@@ -16,7 +16,7 @@ from typing import Any, TextIO
 
 from cluster.pipeline import ClusterPlan, plan_cluster
 from cluster.render import result_table
-from cluster.validate import RequirementsError, flatten, load_requirements_file, validate_flat
+from cluster.validate import RequirementsError, load_requirements_file, validate
 
 
 def parser() -> argparse.ArgumentParser:
@@ -31,8 +31,9 @@ def parser() -> argparse.ArgumentParser:
 
 def evaluate_file(path: Path) -> ClusterPlan:
     """Read, validate (errors under dotted paths) and plan one requirements file."""
+    r = validate(load_requirements_file(path))
     try:
-        return plan_cluster(validate_flat(flatten(load_requirements_file(path))))
+        return plan_cluster(r)
     except RequirementsError as exc:
         raise RequirementsError(exc.nested()) from None
 

@@ -35,7 +35,14 @@ class FieldSpec:
 
     @property
     def allowed(self) -> str:
-        return f"allowed: {self.minimum:,g} to {self.maximum:,g}"
+        return f"allowed: {_number(self.minimum)} to {_number(self.maximum)}"
+
+
+def _number(x: Any) -> str:
+    """10,000,000 rather than 1e+07; 0.001 and 1e+09 kW stay as written."""
+    if float(x) == int(x) and abs(x) < 10**15:
+        return f"{int(x):,}"
+    return f"{x:,g}"
 
 
 def _field(spec: FieldSpec) -> Any:

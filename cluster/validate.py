@@ -204,8 +204,15 @@ def _cross_field_errors(v: dict[str, Any], given: set[str], bad: Mapping[str, An
 
 def flatten(data: Any) -> dict[str, Any]:
     """Nested file/API layout → flat raw values. Unknown keys are errors, not ignored."""
+    flat, errors = _flatten(data)
+    if errors:
+        raise RequirementsError(errors)
+    return flat
+
+
+def _flatten(data: Any) -> tuple[dict[str, Any], dict[str, list[str]]]:
     if not isinstance(data, dict):
-        raise RequirementsError({"non_field_errors": ["requirements must be a mapping of fields"]})
+        return {}, {"non_field_errors": ["requirements must be a mapping of fields"]}
     flat: dict[str, Any] = {}
     errors: dict[str, list[str]] = {}
     node_count = data.get("node_count")
@@ -223,9 +230,7 @@ def flatten(data: Any) -> dict[str, Any]:
     if isinstance(flat.get("torus_dims"), list | tuple):
         flat["torus_dims"] = "x".join(str(v) for v in flat["torus_dims"])
     _apply_node_count(node_count, flat, errors)
-    if errors:
-        raise RequirementsError(errors)
-    return flat
+    return flat, errors
 
 
 def _flatten_section(key: str, value: Any, flat: dict[str, Any], errors: dict[str, list[str]]) -> None:
@@ -261,11 +266,18 @@ def _apply_node_count(node_count: Any, flat: dict[str, Any], errors: dict[str, l
 
 
 def validate(data: Any) -> Requirements:
-    """Nested (file/API) requirements → Requirements; errors under the dotted paths typed."""
+    """Nested (file/API) requirements → Requirements; all errors at once, under the dotted paths typed."""
+    flat, errors = _flatten(data)
     try:
-        return validate_flat(flatten(data))
+        r = validate_flat(flat)
     except RequirementsError as exc:
-        raise RequirementsError(exc.nested()) from None
+        errors = {**exc.errors, **errors}
+        if "gpu_count" in errors and "give gpu_count or node_count" in errors["gpu_count"]:
+            errors["gpu_count"] = ["give gpu_count or node_count"]
+    else:
+        if not errors:
+            return r
+    raise RequirementsError({field_path(k): v for k, v in errors.items()})
 
 
 def from_form_strings(data: Mapping[str, Any]) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from bom.plan import Catalog, plane_links
 from cluster.pipeline import ClusterPlan, Planes, plan_cluster, plan_planes
 from cluster.requests import bom_policy
 from cluster.requirements import Requirements
-from cluster.validate import RequirementsError, flatten, load_requirements_file, validate_flat
+from cluster.validate import RequirementsError, load_requirements_file, validate, validate_flat
 from topology import FabricPlan
 
 __all__ = ["Evaluation", "evaluate", "evaluate_flat", "load_requirements_file", "tco_sheet"]
@@ -65,8 +65,9 @@ def evaluate_flat(flat: dict[str, Any]) -> Evaluation:
 
 def evaluate(data: Any) -> Evaluation:
     """Nested (file/API) requirements → validated → computed; errors keep the nested paths."""
+    r = validate(data)
     try:
-        return evaluate_requirements(validate_flat(flatten(data)))
+        return evaluate_requirements(r)
     except RequirementsError as exc:
         raise RequirementsError(exc.nested()) from None
 

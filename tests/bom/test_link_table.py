@@ -1,0 +1,91 @@
+"""The live path counts links by class; exports build a record per cable. Both must give the same BOM."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bom.link_table import NO_DEVICE, LinkTable, plane_link_table
+from bom.plan import Catalog, network_bom, plane_links
+from cluster.pipeline import plan_planes
+from cluster.requests import cluster_shape, rack_layout
+from cluster.validate import RequirementsError, validate_flat
+
+
+def rows(t: LinkTable) -> Counter:
+    """The multiset of links: plane, segment, roles, switch names, speed, length, rack distance."""
+    out: Counter = Counter()
+    for i in range(t.plane.size):
+        dev = tuple(t.devices[d] if d != NO_DEVICE else "" for d in (int(t.a_dev[i]), int(t.z_dev[i])))
+        key = (
+            t.planes[t.plane[i]],
+            t.segments[t.segment[i]],
+            t.roles[t.a_role[i]],
+            t.roles[t.z_role[i]],
+            *dev,
+            float(t.speed_gbps[i]),
+            int(t.length_m[i]),
+            int(t.rack_distance[i]),
+        )
+        out[key] += int(t.weight[i])
+    return out
+
+
+designs = st.fixed_dictionaries(
+    {
+        "topology": st.sampled_from(["rail_optimized", "fat_tree", "dragonfly_plus", "torus_3d"]),
+        "nodes": st.integers(2, 160),
+        "gpus_per_node": st.sampled_from([4, 8]),
+        "oversubscription": st.sampled_from([1, 1.5, 2, 3]),
+        "switch_model": st.sampled_from(["QM9700", "QM8700", "SN5600-400G"]),
+        "nodes_per_rack": st.integers(1, 8),
+        "racks_per_row": st.integers(1, 12),
+        "bom_media": st.sampled_from(["by_reach", "all_optics"]),
+        "storage_switch_count": st.sampled_from([None, None, 2, 4]),
+        "mgmt_nodes_per_tor": st.integers(2, 16),
+    }
+)
+
+
+def requirements(d: dict):
+    nodes = d.pop("nodes")
+    speed = {"QM9700": 400, "QM8700": 200, "SN5600-400G": 400}[d["switch_model"]]
+    flat = {**d, "gpu_count": nodes * d["gpus_per_node"], "nic_gbps": speed}
+    if d["topology"] == "rail_optimized":
+        flat["scalable_unit_nodes"] = min(nodes, 8)
+    if flat["storage_switch_count"] is not None:
+        flat["storage_switch_radix"] = 64
+    return validate_flat(flat)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(designs)
+def test_link_classes_equal_per_link_records_and_give_the_same_bom(d):
+    try:
+        r = requirements(dict(d))
+        p = plan_planes(r)
+    except RequirementsError:
+        return  # refused designs have no links; refusals are tested where they are made
+    fast = plane_link_table(p.fabric, p.storage, p.management, cluster_shape(r), rack_layout(r))
+    slow = LinkTable.from_links(plane_links(r, p.fabric, p.storage, p.management))
+    assert rows(fast) == rows(slow)
+    catalog = Catalog.built_in()
+    live = network_bom(r, p.fabric, p.storage, p.management, catalog)
+    cut = network_bom(r, p.fabric, p.storage, p.management, catalog, cables=True)
+    assert [(ln.plane, ln.sku, ln.quantity, ln.spare) for ln in live.lines] == [
+        (ln.plane, ln.sku, ln.quantity, ln.spare) for ln in cut.lines
+    ]
+    assert live.total_usd() == cut.total_usd() and live.link_count == cut.link_count == slow.link_count
+
+
+def test_every_cut_sheet_cable_is_one_bom_cable():
+    """Counted per cable from the cut sheet: the seed design's cable lines sum to its link count (4,048 + planes)."""
+    r = validate_flat({"gpu_count": 2000})
+    p = plan_planes(r)
+    bom = network_bom(r, p.fabric, p.storage, p.management, Catalog.built_in())
+    links = list(plane_links(r, p.fabric, p.storage, p.management))
+    cables = sum(ln.quantity for ln in bom.lines if ln.category == "cable" and not ln.spare)
+    assert cables == len(links) == bom.link_count
+    assert sum(1 for ln in links if ln.plane == "compute") == 4048  # seed D4

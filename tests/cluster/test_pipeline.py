@@ -1,0 +1,65 @@
+"""The pipeline runs without Django: the CLI needs no settings, no database and no SECRET_KEY."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cluster.pipeline import plan_cluster
+from cluster.validate import RequirementsError, validate_flat
+from tests.conftest import EXAMPLES, ROOT
+
+PURE = ["cluster.pipeline", "cluster.cli", "bom.plan", "bom.link_table", "bom.export", "power.plan", "topology.graph"]
+
+
+def _bare_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("DEBUG", "SECRET_KEY", "DJANGO_SETTINGS_MODULE")}
+    env["PYTHONPATH"] = str(ROOT)
+    return env
+
+
+def test_pure_packages_do_not_import_django():
+    code = f"import sys\nfor m in {PURE!r}: __import__(m)\nprint(sorted(m for m in sys.modules if m.startswith('django')))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=_bare_env(), check=True)
+    assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.yaml")), ids=lambda p: p.stem)
+def test_cli_evaluates_every_example_without_debug_or_secret_key(path: Path, tmp_path: Path):
+    cmd = [sys.executable, "manage.py", "evaluate", str(path), "--format", "json"]
+    out = subprocess.run(cmd, capture_output=True, text=True, env=_bare_env(), cwd=ROOT, timeout=120)
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["bom"]["price_book"]["built_in"] is True
+    assert data["summary"]["gpu_count"] == data["cluster"]["gpu_count"]
+
+
+def test_cli_refusal_exits_1_with_one_line_per_field(tmp_path: Path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("gpu_count: 2001\ncompute_fabric: {nic_gbps: fast}\n")
+    out = subprocess.run(
+        [sys.executable, "-m", "cluster", "evaluate", str(bad)], capture_output=True, text=True, env=_bare_env(), cwd=ROOT
+    )
+    assert out.returncode == 1
+    assert "  compute_fabric.nic_gbps: 'fast' is not a number" in out.stderr
+
+
+def test_engine_refusals_land_on_the_typed_field():
+    with pytest.raises(RequirementsError) as exc:
+        plan_cluster(validate_flat({"gpu_count": 80000, "tiers": 2}))
+    assert "2-tier" in " ".join(exc.value.errors["gpu_count"])
+
+
+def test_plan_result_matches_the_seed_design():
+    """Seed D1/D4 (seed-figures.md): 250 nodes, 64 leaves + 32 spines, 4,048 links."""
+    plan = plan_cluster(validate_flat({"gpu_count": 2000}))
+    res = plan.result()
+    assert res["cluster"]["node_count"] == 250
+    assert [t["switch_count"] for t in res["compute_fabric"]["tiers"]] == [64, 32]
+    assert res["compute_fabric"]["link_count"] == 4048
+    assert res["summary"]["switch_count"] == 96 + plan.storage.switch_count + 34 + 2
