@@ -37,6 +37,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/run.py
 	DEBUG=1 $(PY) benchmarks/bom.py
 	$(PY) benchmarks/collectives.py
+	$(PY) benchmarks/live.py
 
 lint: $(STAMP)
 	$(PY) -m ruff check .

@@ -19,8 +19,10 @@ django.setup()
 
 from bom.build import PartPicker, choose_media  # noqa: E402
 from bom.export import bom_xlsx, cabling_rows  # noqa: E402
+from bom.plan import plane_links  # noqa: E402
+from cluster.requests import bom_policy  # noqa: E402
 from designer.requirements import validate_flat  # noqa: E402
-from designer.services import bom_policy, current_catalog, evaluate_flat, plane_links  # noqa: E402
+from designer.services import current_catalog, evaluate_flat  # noqa: E402
 
 SCALES = {
     2_000: {"gpu_count": 2000},
@@ -44,9 +46,9 @@ def main() -> None:
         t0 = time.perf_counter()
         ev = evaluate_flat(r)
         t1 = time.perf_counter()
-        picker = PartPicker(current_catalog()[0])
-        policy = bom_policy(r)
-        links = plane_links(r, ev.fabric, ev.storage, ev.management)
+        picker = PartPicker(current_catalog().parts)
+        policy = bom_policy(ev.typed)
+        links = plane_links(ev.typed, ev.fabric, ev.storage, ev.management)
         data = bom_xlsx(
             ev.result["bom"],
             design_name=f"bench {gpus}",
