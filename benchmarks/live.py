@@ -22,7 +22,7 @@ os.environ.setdefault("SECRET_KEY", "bench")
 os.environ.setdefault("DEBUG", "1")
 os.environ.setdefault("VAR_DIR", tempfile.mkdtemp(prefix="designer-bench-"))
 
-import django  # noqa: E402
+import django
 
 django.setup()
 

@@ -1,4 +1,7 @@
-"""Who may see or change a design. Anyone else gets 404 — never 403 — so existence leaks nothing."""
+"""Who may see or change a design. Anyone else gets 404 — never 403 — so existence leaks nothing.
+
+A signed-in user may open their own designs, those shared with them and the demos.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +12,7 @@ from designer.models import Design, DesignRevision
 
 def visible_design(user, pk: int) -> Design:
     try:
-        return Design.objects.visible_to(user).get(pk=pk)
+        return Design.objects.readable_by(user).get(pk=pk)
     except Design.DoesNotExist:
         raise Http404("no such design") from None
 
@@ -29,6 +32,6 @@ def visible_revision(user, revision_id: int) -> DesignRevision:
         rev = DesignRevision.objects.select_related("design").get(pk=revision_id)
     except DesignRevision.DoesNotExist:
         raise Http404("no such revision") from None
-    if not Design.objects.visible_to(user).filter(pk=rev.design_id).exists():
+    if not Design.objects.readable_by(user).filter(pk=rev.design_id).exists():
         raise Http404("no such revision")
     return rev

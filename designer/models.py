@@ -76,6 +76,9 @@ Requirements = type(
 REQUIREMENT_FIELDS: tuple[str, ...] = tuple(f.name for f in Requirements._meta.local_fields)
 
 
+DEMO_USERNAME = "demo"
+
+
 class DesignQuerySet(models.QuerySet):
     def alive(self):
         return self.filter(deleted_at__isnull=True)
@@ -85,6 +88,16 @@ class DesignQuerySet(models.QuerySet):
         if not user.is_authenticated:
             return self.none()
         return self.alive().filter(Q(owner=user) | Q(shared_with=user)).distinct()
+
+    def demos(self):
+        """The demo designs (owned by the demo user): readable and clonable by every signed-in user."""
+        return self.alive().filter(owner__username=DEMO_USERNAME)
+
+    def readable_by(self, user):
+        """What a signed-in user may open: visible_to, plus the demos."""
+        if not user.is_authenticated:
+            return self.none()
+        return self.alive().filter(Q(owner=user) | Q(shared_with=user) | Q(owner__username=DEMO_USERNAME)).distinct()
 
     def owned_by(self, user):
         if not user.is_authenticated:

@@ -97,3 +97,13 @@ PRESETS: dict[str, dict[str, Any]] = {
         },
     },
 }
+
+
+def preset_values() -> dict[str, dict[str, Any]]:
+    """Each preset applied over the defaults: every field, so a preset resets what it does not set.
+
+    ``_set`` lists the fields the preset itself sets (the form marks them)."""
+    from cluster.requirements import Requirements
+
+    defaults = Requirements().flat()
+    return {key: {**defaults, **p["values"], "_set": sorted(p["values"])} for key, p in PRESETS.items()}

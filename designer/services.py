@@ -95,6 +95,23 @@ def requirements_of(revision) -> Requirements:
 # --- saved designs ------------------------------------------------------------------------
 
 
+def changed_fields(old: dict[str, Any], new: dict[str, Any]) -> list[tuple[str, Any, Any]]:
+    """(field path, old, new) for every requirement that differs between two flat requirement sets."""
+    from cluster.requirements import FIELDS
+
+    a, b = Requirements.from_flat(old).flat(), Requirements.from_flat(new).flat()
+    return [(f.path, a[f.flat], b[f.flat]) for f in FIELDS if a[f.flat] != b[f.flat]]
+
+
+def revise(design, user, requirements, evaluation: Evaluation, message: str = ""):
+    """(revision, created): a new revision when the requirements changed, else the head as it is."""
+    head = design.head
+    flat = requirements.flat() if isinstance(requirements, Requirements) else requirements
+    if head is not None and not changed_fields(head.requirements(), flat):
+        return head, False
+    return save_revision(design, user, flat, evaluation, message), True
+
+
 def save_revision(design, user, requirements: dict[str, Any], evaluation: Evaluation, message: str = ""):
     """Append an immutable revision (inputs + results + derivations) to a design."""
     from django.db import transaction

@@ -16,13 +16,12 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from designer import charts
 from designer.access import owned_design, visible_design, visible_revision
-from designer.compare import comparison_rows
+from designer.compare import comparison_rows, oldest_first, summary_rows
 from designer.forms import RequirementsForm, ShareForm, SignupForm, TokenForm
-from designer.models import ApiToken, Design, DesignRevision
-from designer.presets import PRESETS
-from designer.services import clone_design, create_design, save_revision
+from designer.models import DEMO_USERNAME, ApiToken, Design, DesignRevision
+from designer.presets import PRESETS, preset_values
+from designer.services import changed_fields, clone_design, create_design, revise
 
-DEMO_USERNAME = "demo"
 SORTS = {
     "updated": "-updated_at",
     "-updated": "updated_at",
@@ -64,7 +63,9 @@ def design_list(request: HttpRequest) -> HttpResponse:
     if q:
         designs = designs.filter(Q(head_name__icontains=q) | Q(head_topology__icontains=q))
     designs = designs.order_by(SORTS.get(sort, "-updated_at"), "-pk")
-    return render(request, "designer/design_list.html", {"designs": designs, "q": q, "sort": sort, "sorts": SORTS})
+    demos = Design.objects.demos().exclude(owner=request.user).with_head().order_by("head_name")
+    context = {"designs": designs, "demos": demos, "q": q, "sort": sort, "sorts": SORTS}
+    return render(request, "designer/design_list.html", context)
 
 
 @login_required
@@ -82,7 +83,7 @@ def _form_page(request, form, *, design=None, title: str):
             "design": design,
             "title": title,
             "presets": PRESETS,
-            "preset_values": {k: p["values"] for k, p in PRESETS.items()},
+            "preset_values": preset_values(),
         },
     )
 
@@ -110,14 +111,17 @@ def design_edit(request: HttpRequest, pk: int) -> HttpResponse:
     if request.method == "POST":
         form = RequirementsForm(request.POST)
         if form.is_valid():
-            rev = save_revision(
+            rev, created = revise(
                 design,
                 request.user,
                 form.cleaned_data,
                 form.evaluation,
                 message=request.POST.get("message", ""),
             )
-            messages.success(request, f"Saved revision {rev.number}.")
+            if created:
+                messages.success(request, f"Saved revision {rev.number}.")
+            else:
+                messages.info(request, f"Nothing changed, so no new revision: this is still r{rev.number}.")
             return redirect("design-detail", pk=design.pk)
         return _form_page(request, form, design=design, title=f"Edit {head.name}")
     form = RequirementsForm(initial=head.requirements())
@@ -198,11 +202,15 @@ def shared_export(request: HttpRequest, token: str, fmt: str) -> HttpResponse:
 @login_required
 def design_history(request: HttpRequest, pk: int) -> HttpResponse:
     design = visible_design(request.user, pk)
-    revisions = design.revisions.select_related("author").order_by("-number")
+    revisions = list(design.revisions.select_related("author").order_by("number"))
+    rows = []
+    for before, rev in zip([None, *revisions], revisions, strict=False):
+        changes = changed_fields(before.requirements(), rev.requirements()) if before else []
+        rows.append((rev, changes, before is None))
     return render(
         request,
         "designer/history.html",
-        {"design": design, "revisions": revisions, "can_edit": design.can_edit(request.user)},
+        {"design": design, "rows": rows[::-1], "can_edit": design.can_edit(request.user)},
     )
 
 
@@ -278,6 +286,7 @@ def compare(request: HttpRequest) -> HttpResponse:
     if not 2 <= len(revisions) <= 4:
         messages.error(request, "Pick between 2 and 4 designs or revisions to compare.")
         return redirect("design-list")
+    revisions = oldest_first(revisions)
     rows = comparison_rows(revisions)
     columns = [(f"#{i + 1} r{r.number}", r.results) for i, r in enumerate(revisions)]
     return render(
@@ -285,6 +294,8 @@ def compare(request: HttpRequest) -> HttpResponse:
         "designer/compare.html",
         {
             "revisions": revisions,
+            "summary": summary_rows(revisions),
+            "inputs": [row for row in rows if row.section == "input" and row.differs],
             "rows": rows,
             "chart": charts.compare_chart(columns),
             "diff_count": sum(1 for row in rows if row.differs),

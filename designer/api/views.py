@@ -11,10 +11,10 @@ from rest_framework.response import Response
 
 from designer.access import owned_design, visible_design, visible_revision
 from designer.api.serializers import DesignSerializer, RequirementsInputSerializer, RevisionSerializer
-from designer.compare import comparison_rows
+from designer.compare import comparison_rows, oldest_first, summary_rows
 from designer.models import Design
 from designer.requirements import RequirementsError, flatten, from_form_strings, nest
-from designer.services import clone_design, create_design, evaluate, evaluate_flat, save_revision
+from designer.services import clone_design, create_design, evaluate, evaluate_flat, revise
 
 
 def _errors(exc: RequirementsError, nested: bool = True) -> Response:
@@ -60,7 +60,7 @@ class DesignViewSet(viewsets.ViewSet):
             ev = evaluate(incoming)
         except RequirementsError as exc:
             return _errors(exc)
-        save_revision(design, request.user, ev.requirements, ev, message=str(body.get("message", "")))
+        revise(design, request.user, ev.requirements, ev, message=str(body.get("message", "")))
         return Response(DesignSerializer(design, context={}).data)
 
     @extend_schema(request=RequirementsInputSerializer)
@@ -130,10 +130,21 @@ def compare_view(request):
             revisions.append(visible_design(request.user, int(d)).revisions.order_by("-number").first())
     if not 2 <= len(revisions) <= 4:
         return Response({"errors": {"r": ["give 2 to 4 revisions (r=) or designs (d=)"]}}, status=400)
+    revisions = oldest_first(revisions)
     rows = comparison_rows(revisions)
     return Response(
         {
             "columns": [{"design": r.design_id, "revision": r.number, "name": r.name} for r in revisions],
+            "summary": [
+                {
+                    "label": row.label,
+                    "unit": row.unit,
+                    "values": [c.value for c in row.cells],
+                    "delta": [c.delta for c in row.cells],
+                    "delta_pct": [c.delta_pct for c in row.cells],
+                }
+                for row in summary_rows(revisions)
+            ],
             "rows": [
                 {
                     "section": row.section,

@@ -26,3 +26,26 @@ def signed(value):
 @register.filter
 def signed_pct(value):
     return f"{value:+.1f} %"
+
+
+@register.filter
+def amount(value, unit: str = ""):
+    """A summary figure as on the design page: $1,234,567 or 2,779 or 0.8741."""
+    if value is None:
+        return "—"
+    x = float(value)
+    if unit == "$":
+        return f"${x:,.2f}" if abs(x) < 100 else f"${x:,.0f}"
+    if x.is_integer():
+        return f"{int(x):,}"
+    return f"{x:,.2f}" if abs(x) >= 10 else f"{x:,.4g}"
+
+
+@register.filter
+def signed_amount(value, unit: str = ""):
+    x = float(value)
+    if unit == "$":
+        return f"{'+' if x >= 0 else '−'}${abs(x):,.2f}" if abs(x) < 100 else f"{'+' if x >= 0 else '−'}${abs(x):,.0f}"
+    if x.is_integer():
+        return f"{int(x):+,}"
+    return f"{x:+,.2f}" if abs(x) >= 10 else f"{x:+,.4g}"

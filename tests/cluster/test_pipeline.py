@@ -24,7 +24,9 @@ def _bare_env() -> dict[str, str]:
 
 
 def test_pure_packages_do_not_import_django():
-    code = f"import sys\nfor m in {PURE!r}: __import__(m)\nprint(sorted(m for m in sys.modules if m.startswith('django')))"
+    code = (
+        f"import sys\nfor m in {PURE!r}: __import__(m)\nprint(sorted(m for m in sys.modules if m.startswith('django')))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=_bare_env(), check=True)
     assert out.stdout.strip() == "[]"
 
@@ -43,7 +45,11 @@ def test_cli_refusal_exits_1_with_one_line_per_field(tmp_path: Path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("gpu_count: 2001\ncompute_fabric: {nic_gbps: fast}\n")
     out = subprocess.run(
-        [sys.executable, "-m", "cluster", "evaluate", str(bad)], capture_output=True, text=True, env=_bare_env(), cwd=ROOT
+        [sys.executable, "-m", "cluster", "evaluate", str(bad)],
+        capture_output=True,
+        text=True,
+        env=_bare_env(),
+        cwd=ROOT,
     )
     assert out.returncode == 1
     assert "  compute_fabric.nic_gbps: 'fast' is not a number" in out.stderr

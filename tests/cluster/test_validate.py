@@ -25,7 +25,21 @@ def test_defaults_round_trip_through_flat_and_nested():
 
 def test_every_field_is_declared_once_with_a_unit_or_a_count_name():
     units = ("_gbps", "_tb", "_mb", "_s", "_w", "_kw", "_u", "_usd", "_pct", "_frac", "_c", "_kwh", "_per_param")
-    counts = ("count", "_nodes", "_spines", "per_group", "per_node", "per_tor", "per_rack", "per_row", "ports", "radix", "drives", "uplinks", "nics")
+    counts = (
+        "count",
+        "_nodes",
+        "_spines",
+        "per_group",
+        "per_node",
+        "per_tor",
+        "per_rack",
+        "per_row",
+        "ports",
+        "radix",
+        "drives",
+        "uplinks",
+        "nics",
+    )
     for f in FIELDS:
         if f.spec.kind in ("int", "real", "money") and not f.spec.choices:
             name = f.flat

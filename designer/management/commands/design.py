@@ -26,7 +26,7 @@ from designer.access import owned_design, visible_design
 from designer.compare import comparison_rows
 from designer.models import Design
 from designer.requirements import RequirementsError
-from designer.services import clone_design, create_design, evaluate, load_requirements_file, save_revision
+from designer.services import clone_design, create_design, evaluate, load_requirements_file, revise
 
 
 class Command(BaseCommand):
@@ -90,7 +90,10 @@ class Command(BaseCommand):
         ev = evaluate(load_requirements_file(Path(args[0])))
         if opts["id"]:
             design = owned_design(self.user, opts["id"])
-            rev = save_revision(design, self.user, ev.requirements, ev, message=opts["message"])
+            rev, created = revise(design, self.user, ev.requirements, ev, message=opts["message"])
+            if not created:
+                self.stdout.write(f"nothing changed: design {design.pk} stays at revision {rev.number}")
+                return
         else:
             design = create_design(self.user, ev.requirements, ev, message=opts["message"] or "created")
             rev = design.head

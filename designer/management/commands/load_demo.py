@@ -12,10 +12,9 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from designer.models import Design
+from designer.models import DEMO_USERNAME, Design
 from designer.requirements import RequirementsError
 from designer.services import create_design, evaluate, load_requirements_file
-from designer.views import DEMO_USERNAME
 
 
 class Command(BaseCommand):
