@@ -7,6 +7,10 @@
   const status = document.getElementById("live-status");
   const figures = document.getElementById("live-figures");
   const field = (name) => form.querySelector(`[name="${name}"]`);
+  const panelErrors = document.getElementById("live-errors");
+  const staleNote = document.getElementById("live-stale");
+  const checksBox = document.getElementById("live-checks");
+  const checksList = document.getElementById("live-checks-list");
 
   function setValue(name, value) {
     const el = field(name);
@@ -14,10 +18,18 @@
     el.value = value === null || value === undefined ? "" : value;
   }
 
+  // A preset carries every field (its own values over the defaults), so it also resets what
+  // an earlier preset or the user changed; the fields the preset itself sets are marked.
+  const presetNote = document.getElementById("preset-note");
   document.getElementById("preset").addEventListener("change", (e) => {
     const values = presets[e.target.value];
     if (!values) return;
-    for (const [name, value] of Object.entries(values)) setValue(name, value);
+    const set = new Set(values._set || []);
+    for (const [name, value] of Object.entries(values)) if (name !== "_set") setValue(name, value);
+    form.querySelectorAll(".field").forEach((el) => el.classList.toggle("preset-set", set.has(el.id.slice(5))));
+    if (presetNote) {
+      presetNote.textContent = `The preset set ${set.size} fields (marked); every other field is back to its default.`;
+    }
     schedule();
   });
 
@@ -53,6 +65,26 @@
     }
     status.textContent = loose.length ? loose.join("; ") : "Fix the highlighted fields.";
     status.className = "error";
+    // the figures below belong to the last valid values: grey them out and say so
+    figures.classList.add("stale");
+    panelErrors.textContent = "";
+    for (const [name, msgs] of Object.entries(errors)) {
+      const li = document.createElement("li");
+      li.textContent = `${name}: ${msgs.join(" ")}`;
+      panelErrors.append(li);
+    }
+    staleNote.hidden = !figures.childElementCount;
+  }
+
+  function showChecks(r) {
+    checksList.textContent = "";
+    const failing = ((r.bom && r.bom.checks) || []).filter((c) => !c.ok);
+    for (const c of failing) {
+      const li = document.createElement("li");
+      li.textContent = `${c.field}: ${c.message}`;
+      checksList.append(li);
+    }
+    checksBox.hidden = failing.length === 0;
   }
 
   function row(label, value) {
@@ -80,6 +112,10 @@
     }
     status.textContent = "Live figures for the values above (not saved yet).";
     status.className = "muted";
+    figures.classList.remove("stale");
+    staleNote.hidden = true;
+    panelErrors.textContent = "";
+    showChecks(r);
   }
 
   let timer = null, seq = 0;

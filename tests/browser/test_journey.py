@@ -102,6 +102,68 @@ def test_new_user_journey(page):
     checks.nth(1).check()
     page.click("#compare-button")
     page.wait_for_selector("#chart-compare .main-svg")
+    page.click("#compare-all summary")
     page.check("#only-diffs")
     page.screenshot(path=str(ARTIFACTS / "compare-page.png"), full_page=True)
     assert page.locator("#compare-table tr.differs").count() > 0
+
+
+def _sign_up(page, name: str) -> None:
+    page.goto(f"{page.base}/accounts/signup/")
+    page.fill("#id_username", name)
+    page.fill("#id_password1", "a-long-pass-phrase-42")
+    page.fill("#id_password2", "a-long-pass-phrase-42")
+    page.click("button[type=submit]")
+    page.wait_for_url("**/designs/new/")
+
+
+def test_presets_reset_what_they_do_not_set_and_the_panel_marks_stale_figures(page):
+    from designer.presets import preset_values
+    from designer.services import evaluate_flat
+
+    _sign_up(page, "dave")
+    page.select_option("#preset", "gb200-nvl72")
+    page.wait_for_function("document.getElementById('live-figures').textContent.includes('direct to chip')")
+    assert page.input_value("#id_node_power_w") == "6600"
+    page.select_option("#preset", "h100-8x400g")
+    # the H100 preset does not set node power, node height, rack budget or PUE: they are back to the defaults
+    assert page.input_value("#id_node_power_w") == ""
+    assert page.input_value("#id_node_u") == "8"
+    assert float(page.input_value("#id_rack_budget_kw")) == 40.0
+    assert page.input_value("#id_pue") == ""
+    h100 = {k: v for k, v in preset_values()["h100-8x400g"].items() if k != "_set"}
+    racks = evaluate_flat(h100).result["power"]["racks"]["rack_count"]
+    page.wait_for_function(
+        f"document.getElementById('live-figures').textContent.includes('{racks:,} (')", timeout=10_000
+    )
+    assert "preset-set" in page.get_attribute("#wrap-gpu_count", "class")
+    assert "preset-set" not in page.get_attribute("#wrap-node_u", "class")
+    assert "every other field is back to its default" in page.inner_text("#preset-note")
+
+    page.fill("#id_gpu_count", "-5")
+    page.wait_for_selector("#live-figures.stale")
+    assert "gpu_count: -5 is too small" in page.inner_text("#live-errors")
+    assert page.is_visible("#live-stale")
+    page.screenshot(path=str(ARTIFACTS / "live-panel-stale.png"), full_page=False)
+    page.fill("#id_gpu_count", "2000")
+    page.wait_for_function("!document.getElementById('live-figures').classList.contains('stale')")
+    assert page.inner_text("#live-errors") == ""
+
+
+def test_compare_shows_the_cost_delta_in_the_first_screenful(page, django_user_model):
+    from designer.services import create_design, evaluate_flat
+
+    _sign_up(page, "erin")
+    erin = django_user_model.objects.get(username="erin")
+    a = evaluate_flat({"gpu_count": 2000})
+    b = evaluate_flat({"gpu_count": 2000, "oversubscription": 2})
+    da, db = create_design(erin, a.requirements, a), create_design(erin, b.requirements, b)
+    page.goto(f"{page.base}/compare/?d={db.pk}&d={da.pk}")
+    row = page.locator('#compare-summary tr[data-label="Network BOM"]')
+    box = row.bounding_box()
+    assert box is not None and box["y"] + box["height"] < 900, box
+    cost_a, cost_b = a.plan.bom.total_usd(), b.plan.bom.total_usd()
+    text = row.inner_text()
+    assert f"${cost_a:,.0f}" in text and f"${cost_b:,.0f}" in text  # oldest (1:1) first
+    assert f"−${cost_a - cost_b:,.0f}" in text
+    page.screenshot(path=str(ARTIFACTS / "compare-summary.png"), full_page=False)
