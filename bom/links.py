@@ -169,6 +169,35 @@ def _infra_position(layout: RackLayout, first_row: int, index: int, per_rack: in
     return first_row + rack // layout.racks_per_row, rack % layout.racks_per_row
 
 
+def _storage_mesh_links(plan: StoragePlan, layout: RackLayout, access, ports: _Ports, infra_row: int) -> Iterator[Link]:
+    """A fixed storage switch count: a full mesh, all in one network rack of the infrastructure row."""
+    switches = plan.switch_count
+    per_switch = math.ceil(len(access) / switches)
+    rack = (infra_row, layout.racks_per_row)
+    for i, (dev, port, pos, gbps) in enumerate(access):
+        sw = _name("sleaf", i // per_switch)
+        yield _link(
+            layout,
+            "storage",
+            "server–switch",
+            (dev, port, "nic", pos),
+            (sw, ports.take(sw), "storage_switch", rack),
+            gbps,
+        )
+    for i in range(switches):  # the mesh itself: every pair of switches, in the same rack
+        for j in range(i + 1, switches):
+            a, b = _name("sleaf", i), _name("sleaf", j)
+            for _ in range(plan.mesh_links_per_pair):
+                yield _link(
+                    layout,
+                    "storage",
+                    "switch–switch mesh",
+                    (a, ports.take(a), "storage_switch", rack),
+                    (b, ports.take(b), "storage_switch", rack),
+                    _storage_port_gbps(plan),
+                )
+
+
 def storage_links(plan: StoragePlan, shape: ClusterShape, layout: RackLayout, spine_offset: int = 0) -> Iterator[Link]:
     ports = _Ports()
     infra_row = layout.compute_rows(shape.node_count)
@@ -183,32 +212,7 @@ def storage_links(plan: StoragePlan, shape: ClusterShape, layout: RackLayout, sp
         for s in range(shape.storage_node_nics):
             access.append((_name("sn", i, 3), f"p{s}", pos, storage_speed))
     if plan.fabric is None:
-        # full mesh of a fixed switch count, all in one network rack of the infrastructure row
-        switches = plan.switch_count
-        per_switch = math.ceil(len(access) / switches)
-        rack = (infra_row, layout.racks_per_row)
-        for i, (dev, port, pos, gbps) in enumerate(access):
-            sw = _name("sleaf", i // per_switch)
-            yield _link(
-                layout,
-                "storage",
-                "server–switch",
-                (dev, port, "nic", pos),
-                (sw, ports.take(sw), "storage_switch", rack),
-                gbps,
-            )
-        for i in range(switches):  # the mesh itself: every pair of switches, in the same rack
-            for j in range(i + 1, switches):
-                a, b = _name("sleaf", i), _name("sleaf", j)
-                for _ in range(plan.mesh_links_per_pair):
-                    yield _link(
-                        layout,
-                        "storage",
-                        "switch–switch mesh",
-                        (a, ports.take(a), "storage_switch", rack),
-                        (b, ports.take(b), "storage_switch", rack),
-                        _storage_port_gbps(plan),
-                    )
+        yield from _storage_mesh_links(plan, layout, access, ports, infra_row)
         return
     e = fabric_edges(plan.fabric)
     n = e.endpoint_count

@@ -12,6 +12,15 @@ def _table(headers: list[str], rows: list[list[str]]) -> list[str]:
 
 
 def result_table(result: dict[str, Any]) -> str:
+    """The CLI's table: the compute fabric, then each plane's derivations, power and the BOM."""
+    out = _fabric_lines(result)
+    out += _plane_lines(result)
+    out += _power_lines(result.get("power"))
+    out += _bom_lines(result.get("bom"))
+    return "\n".join(out) + "\n"
+
+
+def _fabric_lines(result: dict[str, Any]) -> list[str]:
     c = result["cluster"]
     f = result["compute_fabric"]
     out = [
@@ -50,59 +59,62 @@ def result_table(result: dict[str, Any]) -> str:
         status = "OK" if v["ok"] else "FAILED: " + "; ".join(v["problems"])
         out.append(f"graph verification   {status} (max-flow {v['bisection_max_flow_gbps']:,.0f} Gbit/s)")
     out += ["", "How each figure was derived:"]
-    for key, text in f["derivations"].items():
-        out.append(f"  {key}: {text}")
-    for t in f["tiers"]:
-        out.append(f"  {t['name']} tier: {t['derivation']}")
+    out += [f"  {key}: {text}" for key, text in f["derivations"].items()]
+    out += [f"  {t['name']} tier: {t['derivation']}" for t in f["tiers"]]
     sizing = f.get("sizing") or {}
-    for key, text in sizing.get("derivations", {}).items():
-        out.append(f"  {key}: {text}")
+    out += [f"  {key}: {text}" for key, text in sizing.get("derivations", {}).items()]
+    return out
+
+
+def _plane_lines(result: dict[str, Any]) -> list[str]:
+    out: list[str] = []
     for plane, title in (("storage", "Storage plane"), ("management", "Management plane")):
         p = result.get(plane)
         if not p:
             continue
         out += ["", f"{title}:"]
-        for key, text in p["derivations"].items():
-            out.append(f"  {key}: {text}")
-        for check in p.get("checks", []):
-            out.append(f"  [{'ok' if check['ok'] else 'WARN'}] {check['message']}")
-    power = result.get("power")
-    if power:
-        out += ["", "Power, racks, cooling and cost:"]
-        for section in ("facility", "racks", "cooling", "tco"):
-            for key, text in power[section]["derivations"].items():
-                out.append(f"  {key}: {text}")
-        for key, text in power["capping"]["derivations"].items():
-            out.append(f"  capping {key}: {text}")
-        for key, text in power["carbon"]["training_run"]["derivations"].items():
-            out.append(f"  training run {key}: {text}")
-        out.append(f"  {power['carbon']['derivations']['annual_co2_t']}")
-    bom = result.get("bom")
-    if bom:
-        out += ["", f"Network bill of materials ({bom['price_book']['name']} v{bom['price_book']['version']}):"]
-        rows = [
-            [
-                ln["plane"],
-                ln["category"] + (" spare" if ln["spare"] else ""),
-                ln["sku"],
-                f"{ln['quantity']:,}",
-                f"{float(ln['unit_price_usd']):,.2f}",
-                f"{float(ln['extended_price_usd']):,.2f}",
-            ]
-            for ln in bom["lines"]
+        out += [f"  {key}: {text}" for key, text in p["derivations"].items()]
+        out += [f"  [{'ok' if check['ok'] else 'WARN'}] {check['message']}" for check in p.get("checks", [])]
+    return out
+
+
+def _power_lines(power: dict[str, Any] | None) -> list[str]:
+    if not power:
+        return []
+    out = ["", "Power, racks, cooling and cost:"]
+    for section in ("facility", "racks", "cooling", "tco"):
+        out += [f"  {key}: {text}" for key, text in power[section]["derivations"].items()]
+    out += [f"  capping {key}: {text}" for key, text in power["capping"]["derivations"].items()]
+    out += [f"  training run {key}: {text}" for key, text in power["carbon"]["training_run"]["derivations"].items()]
+    out.append(f"  {power['carbon']['derivations']['annual_co2_t']}")
+    return out
+
+
+def _bom_lines(bom: dict[str, Any] | None) -> list[str]:
+    if not bom:
+        return []
+    out = ["", f"Network bill of materials ({bom['price_book']['name']} v{bom['price_book']['version']}):"]
+    rows = [
+        [
+            ln["plane"],
+            ln["category"] + (" spare" if ln["spare"] else ""),
+            ln["sku"],
+            f"{ln['quantity']:,}",
+            f"{float(ln['unit_price_usd']):,.2f}",
+            f"{float(ln['extended_price_usd']):,.2f}",
         ]
-        out += _table(["plane", "category", "part", "qty", "unit $", "extended $"], rows)
-        for plane, total in bom["totals_usd"].items():
-            out.append(f"  {plane} subtotal: ${float(total):,.2f}")
-        out.append(f"  network total: ${float(bom['total_usd']):,.2f}")
-        for check in bom.get("checks", []):
-            out.append(f"  [{'ok' if check['ok'] else 'CHECK'}] {check['message']}")
-        rec = bom.get("reconciliation")
-        if rec:
-            out += ["", f"Against {rec['reference']} (total ${float(rec['reference_total_usd']):,.0f}):"]
-            for r in rec["rows"]:
-                out.append(
-                    f"  {r['item']}: chapter {r['reference_quantity']:,} (${float(r['reference_subtotal_usd']):,.0f})"
-                    f", here {r['our_quantity']:,} (${float(r['our_subtotal_usd']):,.0f}) — {r['note']}"
-                )
-    return "\n".join(out) + "\n"
+        for ln in bom["lines"]
+    ]
+    out += _table(["plane", "category", "part", "qty", "unit $", "extended $"], rows)
+    out += [f"  {plane} subtotal: ${float(total):,.2f}" for plane, total in bom["totals_usd"].items()]
+    out.append(f"  network total: ${float(bom['total_usd']):,.2f}")
+    out += [f"  [{'ok' if check['ok'] else 'CHECK'}] {check['message']}" for check in bom.get("checks", [])]
+    rec = bom.get("reconciliation")
+    if rec:
+        out += ["", f"Against {rec['reference']} (total ${float(rec['reference_total_usd']):,.0f}):"]
+        for r in rec["rows"]:
+            out.append(
+                f"  {r['item']}: chapter {r['reference_quantity']:,} (${float(r['reference_subtotal_usd']):,.0f})"
+                f", here {r['our_quantity']:,} (${float(r['our_subtotal_usd']):,.0f}) — {r['note']}"
+            )
+    return out

@@ -147,8 +147,41 @@ def _tb(x: float) -> str:
 
 
 def plan_storage(req: StorageRequest) -> StoragePlan:
+    """Capacity (D8), checkpoint size and write rate (D9, D10), link bandwidth, storage servers
+    needed, and the storage switches (D6) — each figure with its derivation in ``derivations``."""
     d: dict[str, str] = {}
     checks: list[dict[str, Any]] = []
+    raw, usable, raw_per_node, raid_frac = _capacity(req, d)
+    weights, ckpt, write = _checkpoint(req, d)
+    compute_link, storage_link, nic_side, storage_side, burst = _links(req, d, checks)
+    usable_per_node = raw_per_node * raid_frac
+    read_need, need_bw_nodes, need_cap_nodes = _servers_needed(req, d, checks, write, storage_link, usable_per_node)
+    access, fabric, switches, layout = _switches(req, d, compute_link, storage_link)
+    return StoragePlan(
+        raw_tb=raw,
+        usable_tb=usable,
+        weights_gbyte=weights,
+        checkpoint_gbyte=ckpt,
+        checkpoint_write_gbyte_s=write,
+        checkpoint_burst_gbyte_s=burst,
+        read_need_gbyte_s=read_need,
+        storage_nic_gbyte_s=nic_side,
+        storage_read_gbyte_s=storage_side,
+        storage_nodes_for_capacity=need_cap_nodes,
+        storage_nodes_for_bandwidth=need_bw_nodes,
+        access_port_count=access,
+        switch_count=switches,
+        switch_layout=layout,
+        switch_radix=req.switch_radix,
+        switch_port_gbps=req.switch_port_gbps,
+        mesh_links_per_pair=req.mesh_links_per_pair,
+        fabric=fabric,
+        checks=tuple(checks),
+        derivations=d,
+    )
+
+
+def _capacity(req: StorageRequest, d: dict[str, str]):
     # capacity (D8)
     raw_per_node = req.drives_per_node * req.drive_tb
     raw = req.storage_node_count * raw_per_node
@@ -159,6 +192,10 @@ def plan_storage(req: StorageRequest) -> StoragePlan:
         f"{_tb(raw)} × {req.raid_data_drives}/{req.raid_data_drives + req.raid_parity_drives} "
         f"(RAID {req.raid_data_drives}+{req.raid_parity_drives}) = {_tb(usable)} before file-system overhead"
     )
+    return raw, usable, raw_per_node, raid_frac
+
+
+def _checkpoint(req: StorageRequest, d: dict[str, str]):
     # checkpoint (D9, D10)
     weights = req.model_params_billion * 1e9 * req.weights_bytes_per_param / GBYTE
     d["weights_gbyte"] = (
@@ -183,6 +220,10 @@ def plan_storage(req: StorageRequest) -> StoragePlan:
     d["checkpoint_write_gbyte_s"] = (
         f"{ckpt:,.1f} GB ÷ {req.checkpoint_window_s:g} s window = {write:,.2f} GB/s sustained"
     )
+    return weights, ckpt, write
+
+
+def _links(req: StorageRequest, d: dict[str, str], checks: list):
     # links
     compute_link = min(req.storage_nic_gbps, req.switch_port_gbps)
     storage_link = min(req.storage_node_nic_gbps, req.switch_port_gbps)
@@ -225,13 +266,18 @@ def plan_storage(req: StorageRequest) -> StoragePlan:
                 "message": f"compute storage NICs ({req.storage_nic_gbps:g}G) run at {compute_link:g}G",
             }
         )
+    return compute_link, storage_link, nic_side, storage_side, burst
+
+
+def _servers_needed(
+    req: StorageRequest, d: dict[str, str], checks: list, write: float, storage_link: float, usable_per_node: float
+):
     read_need = req.dataloader_read_gbyte_s_per_gpu * req.gpu_count
     d["read_need_gbyte_s"] = (
         f"{req.dataloader_read_gbyte_s_per_gpu:g} GB/s per GPU × {req.gpu_count:,} GPUs = {read_need:,.1f} GB/s"
     )
     per_node_bw = req.storage_node_nics * storage_link / 8
     need_bw_nodes = math.ceil(max(read_need, write) / per_node_bw - 1e-9) if per_node_bw else 0
-    usable_per_node = raw_per_node * raid_frac
     need_cap_nodes = math.ceil(req.required_usable_tb / usable_per_node - 1e-9) if req.required_usable_tb else 0
     d["storage_nodes_for_bandwidth"] = (
         f"⌈max(read {read_need:,.1f}, checkpoint write {write:,.2f}) GB/s ÷ {per_node_bw:,.0f} GB/s "
@@ -255,6 +301,10 @@ def plan_storage(req: StorageRequest) -> StoragePlan:
                 "message": f"{req.storage_node_count} storage nodes for {what}: {need} needed",
             }
         )
+    return read_need, need_bw_nodes, need_cap_nodes
+
+
+def _switches(req: StorageRequest, d: dict[str, str], compute_link: float, storage_link: float):
     # switches (D6)
     compute_ports = req.compute_node_count * req.storage_nics_per_node
     storage_ports = req.storage_node_count * req.storage_node_nics
@@ -305,25 +355,4 @@ def plan_storage(req: StorageRequest) -> StoragePlan:
             + f" = {switches} switches of {req.switch_radix} × {req.switch_port_gbps:g}G for {access:,} "
             f"access ports at {req.oversubscription:g}:1"
         )
-    return StoragePlan(
-        raw_tb=raw,
-        usable_tb=usable,
-        weights_gbyte=weights,
-        checkpoint_gbyte=ckpt,
-        checkpoint_write_gbyte_s=write,
-        checkpoint_burst_gbyte_s=burst,
-        read_need_gbyte_s=read_need,
-        storage_nic_gbyte_s=nic_side,
-        storage_read_gbyte_s=storage_side,
-        storage_nodes_for_capacity=need_cap_nodes,
-        storage_nodes_for_bandwidth=need_bw_nodes,
-        access_port_count=access,
-        switch_count=switches,
-        switch_layout=layout,
-        switch_radix=req.switch_radix,
-        switch_port_gbps=req.switch_port_gbps,
-        mesh_links_per_pair=req.mesh_links_per_pair,
-        fabric=fabric,
-        checks=tuple(checks),
-        derivations=d,
-    )
+    return access, fabric, switches, layout
