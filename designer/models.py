@@ -1,8 +1,9 @@
 """Designs, their immutable revisions (requirements + results), and API tokens.
 
-The requirement fields live once, on the abstract :class:`Requirements` model: unit in
-the name, default, help text and validators. Forms, the API serializer and the CLI all
-derive from it (see designer/requirements.py), so there is one validation path.
+The requirement fields are declared once, in cluster/requirements.py (unit in the name,
+default, range, help text); the abstract :class:`Requirements` model builds one column per
+field from those declarations, and cluster/validate.py is the one validation path for the
+form, the API and the CLI.
 """
 
 from __future__ import annotations
