@@ -54,11 +54,7 @@ def layered_diagram(
         )
     for link in links:
         lo, hi = link["lower"], link["upper"]
-        xs, ys = [], []
-        for xa in positions[lo]:
-            for xb in positions[hi]:
-                xs += [xa, xb, None]
-                ys += [lo, hi, None]
+        xs, ys = _wiring(positions[lo], positions[hi], lo, hi, link.get("pattern", "all"))
         fig.add_trace(
             go.Scatter(
                 x=xs,
@@ -74,7 +70,7 @@ def layered_diagram(
             text += f" — {link['note']}"
         fig.add_annotation(
             x=1.02,
-            y=(lo + hi) / 2,
+            y=(lo + hi) / 2 + (0.35 if lo == hi else 0),
             text=text,
             showarrow=False,
             xanchor="left",
@@ -85,12 +81,52 @@ def layered_diagram(
         height=height,
         margin={"l": 20, "r": 230, "t": 50, "b": 40},
         xaxis={"visible": False, "range": [-0.05, 1.05]},
-        yaxis={"visible": False, "range": [-0.7, len(rows) - 0.3]},
+        yaxis={
+            "visible": False,
+            "range": [-0.7, len(rows) - 0.3 + (0.4 if any(k["lower"] == k["upper"] for k in links) else 0)],
+        },
         plot_bgcolor="white",
         legend={"orientation": "h", "y": -0.08},
         dragmode="pan",
     )
     return _fig_json(fig)
+
+
+def _wiring(lower: list[float], upper: list[float], lo: int, hi: int, pattern: str):
+    """Line segments between two rows of boxes: every box to every box ("all"), box i to box i
+    ("aligned": pods or groups wired inside themselves), or arcs between every pair of boxes of
+    one row ("arcs": Dragonfly+ global links between groups)."""
+    xs: list[float | None] = []
+    ys: list[float | None] = []
+    if pattern == "arcs":
+        for i, xa in enumerate(lower):
+            for xb in lower[i + 1 :]:
+                xs += [xa, (xa + xb) / 2, xb, None]
+                ys += [lo, lo + 0.35, lo, None]
+        return xs, ys
+    pairs = (
+        list(zip(lower, upper, strict=True))
+        if pattern == "aligned" and len(lower) == len(upper)
+        else [(a, b) for a in lower for b in upper]
+    )
+    for xa, xb in pairs:
+        xs += [xa, xb, None]
+        ys += [lo, hi, None]
+    return xs, ys
+
+
+def _plural(name: str) -> str:
+    return {"leaf": "leaves"}.get(name, name + "s")
+
+
+def _grouped(row: dict[str, Any], groups: int, what: str) -> None:
+    """Boxes of a row by pod or group: ``n pod(s): m leaves``."""
+    boxes = min(groups, MAX_BOXES)
+    row["boxes"] = boxes
+    row["labels"] = [
+        f"{s} {what}{'s' if s > 1 else ''}: {s * row['count'] // groups:,} {_plural(row['label'])}"
+        for s in _split(groups, boxes)
+    ]
 
 
 def compute_diagram(result: dict[str, Any]) -> dict[str, Any]:
@@ -109,6 +145,7 @@ def compute_diagram(result: dict[str, Any]) -> dict[str, Any]:
         },
     ]
     rails = f["extras"].get("rail_count")
+    pods = f["extras"].get("pod_count", 1)
     for t in f["tiers"]:
         row = {"label": t["name"], "count": t["switch_count"], "kind": t["name"], "unit": f"{t['name']}s"}
         if t["name"] == "leaf" and rails and rails > 1:
@@ -121,37 +158,29 @@ def compute_diagram(result: dict[str, Any]) -> dict[str, Any]:
                 for j, s in enumerate(shown)
             ]
         if f["topology"] == "dragonfly_plus":
-            groups = f["extras"]["group_count"]
-            boxes = min(groups, MAX_BOXES)
-            row["boxes"] = boxes
-            row["labels"] = [
-                f"{s} group(s): {s * t['switch_count'] // groups} {t['name']}s" for s in _split(groups, boxes)
-            ]
+            _grouped(row, f["extras"]["group_count"], "group")
+        elif pods > 1 and t["name"] in ("leaf", "spine"):
+            _grouped(row, pods, "pod")
         rows.append(row)
     # link counts between consecutive rows: endpoint links, then each tier's uplinks
     links = [{"lower": 0, "upper": 1, "count": f["endpoint_link_count"], "gbps": f["endpoint_gbps"]}]
+    grouped = f["topology"] == "dragonfly_plus" or pods > 1
     for i, t in enumerate(f["tiers"][:-1]):
-        links.append({"lower": i + 1, "upper": i + 2, "count": t["uplink_count"], "gbps": t["uplink_gbps"]})
+        link = {"lower": i + 1, "upper": i + 2, "count": t["uplink_count"], "gbps": t["uplink_gbps"]}
+        if grouped and i == 0:  # leaf → spine stays inside its pod or group
+            link.update(pattern="aligned", note="inside each " + ("group" if pods == 1 else "pod"))
+        links.append(link)
     if f["topology"] == "dragonfly_plus":
-        g = f["extras"]["global_link_count"]
-        last = len(rows) - 1
-        rows.append(
-            {
-                "label": "global links",
-                "count": f["extras"]["group_count"],
-                "kind": "core",
-                "unit": "groups",
-                "boxes": 1,
-                "labels": [f"{g:,} global links, {f['extras']['global_links_per_group_pair']} per group pair"],
-            }
-        )
+        x = f["extras"]
+        spine_row = len(rows) - 1
         links.append(
             {
-                "lower": last,
-                "upper": last + 1,
-                "count": g,
+                "lower": spine_row,
+                "upper": spine_row,
+                "count": x["global_link_count"],
                 "gbps": f["tiers"][-1]["port_gbps"],
-                "note": "spine to spine",
+                "pattern": "arcs",
+                "note": f"global: {x['global_links_per_group_pair']:,} per group pair",
             }
         )
     title = (

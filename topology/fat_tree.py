@@ -8,7 +8,7 @@ Seed chapter §14.1: a 2-tier leaf–spine of k-port switches serves k²/2 endpo
 from __future__ import annotations
 
 from topology.bisection import clos_bisection
-from topology.clos import LeafLayer, stack_clos
+from topology.clos import LeafLayer, pod_count_of, stack_clos
 from topology.sizing import port_split
 from topology.spec import FabricPlan, FabricRequest, FabricRequestError, Topology
 
@@ -80,6 +80,7 @@ def plan_clos(
         derivations=derivations,
         extras={
             "oversubscription_end_to_end_ratio": round(_product(t.oversubscription for t in stacked.tiers), 6),
+            **({"pod_count": pod_count_of(stacked.wiring)} if stacked.wiring.tiers == 3 else {}),
         },
     )
 

@@ -169,3 +169,20 @@ def test_compare_rows_are_keyed_not_dumped(client, alice):
     assert "collectives.rows.all_reduce.4294967296.busbw_gbyte_s" in rows
     assert "power.capping.points.count" in rows
     assert all(len(str(c.value)) < 500 for row in rows.values() for c in row.cells)
+
+
+def test_diagrams_draw_groups_and_pods_not_a_full_mesh(db):
+    """Dragonfly+: leaves wire to their own group's spines, groups meet over global arcs; 3-tier: pods."""
+    from designer.charts import compute_diagram
+    from designer.services import evaluate_flat
+
+    dfly = compute_diagram(
+        evaluate_flat({"gpu_count": 16384, "topology": "dragonfly_plus", "leaves_per_group": 16}).result
+    )
+    lines = [t for t in dfly["data"] if t.get("mode") == "lines"]
+    leaf_spine = lines[1]
+    assert sum(1 for x in leaf_spine["x"] if x is None) == 8  # 8 boxes, one line each: aligned, not 8 × 8
+    assert any("global: 16 per group pair" in a["text"] for a in dfly["layout"]["annotations"])
+    ft = compute_diagram(evaluate_flat({"gpu_count": 16384, "topology": "fat_tree", "tiers": 3}).result)
+    texts = [t for trace in ft["data"] if trace.get("mode") == "markers+text" for t in trace["text"]]
+    assert "2 pods: 64 leaves" in texts and "2 pods: 64 spines" in texts
