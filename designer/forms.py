@@ -1,5 +1,5 @@
-"""The requirements form: a ModelForm over the requirement fields whose clean() runs the
-same serializer and engines as the API and the CLI, so errors are identical everywhere."""
+"""The requirements form: a ModelForm for its widgets whose validation is cluster.validate and
+the pipeline — the same path as the API and the CLI, so errors are identical everywhere."""
 
 from __future__ import annotations
 
