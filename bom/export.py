@@ -115,86 +115,97 @@ def bom_xlsx(
     wb = xlsxwriter.Workbook(
         buf, {"in_memory": True, "strings_to_formulas": False, "strings_to_urls": False, "strings_to_numbers": False}
     )
-    bold = wb.add_format({"bold": True})
-    head = wb.add_format({"bold": True, "bg_color": "#EEF1F6", "border": 1})
-    money = wb.add_format({"num_format": "$#,##0.00"})
-    money_bold = wb.add_format({"num_format": "$#,##0.00", "bold": True})
-    qty = wb.add_format({"num_format": "#,##0"})
-    wrap = wb.add_format({"text_wrap": False, "font_color": "#5B6475"})
-
+    fmt = _formats(wb)
     summary = wb.add_worksheet("Summary")  # first sheet; filled once the subtotals exist
     planes = list(dict.fromkeys(line["plane"] for line in bom["lines"]))
-    subtotal_cells: dict[str, tuple[str, Decimal]] = {}
-    for plane in planes:
-        ws = wb.add_worksheet(PLANE_TITLES.get(plane, plane.title())[:31])
-        headers = [
-            "SKU",
-            "Description",
-            "Category",
-            "Quantity",
-            "Unit price (USD)",
-            "Extended (USD)",
-            "Spare",
-            "Derivation",
-            "Price source",
-            "Price is an assumption",
-        ]
-        for c, h in enumerate(headers):
-            ws.write_string(0, c, h, head)
-        r = 1
-        total = Decimal("0")
-        for line in bom["lines"]:
-            if line["plane"] != plane:
-                continue
-            unit = Decimal(line["unit_price_usd"])
-            ext = Decimal(line["extended_price_usd"])
-            total += ext
-            ws.write_string(r, 0, line["sku"])
-            ws.write_string(r, 1, line["description"])
-            ws.write_string(r, 2, line["category"])
-            ws.write_number(r, 3, line["quantity"], qty)
-            ws.write_number(r, 4, float(unit), money)
-            ws.write_formula(r, 5, f"=D{r + 1}*E{r + 1}", money, float(ext))
-            ws.write_string(r, 6, "yes" if line["spare"] else "")
-            ws.write_string(r, 7, line["derivation"], wrap)
-            ws.write_string(r, 8, line["price_source"], wrap)
-            ws.write_string(r, 9, "yes" if line["price_is_assumption"] else "no")
-            r += 1
-        ws.write_string(r, 4, "Subtotal", bold)
-        ws.write_formula(r, 5, f"=SUM(F2:F{r})", money_bold, float(total))
-        subtotal_cells[plane] = (f"'{ws.get_name()}'!F{r + 1}", total)
-        ws.freeze_panes(1, 0)
-        ws.autofilter(0, 0, r - 1, len(headers) - 1)
-        ws.set_column(0, 0, 20)
-        ws.set_column(1, 1, 48)
-        ws.set_column(2, 2, 16)
-        ws.set_column(3, 3, 10)
-        ws.set_column(4, 5, 16)
-        ws.set_column(7, 8, 60)
+    subtotals = {plane: _plane_sheet(wb, fmt, plane, bom["lines"]) for plane in planes}
+    _summary_sheet(summary, fmt, bom, subtotals, design_name, design_notes, revision)
+    _cabling_sheet(wb, fmt, cabling)
+    _price_book_sheet(wb, fmt, bom)
+    for title, headers, rows in extra_sheets:
+        _extra_sheet(wb, fmt, title, headers, rows)
+    wb.close()
+    return buf.getvalue()
 
+
+def _formats(wb) -> dict[str, Any]:
+    return {
+        "bold": wb.add_format({"bold": True}),
+        "head": wb.add_format({"bold": True, "bg_color": "#EEF1F6", "border": 1}),
+        "money": wb.add_format({"num_format": "$#,##0.00"}),
+        "money_bold": wb.add_format({"num_format": "$#,##0.00", "bold": True}),
+        "qty": wb.add_format({"num_format": "#,##0"}),
+        "wrap": wb.add_format({"text_wrap": False, "font_color": "#5B6475"}),
+    }
+
+
+PLANE_HEADERS = (
+    "SKU",
+    "Description",
+    "Category",
+    "Quantity",
+    "Unit price (USD)",
+    "Extended (USD)",
+    "Spare",
+    "Derivation",
+    "Price source",
+    "Price is an assumption",
+)
+
+
+def _plane_sheet(wb, fmt: dict[str, Any], plane: str, lines: list[dict[str, Any]]) -> tuple[str, Decimal]:
+    """One plane's lines with live quantity × price formulas; returns (subtotal cell, subtotal)."""
+    ws = wb.add_worksheet(PLANE_TITLES.get(plane, plane.title())[:31])
+    for c, h in enumerate(PLANE_HEADERS):
+        ws.write_string(0, c, h, fmt["head"])
+    r = 1
+    total = Decimal("0")
+    for line in lines:
+        if line["plane"] != plane:
+            continue
+        unit = Decimal(line["unit_price_usd"])
+        ext = Decimal(line["extended_price_usd"])
+        total += ext
+        ws.write_string(r, 0, line["sku"])
+        ws.write_string(r, 1, line["description"])
+        ws.write_string(r, 2, line["category"])
+        ws.write_number(r, 3, line["quantity"], fmt["qty"])
+        ws.write_number(r, 4, float(unit), fmt["money"])
+        ws.write_formula(r, 5, f"=D{r + 1}*E{r + 1}", fmt["money"], float(ext))
+        ws.write_string(r, 6, "yes" if line["spare"] else "")
+        ws.write_string(r, 7, line["derivation"], fmt["wrap"])
+        ws.write_string(r, 8, line["price_source"], fmt["wrap"])
+        ws.write_string(r, 9, "yes" if line["price_is_assumption"] else "no")
+        r += 1
+    ws.write_string(r, 4, "Subtotal", fmt["bold"])
+    ws.write_formula(r, 5, f"=SUM(F2:F{r})", fmt["money_bold"], float(total))
+    ws.freeze_panes(1, 0)
+    ws.autofilter(0, 0, r - 1, len(PLANE_HEADERS) - 1)
+    for first, last, width in ((0, 0, 20), (1, 1, 48), (2, 2, 16), (3, 3, 10), (4, 5, 16), (7, 8, 60)):
+        ws.set_column(first, last, width)
+    return f"'{ws.get_name()}'!F{r + 1}", total
+
+
+def _summary_sheet(summary, fmt, bom, subtotals, design_name: str, design_notes: str, revision: str) -> None:
     summary.activate()
-    summary.write_string(0, 0, "Design", bold)
-    summary.write_string(0, 1, design_name)  # user text: always a string, never a formula
-    summary.write_string(1, 0, "Revision", bold)
-    summary.write_string(1, 1, revision)
-    summary.write_string(2, 0, "Notes", bold)
-    summary.write_string(2, 1, design_notes)
-    summary.write_string(4, 0, "Plane", head)
-    summary.write_string(4, 1, "Subtotal (USD)", head)
+    for row, (label, text) in enumerate((("Design", design_name), ("Revision", revision), ("Notes", design_notes))):
+        summary.write_string(row, 0, label, fmt["bold"])
+        summary.write_string(row, 1, text)  # user text: always a string, never a formula
+    summary.write_string(4, 0, "Plane", fmt["head"])
+    summary.write_string(4, 1, "Subtotal (USD)", fmt["head"])
     row = 5
     grand = Decimal("0")
-    for plane in planes:
-        ref, total = subtotal_cells[plane]
+    for plane, (ref, total) in subtotals.items():
         grand += total
         summary.write_string(row, 0, PLANE_TITLES.get(plane, plane))
-        summary.write_formula(row, 1, f"={ref}", money, float(total))
+        summary.write_formula(row, 1, f"={ref}", fmt["money"], float(total))
         row += 1
-    summary.write_string(row, 0, "Network total", bold)
-    summary.write_formula(row, 1, f"=SUM(B6:B{row})", money_bold, float(grand))
-    summary.write_string(row + 2, 0, "Links", bold)
-    summary.write_number(row + 2, 1, bom["link_count"], qty)
-    summary.write_string(row + 3, 0, "Link ends", bold)
-    summary.write_number(row + 3, 1, bom["link_end_count"], qty)
+    summary.write_string(row, 0, "Network total", fmt["bold"])
+    summary.write_formula(row, 1, f"=SUM(B6:B{row})", fmt["money_bold"], float(grand))
+    summary.write_string(row + 2, 0, "Links", fmt["bold"])
+    summary.write_number(row + 2, 1, bom["link_count"], fmt["qty"])
+    summary.write_string(row + 3, 0, "Link ends", fmt["bold"])
+    summary.write_number(row + 3, 1, bom["link_end_count"], fmt["qty"])
     for i, check in enumerate(bom.get("checks", [])):
         summary.write_string(row + 5 + i, 0, "OK" if check["ok"] else "CHECK")
         summary.write_string(row + 5 + i, 1, check["message"])
@@ -202,21 +213,25 @@ def bom_xlsx(
     summary.set_column(1, 1, 60)
     summary.freeze_panes(5, 0)
 
+
+CABLING_TITLES = (
+    "Label",
+    "Plane",
+    "Segment",
+    "A device",
+    "A port",
+    "Z device",
+    "Z port",
+    "Speed (Gbit/s)",
+    "Length (m)",
+    "Cable / optics",
+)
+
+
+def _cabling_sheet(wb, fmt, cabling: Iterable[dict[str, Any]]) -> None:
     cab = wb.add_worksheet("Cabling plan")
-    titles = [
-        "Label",
-        "Plane",
-        "Segment",
-        "A device",
-        "A port",
-        "Z device",
-        "Z port",
-        "Speed (Gbit/s)",
-        "Length (m)",
-        "Cable / optics",
-    ]
-    for c, h in enumerate(titles):
-        cab.write_string(0, c, h, head)
+    for c, h in enumerate(CABLING_TITLES):
+        cab.write_string(0, c, h, fmt["head"])
     r = 1
     for rec in cabling:
         for c, key in enumerate(CABLING_COLUMNS):
@@ -230,19 +245,21 @@ def bom_xlsx(
     cab.set_column(0, 9, 14)
     cab.set_column(9, 9, 36)
 
+
+def _price_book_sheet(wb, fmt, bom: dict[str, Any]) -> None:
     prov = wb.add_worksheet("Price book")
     book = bom.get("price_book") or {}
-    prov.write_string(0, 0, "Price book", bold)
+    prov.write_string(0, 0, "Price book", fmt["bold"])
     prov.write_string(
         0,
         1,
         f"{book.get('name', '')} v{book.get('version', '')} ({book.get('currency', 'USD')}, "
         f"{book.get('effective_date', '')})",
     )
-    prov.write_string(1, 0, "Note", bold)
+    prov.write_string(1, 0, "Note", fmt["bold"])
     prov.write_string(1, 1, str(book.get("note", "")))
     for c, h in enumerate(["SKU", "Description", "Unit price (USD)", "Source", "Assumption"]):
-        prov.write_string(3, c, h, head)
+        prov.write_string(3, c, h, fmt["head"])
     seen: set[str] = set()
     r = 4
     for line in bom["lines"]:
@@ -251,7 +268,7 @@ def bom_xlsx(
         seen.add(line["sku"])
         prov.write_string(r, 0, line["sku"])
         prov.write_string(r, 1, line["description"])
-        prov.write_number(r, 2, float(Decimal(line["unit_price_usd"])), money)
+        prov.write_number(r, 2, float(Decimal(line["unit_price_usd"])), fmt["money"])
         prov.write_string(r, 3, line["price_source"])
         prov.write_string(r, 4, "yes" if line["price_is_assumption"] else "no")
         r += 1
@@ -260,21 +277,20 @@ def bom_xlsx(
     prov.set_column(1, 1, 50)
     prov.set_column(3, 3, 60)
 
-    for title, headers, rows in extra_sheets:
-        ws = wb.add_worksheet(title[:31])
-        for c, h in enumerate(headers):
-            ws.write_string(0, c, h, head)
-        for r, values in enumerate(rows, start=1):
-            for c, v in enumerate(values):
-                if isinstance(v, Formula):
-                    ws.write_formula(r, c, str(v))
-                elif isinstance(v, int | float | Decimal) and not isinstance(v, bool):
-                    ws.write_number(r, c, float(v))
-                else:
-                    ws.write_string(r, c, str(v))
-        ws.freeze_panes(1, 0)
-    wb.close()
-    return buf.getvalue()
+
+def _extra_sheet(wb, fmt, title: str, headers: list[str], rows: Iterable[list[Any]]) -> None:
+    ws = wb.add_worksheet(title[:31])
+    for c, h in enumerate(headers):
+        ws.write_string(0, c, h, fmt["head"])
+    for r, values in enumerate(rows, start=1):
+        for c, v in enumerate(values):
+            if isinstance(v, Formula):
+                ws.write_formula(r, c, str(v))
+            elif isinstance(v, int | float | Decimal) and not isinstance(v, bool):
+                ws.write_number(r, c, float(v))
+            else:
+                ws.write_string(r, c, str(v))
+    ws.freeze_panes(1, 0)
 
 
 def tco_sheet(results: dict[str, Any]) -> list[tuple[str, list[str], list[list[Any]]]]:

@@ -157,138 +157,126 @@ def stack_clos(
     ``tiers`` is 1, 2 or 3 (already decided by the caller). Raises
     :class:`FabricRequestError` on ``node_count`` when the fabric does not fit.
     """
-    n = leaf.endpoint_count
-    leaf_count = leaf_count_of(leaf)
-    k = radix
-    s = port_gbps
-    b = leaf.endpoint_gbps
-    d, u = leaf.leaf_down, leaf.leaf_up
-    derivations: dict[str, str] = {}
-    unit_word = f"{leaf.rails} rails × {leaf.leaves_per_su_rail} leaves per SU" if leaf.su_nodes else ""
+    leaf_tier = _leaf_tier(leaf, tiers, radix, port_gbps)
+    if tiers == 1:
+        return _one_tier(leaf, leaf_tier, radix)
+    if tiers == 2:
+        return _two_tiers(leaf, leaf_tier, radix, port_gbps)
+    return _three_tiers(leaf, leaf_tier, radix, port_gbps, agg_oversubscription)
 
+
+def _leaf_tier(leaf: LeafLayer, tiers: int, k: int, s: float) -> Tier:
+    n, leaf_count, b = leaf.endpoint_count, leaf_count_of(leaf), leaf.endpoint_gbps
+    d, u = leaf.leaf_down, leaf.leaf_up
     if leaf.su_nodes:
-        leaf_deriv = (
+        why = (
             f"{leaf.node_count:,} nodes in SUs of {leaf.su_nodes} → per rail "
             f"{leaf_count // leaf.rails:,} leaves of {d} down ports "
             f"(⌈{leaf.su_nodes} ÷ {d}⌉ = {leaf.leaves_per_su_rail} per SU); "
             f"× {leaf.rails} rails = {leaf_count:,} leaves"
         )
     else:
-        leaf_deriv = f"⌈{n:,} endpoints ÷ {d} down ports⌉ = {leaf_count:,} leaves"
+        why = f"⌈{n:,} endpoints ÷ {d} down ports⌉ = {leaf_count:,} leaves"
     if tiers == 1:
-        leaf_deriv += "; one switching tier, no uplinks"
+        why += "; one switching tier, no uplinks"
     else:
-        leaf_deriv += (
+        why += (
             f"; each {k}-port leaf: {d} × {b:g}G down, {u} × {s:g}G up "
             f"→ {d * b:,.0f} ÷ {u * s:,.0f} = {leaf.leaf_oversubscription:.3g}:1"
         )
-
-    leaf_tier = Tier(
+    up = tiers > 1
+    return Tier(
         name="leaf",
         switch_count=leaf_count,
         radix=k,
         port_gbps=s,
         down_ports_per_switch=d,
-        up_ports_per_switch=u if tiers > 1 else 0,
+        up_ports_per_switch=u if up else 0,
         down_ports_used_total=n,
-        up_ports_used_total=leaf_count * u if tiers > 1 else 0,
-        uplink_count=leaf_count * u if tiers > 1 else 0,
+        up_ports_used_total=leaf_count * u if up else 0,
+        uplink_count=leaf_count * u if up else 0,
         uplink_gbps=s,
-        oversubscription=leaf.leaf_oversubscription if tiers > 1 else 1.0,
-        derivation=leaf_deriv,
+        oversubscription=leaf.leaf_oversubscription if up else 1.0,
+        derivation=why,
     )
 
-    if tiers == 1:
-        wiring = _wiring(
-            leaf,
-            1,
-            leaf_up=0,
-            leaves_per_pod=leaf_count,
-            aggs_per_pod=0,
-            leaf_to_agg_links=0,
-        )
-        derivations["max_endpoint_count"] = f"one tier: {k} ports per switch" + (
-            f" per rail × {leaf.rails} rails" if leaf.su_nodes else ""
-        )
-        return ClosTiers((leaf_tier,), wiring, 0, _max_endpoints(leaf, 1, k, leaf_count), derivations)
 
-    if tiers == 2:
-        if leaf_count > k:
-            max_ep = _max_endpoints(leaf, 2, k, leaf_count)
-            raise FabricRequestError.single(
-                "node_count",
-                f"{n:,} endpoints need {leaf_count:,} leaves, but a 2-tier fabric of {k}-port "
-                f"spines connects at most {k} leaves ({max_ep:,} endpoints at this "
-                "oversubscription); use 3 tiers or a larger radix",
-            )
-        m = largest_divisor_at_most(u, k // leaf_count)
-        spine_count = u // m
-        wiring = _wiring(
-            leaf,
-            2,
-            leaf_up=u,
-            leaves_per_pod=leaf_count,
-            aggs_per_pod=spine_count,
-            leaf_to_agg_links=m,
-        )
-        spine_tier = Tier(
-            name="spine",
-            switch_count=spine_count,
-            radix=k,
-            port_gbps=s,
-            down_ports_per_switch=leaf_count * m,
-            up_ports_per_switch=0,
-            down_ports_used_total=leaf_count * u,
-            up_ports_used_total=0,
-            uplink_count=0,
-            uplink_gbps=s,
-            oversubscription=1.0,
-            derivation=(
-                f"{leaf_count:,} leaves × {u} uplinks = {leaf_count * u:,} spine ports; each leaf "
-                f"sends {m} link(s) to every spine, so spines = {u} ÷ {m} = {spine_count:,}, "
-                f"each using {leaf_count} × {m} = {leaf_count * m} of {k} ports"
-            ),
-        )
-        max_ep = _max_endpoints(leaf, 2, k, leaf_count)
-        derivations["max_endpoint_count"] = f"2 tiers: a {k}-port spine reaches {k} leaves" + (
-            f" = {k // leaf.leaves_per_unit} SUs ({unit_word}) of {leaf.su_nodes} nodes"
-            + (
-                f" + a partial SU on the {k % leaf.leaves_per_unit} leaves left"
-                if k % leaf.leaves_per_unit >= leaf.rails
-                else ""
-            )
-            + f", × {leaf.rails} rails = {max_ep:,}"
-            if leaf.su_nodes
-            else f" × {d} endpoints = {max_ep:,}" + (" (k²/2 at 1:1)" if d * 2 == k else "")
-        )
-        return ClosTiers((leaf_tier, spine_tier), wiring, leaf_count * u, max_ep, derivations)
+def _one_tier(leaf: LeafLayer, leaf_tier: Tier, k: int) -> ClosTiers:
+    leaf_count = leaf_tier.switch_count
+    wiring = _wiring(leaf, 1, leaf_up=0, leaves_per_pod=leaf_count, aggs_per_pod=0, leaf_to_agg_links=0)
+    why = f"one tier: {k} ports per switch" + (f" per rail × {leaf.rails} rails" if leaf.su_nodes else "")
+    return ClosTiers((leaf_tier,), wiring, 0, _max_endpoints(leaf, 1, k, leaf_count), {"max_endpoint_count": why})
 
-    # three tiers: pods of leaves under aggregation ("spine") switches, cores above.
+
+def _two_tiers(leaf: LeafLayer, leaf_tier: Tier, k: int, s: float) -> ClosTiers:
+    n, leaf_count, d, u = leaf.endpoint_count, leaf_tier.switch_count, leaf.leaf_down, leaf.leaf_up
+    max_ep = _max_endpoints(leaf, 2, k, leaf_count)
+    if leaf_count > k:
+        raise FabricRequestError.single(
+            "node_count",
+            f"{n:,} endpoints need {leaf_count:,} leaves, but a 2-tier fabric of {k}-port "
+            f"spines connects at most {k} leaves ({max_ep:,} endpoints at this "
+            "oversubscription); use 3 tiers or a larger radix",
+        )
+    m = largest_divisor_at_most(u, k // leaf_count)
+    spine_count = u // m
+    wiring = _wiring(leaf, 2, leaf_up=u, leaves_per_pod=leaf_count, aggs_per_pod=spine_count, leaf_to_agg_links=m)
+    spine_tier = Tier(
+        name="spine",
+        switch_count=spine_count,
+        radix=k,
+        port_gbps=s,
+        down_ports_per_switch=leaf_count * m,
+        up_ports_per_switch=0,
+        down_ports_used_total=leaf_count * u,
+        up_ports_used_total=0,
+        uplink_count=0,
+        uplink_gbps=s,
+        oversubscription=1.0,
+        derivation=(
+            f"{leaf_count:,} leaves × {u} uplinks = {leaf_count * u:,} spine ports; each leaf "
+            f"sends {m} link(s) to every spine, so spines = {u} ÷ {m} = {spine_count:,}, "
+            f"each using {leaf_count} × {m} = {leaf_count * m} of {k} ports"
+        ),
+    )
+    unit_word = f"{leaf.rails} rails × {leaf.leaves_per_su_rail} leaves per SU"
+    why = f"2 tiers: a {k}-port spine reaches {k} leaves" + (
+        f" = {k // leaf.leaves_per_unit} SUs ({unit_word}) of {leaf.su_nodes} nodes"
+        + (
+            f" + a partial SU on the {k % leaf.leaves_per_unit} leaves left"
+            if k % leaf.leaves_per_unit >= leaf.rails
+            else ""
+        )
+        + f", × {leaf.rails} rails = {max_ep:,}"
+        if leaf.su_nodes
+        else f" × {d} endpoints = {max_ep:,}" + (" (k²/2 at 1:1)" if d * 2 == k else "")
+    )
+    return ClosTiers((leaf_tier, spine_tier), wiring, leaf_count * u, max_ep, {"max_endpoint_count": why})
+
+
+def _leaves_per_pod(leaf: LeafLayer, k: int, agg_down_max: int) -> int:
+    """Three tiers: a pod is as many whole SUs (or leaves) as a pod spine takes down."""
+    if not leaf.su_nodes:
+        return agg_down_max
+    units_per_pod = agg_down_max // leaf.leaves_per_unit
+    if units_per_pod == 0:
+        raise FabricRequestError.single(
+            "scalable_unit_nodes",
+            f"one scalable unit has {leaf.leaves_per_unit} leaves, more than the "
+            f"{agg_down_max} a {k}-port pod spine can take down; use smaller SUs",
+        )
+    return units_per_pod * leaf.leaves_per_unit
+
+
+def _three_tiers(leaf: LeafLayer, leaf_tier: Tier, k: int, s: float, agg_oversubscription: float) -> ClosTiers:
+    """Pods of leaves under aggregation ("spine") switches, cores above."""
+    n, leaf_count, u = leaf.endpoint_count, leaf_tier.switch_count, leaf.leaf_up
     agg = port_split(k, s, s, agg_oversubscription, field_name="agg_oversubscription")
-    if leaf.su_nodes:
-        units_per_pod = agg.down // leaf.leaves_per_unit
-        if units_per_pod == 0:
-            raise FabricRequestError.single(
-                "scalable_unit_nodes",
-                f"one scalable unit has {leaf.leaves_per_unit} leaves, more than the "
-                f"{agg.down} a {k}-port pod spine can take down; use smaller SUs",
-            )
-        leaves_per_pod = units_per_pod * leaf.leaves_per_unit
-    else:
-        leaves_per_pod = agg.down
+    leaves_per_pod = _leaves_per_pod(leaf, k, agg.down)
     agg_down = leaves_per_pod  # one link from every leaf to every pod spine
     agg_up = math.ceil(agg_down / agg_oversubscription - 1e-9)
-    agg_ratio = agg_down / agg_up
-    wiring_probe = _wiring(
-        leaf,
-        3,
-        leaf_up=u,
-        leaves_per_pod=leaves_per_pod,
-        aggs_per_pod=u,
-        leaf_to_agg_links=1,
-        agg_up=agg_up,
-    )
-    pods = pod_count_of(wiring_probe)
+    pod_shape = {"leaf_up": u, "leaves_per_pod": leaves_per_pod, "aggs_per_pod": u, "leaf_to_agg_links": 1}
+    pods = pod_count_of(_wiring(leaf, 3, agg_up=agg_up, **pod_shape))
     max_ep = _max_endpoints(leaf, 3, k, leaves_per_pod)
     if pods > k:
         raise FabricRequestError.single(
@@ -299,19 +287,8 @@ def stack_clos(
         )
     m2 = largest_divisor_at_most(agg_up, k // pods)
     cores_per_group = agg_up // m2
-    wiring = _wiring(
-        leaf,
-        3,
-        leaf_up=u,
-        leaves_per_pod=leaves_per_pod,
-        aggs_per_pod=u,
-        leaf_to_agg_links=1,
-        agg_up=agg_up,
-        cores_per_group=cores_per_group,
-        agg_to_core_links=m2,
-    )
-    agg_count = pods * u
-    core_count = u * cores_per_group
+    wiring = _wiring(leaf, 3, agg_up=agg_up, cores_per_group=cores_per_group, agg_to_core_links=m2, **pod_shape)
+    agg_count, core_count = pods * u, u * cores_per_group
     agg_tier = Tier(
         name="spine",
         switch_count=agg_count,
@@ -323,11 +300,11 @@ def stack_clos(
         up_ports_used_total=agg_count * agg_up,
         uplink_count=agg_count * agg_up,
         uplink_gbps=s,
-        oversubscription=agg_ratio,
+        oversubscription=agg_down / agg_up,
         derivation=(
             f"pods of up to {leaves_per_pod} leaves; {leaf_count:,} leaves → {pods} pods; "
             f"each leaf sends 1 link to each of {u} pod spines → {pods} × {u} = {agg_count:,} "
-            f"spines; each spine {agg_down} down, {agg_up} up = {agg_ratio:.3g}:1"
+            f"spines; each spine {agg_down} down, {agg_up} up = {agg_down / agg_up:.3g}:1"
         ),
     )
     core_tier = Tier(
@@ -349,23 +326,18 @@ def stack_clos(
             f"{pods} × {m2} = {pods * m2} of {k} ports"
         ),
     )
-    derivations["max_endpoint_count"] = (
+    why = (
         f"3 tiers: a {k}-port core reaches {k} pods × {leaves_per_pod} leaves × "
         + (
             f"(SUs of {leaf.leaves_per_unit} leaves, {leaf.su_nodes} nodes × {leaf.rails} rails)"
             if leaf.su_nodes
-            else f"{d} endpoints"
+            else f"{leaf.leaf_down} endpoints"
         )
         + f" = {max_ep:,}"
-        + (" (k³/4 at 1:1)" if 2 * d == k and 2 * agg_down == k and not leaf.su_nodes else "")
+        + (" (k³/4 at 1:1)" if 2 * leaf.leaf_down == k and 2 * agg_down == k and not leaf.su_nodes else "")
     )
-    return ClosTiers(
-        (leaf_tier, agg_tier, core_tier),
-        wiring,
-        leaf_count * u + agg_count * agg_up,
-        max_ep,
-        derivations,
-    )
+    links = leaf_count * u + agg_count * agg_up
+    return ClosTiers((leaf_tier, agg_tier, core_tier), wiring, links, max_ep, {"max_endpoint_count": why})
 
 
 def fits_tiers(leaf: LeafLayer, tiers: int, radix: int, agg_oversubscription: float) -> bool:

@@ -155,117 +155,149 @@ def _lat(alg: Algorithm, proto_i: int, kind: str) -> float:
     return LATENCY_US[alg][kind][proto_i]
 
 
+@dataclass(frozen=True)
+class _Ctx:
+    """The arrays every algorithm's time needs, broadcast once."""
+
+    s: np.ndarray  # message size [bytes]
+    g: np.ndarray  # GPUs per node (NVLink domain)
+    nodes: np.ndarray
+    n: np.ndarray  # GPUs
+    b_nvl: np.ndarray  # NVLink per GPU [GB/s]
+    nic: np.ndarray  # one NIC [GB/s]
+    node_net: np.ndarray  # a node's NICs together [GB/s]
+    multi: np.ndarray  # more than one node
+    ring_bw: np.ndarray  # ring/tree bandwidth per GPU: NVLink inside a node, the node's NICs between nodes
+    log2_nodes: np.ndarray
+    shape: tuple[int, ...]
+    fabric: Fabric
+
+
+def _context(size_bytes, fabric: Fabric) -> _Ctx:
+    s, g, nodes = _arr(size_bytes), _arr(fabric.gpus_per_node), _arr(fabric.node_count)
+    n = g * nodes
+    b_nvl = _arr(fabric.nvlink_gbyte_s)
+    nic = nic_gbyte_s(_arr(fabric.nic_gbps))
+    node_net = _arr(fabric.nics_per_node) * nic
+    multi = nodes > 1
+    ring_bw = np.where(multi, np.minimum(b_nvl, node_net), b_nvl)
+    shape = np.broadcast_shapes(s.shape, n.shape, ring_bw.shape)
+    log2_nodes = np.floor(np.log2(np.maximum(nodes, 1)))
+    return _Ctx(s, g, nodes, n, b_nvl, nic, node_net, multi, ring_bw, log2_nodes, shape, fabric)
+
+
+def _ring_us(c: _Ctx, collective: Collective, proto: Protocol, pi: int, eff: float):
+    intra = _lat(Algorithm.RING, pi, "nvl")
+    net_over = np.where(c.multi, NET_OVERHEAD_US * (3 if proto == Protocol.SIMPLE else 1), 0.0)
+    base, inter = _lat(Algorithm.RING, pi, "base"), _lat(Algorithm.RING, pi, "net")
+    n, nodes = c.n, c.nodes
+    if collective == Collective.ALL_REDUCE:
+        steps, net_steps = 2 * (n - 1), 2 * (nodes - 1)
+        algbw = c.ring_bw * eff * n / (2 * (n - 1))
+    elif collective in (Collective.ALL_GATHER, Collective.REDUCE_SCATTER):
+        steps, net_steps = n - 1, nodes - 1
+        algbw = c.ring_bw * eff * n / (n - 1)  # S is the total buffer
+    else:  # broadcast: a pipelined chain
+        steps, net_steps = n - 1, nodes - 1
+        algbw = c.ring_bw * eff
+    lat = base + (steps - net_steps) * np.maximum(intra, net_over) + net_steps * inter
+    return lat + c.s / (1000 * algbw)
+
+
+def _tree_us(c: _Ctx, collective: Collective, pi: int, eff: float):
+    intra = _lat(Algorithm.TREE, pi, "nvl")
+    base, inter = _lat(Algorithm.TREE, pi, "base"), _lat(Algorithm.TREE, pi, "net")
+    hops = (c.g - 1) * intra + c.log2_nodes * inter
+    lat = base + (2 * hops if collective == Collective.ALL_REDUCE else hops)
+    busbw = c.ring_bw * TREE_EFF * eff
+    algbw = busbw * (0.5 if collective == Collective.ALL_REDUCE else 1.0)
+    return lat + c.s / (1000 * algbw)
+
+
+def _nvls_us(c: _Ctx, alg: Algorithm, pi: int):
+    nvl_lat, inter = _lat(alg, pi, "nvl"), _lat(alg, pi, "net")
+    nvls_bw = c.b_nvl * NVLS_EFF  # each GPU sends S once, the switch reduces, receives S once
+    if alg == Algorithm.NVLS:
+        lat = nvl_lat + np.where(c.multi, inter, 0.0)
+        algbw = np.where(c.multi, np.minimum(nvls_bw, c.node_net / 2), nvls_bw)
+        ok = c.g > 1
+    else:
+        lat = nvl_lat + 2 * c.log2_nodes * inter
+        algbw = np.minimum(nvls_bw, c.node_net * TREE_EFF / 2)
+        ok = (c.g > 1) & c.multi
+    return np.where(ok, lat + c.s / (1000 * algbw), np.inf)
+
+
+def _collnet_us(c: _Ctx, alg: Algorithm, pi: int):
+    nvl_lat, inter = _lat(alg, pi, "nvl"), _lat(alg, pi, "net")
+    levels = np.ceil(np.log(np.maximum(c.nodes, 2)) / np.log(max(c.fabric.switch_radix / 2, 2)))
+    lat = (
+        (2 * (c.g - 1) * nvl_lat if alg == Algorithm.COLLNET_CHAIN else nvl_lat)
+        + inter
+        + 2 * levels * SWITCH_LATENCY_US
+    )
+    # in-network reduction: each node sends and receives S once through its NICs
+    intra_bw = np.where(c.g > 1, c.b_nvl * c.g / (2 * np.maximum(c.g - 1, 1)), np.inf)
+    algbw = np.minimum(intra_bw, c.node_net)
+    return np.where(c.multi, lat + c.s / (1000 * algbw), np.inf)
+
+
+def _pat_us(c: _Ctx, pi: int):
+    lat = _lat(Algorithm.PAT, pi, "base") + np.log2(np.maximum(c.n, 2)) * _lat(Algorithm.PAT, pi, "net")
+    algbw = c.node_net * c.n / (c.n - 1)
+    return np.where((c.g == 1) & c.multi, lat + c.s / (1000 * algbw), np.inf)
+
+
+def _hierarchical_us(c: _Ctx, pi: int):
+    a_nvl, a_net = _lat(Algorithm.RING, pi, "nvl"), _lat(Algorithm.RING, pi, "net")
+    g, nodes, s = c.g, c.nodes, c.s
+    per_gpu_nic = c.node_net / g
+    return (
+        2 * (g - 1) * a_nvl
+        + 2 * (g - 1) / g * s / (1000 * c.b_nvl)
+        + 2 * (nodes - 1) * a_net
+        + 2 * (nodes - 1) / nodes * (s / g) / (1000 * per_gpu_nic)
+    )
+
+
+def _pair_us(c: _Ctx, collective: Collective, alg: Algorithm, proto: Protocol):
+    """One (algorithm, protocol) pair's time [µs], +inf where NCCL would not run it."""
+    pi, eff = PROTOCOLS.index(proto), PROTO_EFF[proto]
+    simple = proto == Protocol.SIMPLE
+    if collective == Collective.ALL_TO_ALL:
+        if alg != Algorithm.PAIRWISE or not simple:
+            return np.inf
+        return _all_to_all_us(c.s, c.g, c.nodes, c.n, c.b_nvl, c.nic, c.node_net, c.fabric)
+    if alg == Algorithm.PAIRWISE:
+        return np.inf
+    if c.fabric.torus_dims is not None:
+        return _torus_us(collective, c.s, c.fabric, eff, pi) if alg == Algorithm.RING else np.inf
+    all_reduce = collective == Collective.ALL_REDUCE
+    if alg == Algorithm.RING:
+        return _ring_us(c, collective, proto, pi, eff)
+    if alg == Algorithm.TREE and collective in (Collective.ALL_REDUCE, Collective.BROADCAST):
+        return _tree_us(c, collective, pi, eff)
+    if alg in (Algorithm.NVLS, Algorithm.NVLS_TREE) and all_reduce:
+        return _nvls_us(c, alg, pi) if c.fabric.nvls and simple else np.inf
+    if alg in (Algorithm.COLLNET_DIRECT, Algorithm.COLLNET_CHAIN) and all_reduce:
+        return _collnet_us(c, alg, pi) if c.fabric.sharp and simple else np.inf
+    if alg == Algorithm.PAT and collective in (Collective.ALL_GATHER, Collective.REDUCE_SCATTER):
+        return _pat_us(c, pi) if simple else np.inf
+    if alg == Algorithm.HIERARCHICAL and all_reduce and simple:
+        return _hierarchical_us(c, pi)
+    return np.inf
+
+
 def algorithm_times_us(
     collective: Collective, size_bytes, fabric: Fabric, algorithms=NCCL_ALGORITHMS, protocols=PROTOCOLS
 ) -> dict[tuple[Algorithm, Protocol], np.ndarray]:
     """Time [µs] of every allowed (algorithm, protocol); disallowed pairs are +inf."""
-    s = _arr(size_bytes)
-    g = _arr(fabric.gpus_per_node)
-    nodes = _arr(fabric.node_count)
-    n = g * nodes
-    b_nvl = _arr(fabric.nvlink_gbyte_s)
-    nic = nic_gbyte_s(_arr(fabric.nic_gbps))
-    node_net = _arr(fabric.nics_per_node) * nic  # a node's NICs together [GB/s]
-    multi = nodes > 1
-    # ring/tree bandwidth per GPU: NVLink inside a node, the node's NICs between nodes
-    ring_bw = np.where(multi, np.minimum(b_nvl, node_net), b_nvl)
-    shape = np.broadcast_shapes(s.shape, n.shape, ring_bw.shape)
-    out: dict[tuple[Algorithm, Protocol], np.ndarray] = {}
-    inf = np.full(shape, np.inf)
-    log2_nodes = np.floor(np.log2(np.maximum(nodes, 1)))
-
-    for alg in algorithms:
-        for proto in protocols:
-            pi = PROTOCOLS.index(proto)
-            eff = PROTO_EFF[proto]
-            t = inf
-            if collective == Collective.ALL_TO_ALL:
-                if alg != Algorithm.PAIRWISE or proto != Protocol.SIMPLE:
-                    out[(alg, proto)] = inf
-                    continue
-                t = _all_to_all_us(s, g, nodes, n, b_nvl, nic, node_net, fabric) + np.broadcast_to(0.0, shape)
-                out[(alg, proto)] = t
-                continue
-            if alg == Algorithm.PAIRWISE:
-                out[(alg, proto)] = inf
-                continue
-            if fabric.torus_dims is not None:
-                if alg == Algorithm.RING:
-                    t = _torus_us(collective, s, fabric, eff, pi)
-                out[(alg, proto)] = np.broadcast_to(t, shape).astype(float)
-                continue
-            intra = _lat(Algorithm.RING, pi, "nvl") if alg == Algorithm.RING else _lat(Algorithm.TREE, pi, "nvl")
-            net_over = np.where(multi, NET_OVERHEAD_US * (3 if proto == Protocol.SIMPLE else 1), 0.0)
-            if alg == Algorithm.RING:
-                base = _lat(alg, pi, "base")
-                inter = _lat(alg, pi, "net")
-                if collective == Collective.ALL_REDUCE:
-                    steps, net_steps = 2 * (n - 1), 2 * (nodes - 1)
-                    algbw = ring_bw * eff * n / (2 * (n - 1))
-                    moved = s
-                elif collective in (Collective.ALL_GATHER, Collective.REDUCE_SCATTER):
-                    steps, net_steps = n - 1, nodes - 1
-                    algbw = ring_bw * eff * n / (n - 1)  # S is the total buffer
-                    moved = s
-                else:  # broadcast: a pipelined chain
-                    steps, net_steps = n - 1, nodes - 1
-                    algbw = ring_bw * eff
-                    moved = s
-                lat = base + (steps - net_steps) * np.maximum(intra, net_over) + net_steps * inter
-                t = lat + moved / (1000 * algbw)
-            elif alg == Algorithm.TREE and collective in (Collective.ALL_REDUCE, Collective.BROADCAST):
-                base = _lat(alg, pi, "base")
-                inter = _lat(alg, pi, "net")
-                hops = (g - 1) * intra + log2_nodes * inter
-                lat = base + (2 * hops if collective == Collective.ALL_REDUCE else hops)
-                busbw = ring_bw * TREE_EFF * eff
-                algbw = busbw * (0.5 if collective == Collective.ALL_REDUCE else 1.0)
-                t = lat + s / (1000 * algbw)
-            elif alg in (Algorithm.NVLS, Algorithm.NVLS_TREE) and collective == Collective.ALL_REDUCE:
-                if fabric.nvls and proto == Protocol.SIMPLE:
-                    nvl_lat = _lat(alg, pi, "nvl")
-                    inter = _lat(alg, pi, "net")
-                    nvls_bw = b_nvl * NVLS_EFF  # each GPU sends S once, the switch reduces, receives S once
-                    if alg == Algorithm.NVLS:
-                        lat = nvl_lat + np.where(multi, inter, 0.0)
-                        algbw = np.where(multi, np.minimum(nvls_bw, node_net / 2), nvls_bw)
-                        ok = g > 1
-                    else:
-                        lat = nvl_lat + 2 * log2_nodes * inter
-                        algbw = np.minimum(nvls_bw, node_net * TREE_EFF / 2)
-                        ok = (g > 1) & multi
-                    t = np.where(ok, lat + s / (1000 * algbw), np.inf)
-            elif alg in (Algorithm.COLLNET_DIRECT, Algorithm.COLLNET_CHAIN) and collective == Collective.ALL_REDUCE:
-                if fabric.sharp and proto == Protocol.SIMPLE:
-                    nvl_lat = _lat(alg, pi, "nvl")
-                    inter = _lat(alg, pi, "net")
-                    levels = np.ceil(np.log(np.maximum(nodes, 2)) / np.log(max(fabric.switch_radix / 2, 2)))
-                    lat = (
-                        (2 * (g - 1) * nvl_lat if alg == Algorithm.COLLNET_CHAIN else nvl_lat)
-                        + inter
-                        + 2 * levels * SWITCH_LATENCY_US
-                    )
-                    # in-network reduction: each node sends and receives S once through its NICs
-                    intra_bw = np.where(g > 1, b_nvl * g / (2 * np.maximum(g - 1, 1)), np.inf)
-                    algbw = np.minimum(intra_bw, node_net)
-                    t = np.where(multi, lat + s / (1000 * algbw), np.inf)
-            elif alg == Algorithm.PAT and collective in (Collective.ALL_GATHER, Collective.REDUCE_SCATTER):
-                if proto == Protocol.SIMPLE:
-                    lat = _lat(alg, pi, "base") + np.log2(np.maximum(n, 2)) * _lat(alg, pi, "net")
-                    algbw = node_net * n / (n - 1)
-                    t = np.where((g == 1) & multi, lat + s / (1000 * algbw), np.inf)
-            elif alg == Algorithm.HIERARCHICAL and collective == Collective.ALL_REDUCE and proto == Protocol.SIMPLE:
-                a_nvl = _lat(Algorithm.RING, pi, "nvl")
-                a_net = _lat(Algorithm.RING, pi, "net")
-                per_gpu_nic = node_net / g
-                t = (
-                    2 * (g - 1) * a_nvl
-                    + 2 * (g - 1) / g * s / (1000 * b_nvl)
-                    + 2 * (nodes - 1) * a_net
-                    + 2 * (nodes - 1) / nodes * (s / g) / (1000 * per_gpu_nic)
-                )
-            out[(alg, proto)] = np.broadcast_to(t, shape).astype(float)
-    return out
+    c = _context(size_bytes, fabric)
+    return {
+        (alg, proto): np.broadcast_to(_pair_us(c, collective, alg, proto), c.shape).astype(float)
+        for alg in algorithms
+        for proto in protocols
+    }
 
 
 def _all_to_all_us(s, g, nodes, n, b_nvl, nic, node_net, fabric: Fabric):
@@ -365,114 +397,126 @@ def scalar_cost(collective: str, size_bytes: float, f: dict, algorithms=None, pr
     if n < 2:
         return {"time_us": 0.0, "algbw_gbyte_s": 0.0, "busbw_gbyte_s": 0.0, "algorithm": "local", "protocol": "none"}
     b_nvl = float(f["nvlink_gbyte_s"])
-    nic = f["nic_gbps"] / 8 * NIC_EFF
-    node_net = f["nics_per_node"] * nic
+    node_net = f["nics_per_node"] * f["nic_gbps"] / 8 * NIC_EFF
     multi = nodes > 1
-    ring_bw = min(b_nvl, node_net) if multi else b_nvl
+    env = {"g": g, "nodes": nodes, "n": n, "b_nvl": b_nvl, "node_net": node_net, "multi": multi}
+    env["ring_bw"] = min(b_nvl, node_net) if multi else b_nvl
     best = (math.inf, "none", "none")
     for alg in algorithms:
         for proto in protocols:
-            pi = PROTOCOLS.index(proto)
-            eff = PROTO_EFF[proto]
-            t = math.inf
-            if coll == Collective.ALL_TO_ALL:
-                if alg == Algorithm.PAIRWISE and proto == Protocol.SIMPLE:
-                    alpha = LATENCY_US[Algorithm.RING]["net" if multi else "nvl"][2]
-                    lat = (n - 1) * alpha
-                    if f.get("torus_dims"):
-                        dims = f["torus_dims"]
-                        link = f["torus_link_gbps"] / 8 * NIC_EFF
-                        bis = 2 * math.prod(dims) / max(dims) * link
-                        inj = 2 * sum(1 for k in dims if k > 1) * link
-                        t = lat + max(size_bytes * (n - 1) / n / inj, (n * size_bytes / 4) / bis) / 1000
-                    elif not multi:
-                        t = lat + size_bytes * (n - 1) / n / b_nvl / 1000
-                    else:
-                        pods = f.get("pods", 1)
-                        taper = max(1.0, f.get("oversubscription", 1.0) * (pods - 1) / max(pods, 1))
-                        b_eff = node_net / g / taper
-                        if f.get("rail_optimized"):
-                            tb = max(size_bytes * (n - g) / n / b_eff, size_bytes * (g - 1) / n / b_nvl)
-                        else:
-                            tb = max(size_bytes * (nodes - 1) / nodes / b_eff, size_bytes * (g - 1) / n / b_nvl)
-                        t = lat + tb / 1000
-            elif alg == Algorithm.PAIRWISE:
-                t = math.inf
-            elif f.get("torus_dims"):
-                if alg == Algorithm.RING:
-                    dims = [k for k in f["torus_dims"] if k > 1]
-                    link = f["torus_link_gbps"] / 8 * NIC_EFF * eff
-                    alpha = LATENCY_US[Algorithm.RING]["net"][pi]
-                    t, rem = 0.0, size_bytes
-                    if coll == Collective.ALL_REDUCE:
-                        for k in dims:
-                            t += 2 * ((k - 1) * alpha + (k - 1) / k * rem / (1000 * 2 * link))
-                            rem /= k
-                    elif coll in (Collective.ALL_GATHER, Collective.REDUCE_SCATTER):
-                        for k in dims:
-                            t += (k - 1) * alpha + (k - 1) / k * rem / (1000 * 2 * link)
-                            rem /= k
-                    else:
-                        t = sum((k // 2) * alpha for k in dims) + size_bytes / (1000 * 2 * link)
-            else:
-                intra = LATENCY_US[Algorithm.RING if alg == Algorithm.RING else Algorithm.TREE]["nvl"][pi]
-                net_over = (NET_OVERHEAD_US * (3 if proto == Protocol.SIMPLE else 1)) if multi else 0.0
-                if alg == Algorithm.RING:
-                    base, inter = LATENCY_US[alg]["base"][pi], LATENCY_US[alg]["net"][pi]
-                    if coll == Collective.ALL_REDUCE:
-                        steps, nsteps, algbw = 2 * (n - 1), 2 * (nodes - 1), ring_bw * eff * n / (2 * (n - 1))
-                    elif coll in (Collective.ALL_GATHER, Collective.REDUCE_SCATTER):
-                        steps, nsteps, algbw = n - 1, nodes - 1, ring_bw * eff * n / (n - 1)
-                    else:
-                        steps, nsteps, algbw = n - 1, nodes - 1, ring_bw * eff
-                    t = base + (steps - nsteps) * max(intra, net_over) + nsteps * inter + size_bytes / (1000 * algbw)
-                elif alg == Algorithm.TREE and coll in (Collective.ALL_REDUCE, Collective.BROADCAST):
-                    base, inter = LATENCY_US[alg]["base"][pi], LATENCY_US[alg]["net"][pi]
-                    hops = (g - 1) * intra + math.floor(math.log2(max(nodes, 1))) * inter
-                    lat = base + (2 * hops if coll == Collective.ALL_REDUCE else hops)
-                    algbw = ring_bw * TREE_EFF * eff * (0.5 if coll == Collective.ALL_REDUCE else 1.0)
-                    t = lat + size_bytes / (1000 * algbw)
-                elif alg in (Algorithm.NVLS, Algorithm.NVLS_TREE) and coll == Collective.ALL_REDUCE:
-                    if f.get("nvls", True) and proto == Protocol.SIMPLE and g > 1:
-                        nvl_lat, inter = LATENCY_US[alg]["nvl"][pi], LATENCY_US[alg]["net"][pi]
-                        nvls_bw = b_nvl * NVLS_EFF
-                        if alg == Algorithm.NVLS:
-                            lat = nvl_lat + (inter if multi else 0.0)
-                            algbw = min(nvls_bw, node_net / 2) if multi else nvls_bw
-                            t = lat + size_bytes / (1000 * algbw)
-                        elif multi:
-                            lat = nvl_lat + 2 * math.floor(math.log2(nodes)) * inter
-                            algbw = min(nvls_bw, node_net * TREE_EFF / 2)
-                            t = lat + size_bytes / (1000 * algbw)
-                elif alg in (Algorithm.COLLNET_DIRECT, Algorithm.COLLNET_CHAIN) and coll == Collective.ALL_REDUCE:
-                    if f.get("sharp") and proto == Protocol.SIMPLE and multi:
-                        nvl_lat, inter = LATENCY_US[alg]["nvl"][pi], LATENCY_US[alg]["net"][pi]
-                        levels = math.ceil(math.log(max(nodes, 2)) / math.log(max(f.get("switch_radix", 64) / 2, 2)))
-                        lat = (
-                            (2 * (g - 1) * nvl_lat if alg == Algorithm.COLLNET_CHAIN else nvl_lat)
-                            + inter
-                            + 2 * levels * SWITCH_LATENCY_US
-                        )
-                        intra_bw = b_nvl * g / (2 * max(g - 1, 1)) if g > 1 else math.inf
-                        t = lat + size_bytes / (1000 * min(intra_bw, node_net))
-                elif alg == Algorithm.PAT and coll in (Collective.ALL_GATHER, Collective.REDUCE_SCATTER):
-                    if proto == Protocol.SIMPLE and g == 1 and multi:
-                        lat = LATENCY_US[alg]["base"][pi] + math.log2(max(n, 2)) * LATENCY_US[alg]["net"][pi]
-                        t = lat + size_bytes / (1000 * node_net * n / (n - 1))
-                elif alg == Algorithm.HIERARCHICAL and coll == Collective.ALL_REDUCE and proto == Protocol.SIMPLE:
-                    a_nvl, a_net = LATENCY_US[Algorithm.RING]["nvl"][pi], LATENCY_US[Algorithm.RING]["net"][pi]
-                    t = (
-                        2 * (g - 1) * a_nvl
-                        + 2 * (g - 1) / g * size_bytes / (1000 * b_nvl)
-                        + 2 * (nodes - 1) * a_net
-                        + 2 * (nodes - 1) / nodes * (size_bytes / g) / (1000 * node_net / g)
-                    )
+            t = _scalar_pair_us(coll, alg, proto, size_bytes, f, env)
             if t < best[0]:
                 best = (t, alg.value, proto.value)
     t, alg, proto = best
     algbw = size_bytes / (1000 * t) if math.isfinite(t) else 0.0
     factor = {Collective.ALL_REDUCE: 2 * (n - 1) / n}.get(coll, (n - 1) / n if coll != Collective.BROADCAST else 1.0)
     return {"time_us": t, "algbw_gbyte_s": algbw, "busbw_gbyte_s": algbw * factor, "algorithm": alg, "protocol": proto}
+
+
+def _scalar_pair_us(coll: Collective, alg: Algorithm, proto: Protocol, size: float, f: dict, env: dict) -> float:
+    if coll == Collective.ALL_TO_ALL:
+        if alg == Algorithm.PAIRWISE and proto == Protocol.SIMPLE:
+            return _scalar_all_to_all_us(size, f, env)
+        return math.inf
+    if alg == Algorithm.PAIRWISE:
+        return math.inf
+    if f.get("torus_dims"):
+        return _scalar_torus_us(coll, size, f, proto) if alg == Algorithm.RING else math.inf
+    return _scalar_switched_us(coll, alg, proto, size, f, env)
+
+
+def _scalar_all_to_all_us(size: float, f: dict, env: dict) -> float:
+    g, nodes, n, b_nvl, multi = env["g"], env["nodes"], env["n"], env["b_nvl"], env["multi"]
+    lat = (n - 1) * LATENCY_US[Algorithm.RING]["net" if multi else "nvl"][2]
+    if f.get("torus_dims"):
+        dims = f["torus_dims"]
+        link = f["torus_link_gbps"] / 8 * NIC_EFF
+        bis = 2 * math.prod(dims) / max(dims) * link
+        inj = 2 * sum(1 for k in dims if k > 1) * link
+        return lat + max(size * (n - 1) / n / inj, (n * size / 4) / bis) / 1000
+    if not multi:
+        return lat + size * (n - 1) / n / b_nvl / 1000
+    pods = f.get("pods", 1)
+    taper = max(1.0, f.get("oversubscription", 1.0) * (pods - 1) / max(pods, 1))
+    b_eff = env["node_net"] / g / taper
+    if f.get("rail_optimized"):
+        tb = max(size * (n - g) / n / b_eff, size * (g - 1) / n / b_nvl)
+    else:
+        tb = max(size * (nodes - 1) / nodes / b_eff, size * (g - 1) / n / b_nvl)
+    return lat + tb / 1000
+
+
+def _scalar_torus_us(coll: Collective, size: float, f: dict, proto: Protocol) -> float:
+    pi = PROTOCOLS.index(proto)
+    dims = [k for k in f["torus_dims"] if k > 1]
+    link = f["torus_link_gbps"] / 8 * NIC_EFF * PROTO_EFF[proto]
+    alpha = LATENCY_US[Algorithm.RING]["net"][pi]
+    t, rem = 0.0, size
+    if coll == Collective.ALL_REDUCE:
+        for k in dims:
+            t += 2 * ((k - 1) * alpha + (k - 1) / k * rem / (1000 * 2 * link))
+            rem /= k
+        return t
+    if coll in (Collective.ALL_GATHER, Collective.REDUCE_SCATTER):
+        for k in dims:
+            t += (k - 1) * alpha + (k - 1) / k * rem / (1000 * 2 * link)
+            rem /= k
+        return t
+    return sum((k // 2) * alpha for k in dims) + size / (1000 * 2 * link)
+
+
+def _scalar_switched_us(coll: Collective, alg: Algorithm, proto: Protocol, size: float, f: dict, env: dict) -> float:
+    pi, eff, simple = PROTOCOLS.index(proto), PROTO_EFF[proto], proto == Protocol.SIMPLE
+    g, nodes, n, b_nvl, node_net, multi = (env[k] for k in ("g", "nodes", "n", "b_nvl", "node_net", "multi"))
+    ring_bw, all_reduce = env["ring_bw"], coll == Collective.ALL_REDUCE
+    intra = LATENCY_US[Algorithm.RING if alg == Algorithm.RING else Algorithm.TREE]["nvl"][pi]
+    lat_of = LATENCY_US[alg]
+    if alg == Algorithm.RING:
+        net_over = (NET_OVERHEAD_US * (3 if simple else 1)) if multi else 0.0
+        if all_reduce:
+            steps, nsteps, algbw = 2 * (n - 1), 2 * (nodes - 1), ring_bw * eff * n / (2 * (n - 1))
+        elif coll in (Collective.ALL_GATHER, Collective.REDUCE_SCATTER):
+            steps, nsteps, algbw = n - 1, nodes - 1, ring_bw * eff * n / (n - 1)
+        else:
+            steps, nsteps, algbw = n - 1, nodes - 1, ring_bw * eff
+        lat = lat_of["base"][pi] + (steps - nsteps) * max(intra, net_over) + nsteps * lat_of["net"][pi]
+        return lat + size / (1000 * algbw)
+    if alg == Algorithm.TREE and coll in (Collective.ALL_REDUCE, Collective.BROADCAST):
+        hops = (g - 1) * intra + math.floor(math.log2(max(nodes, 1))) * lat_of["net"][pi]
+        lat = lat_of["base"][pi] + (2 * hops if all_reduce else hops)
+        return lat + size / (1000 * ring_bw * TREE_EFF * eff * (0.5 if all_reduce else 1.0))
+    if alg in (Algorithm.NVLS, Algorithm.NVLS_TREE) and all_reduce:
+        if not (f.get("nvls", True) and simple and g > 1) or (alg == Algorithm.NVLS_TREE and not multi):
+            return math.inf
+        nvls_bw = b_nvl * NVLS_EFF
+        if alg == Algorithm.NVLS:
+            lat = lat_of["nvl"][pi] + (lat_of["net"][pi] if multi else 0.0)
+            return lat + size / (1000 * (min(nvls_bw, node_net / 2) if multi else nvls_bw))
+        lat = lat_of["nvl"][pi] + 2 * math.floor(math.log2(nodes)) * lat_of["net"][pi]
+        return lat + size / (1000 * min(nvls_bw, node_net * TREE_EFF / 2))
+    if alg in (Algorithm.COLLNET_DIRECT, Algorithm.COLLNET_CHAIN) and all_reduce:
+        if not (f.get("sharp") and simple and multi):
+            return math.inf
+        nvl_lat = lat_of["nvl"][pi]
+        levels = math.ceil(math.log(max(nodes, 2)) / math.log(max(f.get("switch_radix", 64) / 2, 2)))
+        chain = 2 * (g - 1) * nvl_lat if alg == Algorithm.COLLNET_CHAIN else nvl_lat
+        lat = chain + lat_of["net"][pi] + 2 * levels * SWITCH_LATENCY_US
+        intra_bw = b_nvl * g / (2 * max(g - 1, 1)) if g > 1 else math.inf
+        return lat + size / (1000 * min(intra_bw, node_net))
+    if alg == Algorithm.PAT and coll in (Collective.ALL_GATHER, Collective.REDUCE_SCATTER):
+        if not (simple and g == 1 and multi):
+            return math.inf
+        lat = lat_of["base"][pi] + math.log2(max(n, 2)) * lat_of["net"][pi]
+        return lat + size / (1000 * node_net * n / (n - 1))
+    if alg == Algorithm.HIERARCHICAL and all_reduce and simple:
+        a_nvl, a_net = LATENCY_US[Algorithm.RING]["nvl"][pi], LATENCY_US[Algorithm.RING]["net"][pi]
+        return (
+            2 * (g - 1) * a_nvl
+            + 2 * (g - 1) / g * size / (1000 * b_nvl)
+            + 2 * (nodes - 1) * a_net
+            + 2 * (nodes - 1) / nodes * (size / g) / (1000 * node_net / g)
+        )
+    return math.inf
 
 
 ASSUMPTIONS: tuple[str, ...] = (

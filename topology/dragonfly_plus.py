@@ -12,6 +12,7 @@ k/2 spines, each spine k/2 global links, so at most k²/4 + 1 groups and
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from topology.bisection import dragonfly_bisection
 from topology.sizing import largest_divisor_at_most, port_split
@@ -25,15 +26,41 @@ from topology.spec import (
 )
 
 
-def plan_dragonfly_plus(req: FabricRequest) -> FabricPlan:
-    n = req.endpoint_count
-    k = req.switch_radix
-    s = req.switch_port_gbps
-    b = req.nic_gbps
+@dataclass(frozen=True)
+class _Shape:
+    """The sizing of a Dragonfly+ fabric: groups of leaves and spines, global ports and links."""
+
+    n: int  # endpoints
+    k: int  # radix
+    s: float  # switch port speed
+    b: float  # endpoint speed
+    d: int  # leaf down ports
+    u: int  # leaf up ports
+    leaf_oversubscription: float
+    a_l: int  # leaves per group
+    m: int  # links from a leaf to each spine of its group
+    spines: int  # spines per group
+    spine_down: int
+    h: int  # global ports per spine
+    groups: int
+    max_groups: int
+    per_pair: int  # global links between two groups
+    global_links: int
+
+    @property
+    def group_endpoints(self) -> int:
+        return self.a_l * self.d
+
+    @property
+    def max_endpoints(self) -> int:
+        return self.max_groups * self.group_endpoints
+
+
+def _shape(req: FabricRequest) -> _Shape:
+    n, k, s, b = req.endpoint_count, req.switch_radix, req.switch_port_gbps, req.nic_gbps
     leaf = port_split(k, b, s, req.oversubscription)
     d, u = leaf.down, leaf.up
-    spine_budget = port_split(k, s, s, req.global_oversubscription, "global_oversubscription")
-    a_max = spine_budget.down
+    a_max = port_split(k, s, s, req.global_oversubscription, "global_oversubscription").down
     if req.leaves_per_group is not None and req.leaves_per_group > a_max:
         raise FabricRequestError.single(
             "leaves_per_group",
@@ -44,122 +71,148 @@ def plan_dragonfly_plus(req: FabricRequest) -> FabricPlan:
     m = largest_divisor_at_most(u, a_max // a_l)
     spines = u // m
     spine_down = a_l * m
-    h = math.ceil(spine_down / req.global_oversubscription - 1e-9)
-    if spine_down + h > k:
-        h = k - spine_down
-    group_endpoints = a_l * d
-    groups = math.ceil(n / group_endpoints)
+    h = min(math.ceil(spine_down / req.global_oversubscription - 1e-9), k - spine_down)
+    groups = math.ceil(n / (a_l * d))
     max_groups = spines * h + 1
-    max_endpoints = max_groups * group_endpoints
     if groups > max_groups:
         raise FabricRequestError.single(
             "node_count",
-            f"{n:,} endpoints need {groups:,} groups of {group_endpoints:,}, but {spines} spines × "
-            f"{h} global ports reach at most {max_groups:,} groups ({max_endpoints:,} endpoints); "
+            f"{n:,} endpoints need {groups:,} groups of {a_l * d:,}, but {spines} spines × "
+            f"{h} global ports reach at most {max_groups:,} groups ({max_groups * a_l * d:,} endpoints); "
             "use a larger radix or more global taper",
         )
     per_pair = (spines * h) // (groups - 1) if groups > 1 else 0
     global_links = groups * (groups - 1) // 2 * per_pair
-    # Groups are the unit of deployment: every group is built whole (all its leaves and
-    # spines), the last one with free endpoint ports. A partly built group would also
-    # starve adaptive routing, which relays through intermediate groups' spines.
+    return _Shape(
+        n,
+        k,
+        s,
+        b,
+        d,
+        u,
+        leaf.oversubscription,
+        a_l,
+        m,
+        spines,
+        spine_down,
+        h,
+        groups,
+        max_groups,
+        per_pair,
+        global_links,
+    )
+
+
+def _wiring(sh: _Shape) -> DragonflyWiring:
+    """Groups are the unit of deployment: every group is built whole (all its leaves and spines),
+    the last one with free endpoint ports. A partly built group would also starve adaptive
+    routing, which relays through intermediate groups' spines."""
     leaf_endpoints: list[int] = []
     leaf_group: list[int] = []
-    remaining = n
-    for g in range(groups):
-        for _ in range(a_l):
-            here = min(d, remaining)
+    remaining = sh.n
+    for g in range(sh.groups):
+        for _ in range(sh.a_l):
+            here = min(sh.d, remaining)
             remaining -= here
             leaf_endpoints.append(here)
             leaf_group.append(g)
-    leaf_count = len(leaf_endpoints)
-    spine_count = groups * spines
-    wiring = DragonflyWiring(
-        group_count=groups,
+    return DragonflyWiring(
+        group_count=sh.groups,
         leaf_endpoints=tuple(leaf_endpoints),
         leaf_group=tuple(leaf_group),
-        spines_per_group=spines,
-        leaf_to_spine_links=m,
-        global_ports_per_spine=h,
-        global_links_per_group_pair=per_pair,
+        spines_per_group=sh.spines,
+        leaf_to_spine_links=sh.m,
+        global_ports_per_spine=sh.h,
+        global_links_per_group_pair=sh.per_pair,
     )
-    bis = dragonfly_bisection(wiring, n, b, s, u)
-    global_used_per_group = (groups - 1) * per_pair
-    tiers = (
-        Tier(
-            name="leaf",
-            switch_count=leaf_count,
-            radix=k,
-            port_gbps=s,
-            down_ports_per_switch=d,
-            up_ports_per_switch=u,
-            down_ports_used_total=n,
-            up_ports_used_total=leaf_count * u,
-            uplink_count=leaf_count * u,
-            uplink_gbps=s,
-            oversubscription=leaf.oversubscription,
-            derivation=(
-                f"groups of {a_l} leaves × {d} endpoints = {group_endpoints:,}; "
-                f"⌈{n:,} ÷ {group_endpoints:,}⌉ = {groups} groups, {leaf_count:,} leaves; "
-                f"each leaf {d} × {b:g}G down, {u} × {s:g}G up = {leaf.oversubscription:.3g}:1"
-            ),
-        ),
-        Tier(
-            name="spine",
-            switch_count=spine_count,
-            radix=k,
-            port_gbps=s,
-            down_ports_per_switch=spine_down,
-            up_ports_per_switch=h,
-            down_ports_used_total=leaf_count * u,
-            up_ports_used_total=2 * global_links,
-            uplink_count=global_links,
-            uplink_gbps=s,
-            oversubscription=spine_down / h if h else 1.0,
-            derivation=(
-                f"{spines} spines per group ({u} leaf uplinks ÷ {m} per spine) × {groups} groups "
-                f"= {spine_count:,}; each spine {spine_down} down, {h} global ports; a group's "
-                f"{spines * h} global ports give ⌊{spines * h} ÷ {max(groups - 1, 1)}⌋ = {per_pair} "
-                f"link(s) to each other group ({global_used_per_group} used)"
-            ),
+
+
+def _tiers(sh: _Shape) -> tuple[Tier, Tier]:
+    leaf_count, spine_count = sh.groups * sh.a_l, sh.groups * sh.spines
+    leaf = Tier(
+        name="leaf",
+        switch_count=leaf_count,
+        radix=sh.k,
+        port_gbps=sh.s,
+        down_ports_per_switch=sh.d,
+        up_ports_per_switch=sh.u,
+        down_ports_used_total=sh.n,
+        up_ports_used_total=leaf_count * sh.u,
+        uplink_count=leaf_count * sh.u,
+        uplink_gbps=sh.s,
+        oversubscription=sh.leaf_oversubscription,
+        derivation=(
+            f"groups of {sh.a_l} leaves × {sh.d} endpoints = {sh.group_endpoints:,}; "
+            f"⌈{sh.n:,} ÷ {sh.group_endpoints:,}⌉ = {sh.groups} groups, {leaf_count:,} leaves; "
+            f"each leaf {sh.d} × {sh.b:g}G down, {sh.u} × {sh.s:g}G up = {sh.leaf_oversubscription:.3g}:1"
         ),
     )
-    derivations = {
-        "endpoint_count": f"{req.node_count:,} nodes × {req.nics_per_node} NICs = {n:,} endpoints",
-        "group_count": f"⌈{n:,} ÷ ({a_l} leaves × {d} endpoints)⌉ = {groups}",
+    spine = Tier(
+        name="spine",
+        switch_count=spine_count,
+        radix=sh.k,
+        port_gbps=sh.s,
+        down_ports_per_switch=sh.spine_down,
+        up_ports_per_switch=sh.h,
+        down_ports_used_total=leaf_count * sh.u,
+        up_ports_used_total=2 * sh.global_links,
+        uplink_count=sh.global_links,
+        uplink_gbps=sh.s,
+        oversubscription=sh.spine_down / sh.h if sh.h else 1.0,
+        derivation=(
+            f"{sh.spines} spines per group ({sh.u} leaf uplinks ÷ {sh.m} per spine) × {sh.groups} groups "
+            f"= {spine_count:,}; each spine {sh.spine_down} down, {sh.h} global ports; a group's "
+            f"{sh.spines * sh.h} global ports give ⌊{sh.spines * sh.h} ÷ {max(sh.groups - 1, 1)}⌋ = "
+            f"{sh.per_pair} link(s) to each other group ({(sh.groups - 1) * sh.per_pair} used)"
+        ),
+    )
+    return leaf, spine
+
+
+def _derivations(req: FabricRequest, sh: _Shape, bisection: str) -> dict[str, str]:
+    leaf_spine = sh.groups * sh.a_l * sh.u
+    return {
+        "endpoint_count": f"{req.node_count:,} nodes × {req.nics_per_node} NICs = {sh.n:,} endpoints",
+        "group_count": f"⌈{sh.n:,} ÷ ({sh.a_l} leaves × {sh.d} endpoints)⌉ = {sh.groups}",
         "global_link_count": (
-            f"{groups} × {groups - 1} ÷ 2 group pairs × {per_pair} = {global_links:,} "
+            f"{sh.groups} × {sh.groups - 1} ÷ 2 group pairs × {sh.per_pair} = {sh.global_links:,} "
             "(spine to spine, each counted once)"
         ),
         "max_endpoint_count": (
-            f"{spines} spines × {h} global ports + 1 = {max_groups:,} groups × "
-            f"{group_endpoints:,} endpoints = {max_endpoints:,}"
+            f"{sh.spines} spines × {sh.h} global ports + 1 = {sh.max_groups:,} groups × "
+            f"{sh.group_endpoints:,} endpoints = {sh.max_endpoints:,}"
         ),
-        "endpoint_link_count": f"one link per endpoint NIC = {n:,}",
+        "endpoint_link_count": f"one link per endpoint NIC = {sh.n:,}",
         "switch_link_count": (
-            f"{leaf_count * u:,} leaf–spine + {global_links:,} global = {leaf_count * u + global_links:,}"
+            f"{leaf_spine:,} leaf–spine + {sh.global_links:,} global = {leaf_spine + sh.global_links:,}"
         ),
-        "bisection_gbps": bis.derivation,
+        "bisection_gbps": bisection,
         "link_end_count": "every link has 2 ends, each needing a port and (for optics) a transceiver",
     }
+
+
+def plan_dragonfly_plus(req: FabricRequest) -> FabricPlan:
+    sh = _shape(req)
+    wiring = _wiring(sh)
+    bis = dragonfly_bisection(wiring, sh.n, sh.b, sh.s, sh.u)
     return FabricPlan(
         topology=Topology.DRAGONFLY_PLUS,
-        endpoint_count=n,
-        endpoint_gbps=b,
-        tiers=tiers,
-        endpoint_link_count=n,
-        switch_link_count=leaf_count * u + global_links,
+        endpoint_count=sh.n,
+        endpoint_gbps=sh.b,
+        tiers=_tiers(sh),
+        endpoint_link_count=sh.n,
+        switch_link_count=sh.groups * sh.a_l * sh.u + sh.global_links,
         bisection_gbps=bis.gbps,
-        max_endpoint_count=max_endpoints,
+        max_endpoint_count=sh.max_endpoints,
         wiring=wiring,
-        derivations=derivations,
+        derivations=_derivations(req, sh, bis.derivation),
         extras={
-            "group_count": groups,
-            "leaves_per_group": a_l,
-            "spines_per_group": spines,
-            "global_link_count": global_links,
-            "global_links_per_group_pair": per_pair,
-            "max_group_count": max_groups,
-            "global_oversubscription_ratio": round(spine_down / h, 6) if h else None,
+            "group_count": sh.groups,
+            "leaves_per_group": sh.a_l,
+            "spines_per_group": sh.spines,
+            "global_link_count": sh.global_links,
+            "global_links_per_group_pair": sh.per_pair,
+            "max_group_count": sh.max_groups,
+            "global_oversubscription_ratio": round(sh.spine_down / sh.h, 6) if sh.h else None,
         },
     )
