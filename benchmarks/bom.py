@@ -17,10 +17,8 @@ import django
 
 django.setup()
 
-from bom.build import PartPicker, choose_media  # noqa: E402
-from bom.export import bom_xlsx, cabling_rows  # noqa: E402
-from bom.plan import plane_links  # noqa: E402
-from cluster.requests import bom_policy  # noqa: E402
+from bom.export import bom_xlsx  # noqa: E402
+from bom.plan import cut_sheet  # noqa: E402
 from designer.requirements import validate_flat  # noqa: E402
 from designer.services import current_catalog, evaluate_flat  # noqa: E402
 
@@ -46,14 +44,8 @@ def main() -> None:
         t0 = time.perf_counter()
         ev = evaluate_flat(r)
         t1 = time.perf_counter()
-        picker = PartPicker(current_catalog().parts)
-        policy = bom_policy(ev.typed)
-        links = plane_links(ev.typed, ev.fabric, ev.storage, ev.management)
-        data = bom_xlsx(
-            ev.result["bom"],
-            design_name=f"bench {gpus}",
-            cabling=cabling_rows(links, lambda ln, p=policy, k=picker: choose_media(ln, p, k).label),
-        )
+        cabling = cut_sheet(ev.typed, ev.fabric, ev.storage, ev.management, current_catalog())
+        data = bom_xlsx(ev.result["bom"], design_name=f"bench {gpus}", cabling=cabling)
         t2 = time.perf_counter()
         print(
             f"{gpus:>8,}{ev.bom.link_count:>10,}{len(ev.bom.lines):>7}{t1 - t0:>12.2f}{t2 - t1:>9.2f}"

@@ -22,9 +22,10 @@ from typing import Any
 
 import numpy as np
 
-from bom.link_table import NON_SWITCH_ROLES, LinkTable
+from bom.link_table import NO_DEVICE, NON_SWITCH_ROLES, LinkTable
 from bom.links import Link
-from bom.parts import CableMedia, PartKind, PartSpec
+from bom.media import NIC_CAGES, EndSpec, PartChooser
+from bom.parts import FIBRE_MEDIA, CableMedia, PartKind, PartSpec
 
 CENT = Decimal("0.01")
 ROLE_NAMES = {
@@ -45,9 +46,12 @@ DEFAULT_SPARES_PCT: dict[PartKind, Decimal] = {
 class BomPolicy:
     media: str = "by_reach"  # or "all_optics"
     spares_pct: Mapping[PartKind, Decimal] = field(default_factory=lambda: dict(DEFAULT_SPARES_PCT))
-    growth_headroom_pct: Decimal = Decimal("20")
+    growth_headroom_pct: Decimal | None = None  # None: report free ports as information, no target
+    nic_cage: str = "osfp_single"  # the compute nodes' NIC cages (bom/media.py NIC_CAGES)
 
     def __post_init__(self) -> None:
+        if self.nic_cage not in NIC_CAGES:
+            raise ValueError(f"nic_cage must be one of {', '.join(NIC_CAGES)}, got {self.nic_cage!r}")
         if self.media not in ("by_reach", "all_optics"):
             raise ValueError(f"media must be by_reach or all_optics, got {self.media!r}")
         for kind, pct in self.spares_pct.items():
@@ -181,107 +185,32 @@ def find_switch(catalog: Iterable[PartSpec], *, name: str = "", radix: int, port
     )
 
 
-def find_nic(catalog: Iterable[PartSpec], gbps: float) -> PartSpec:
+def find_nic(catalog: Iterable[PartSpec], gbps: float, form: str = "") -> PartSpec:
     nics = sorted((p for p in catalog if p.kind == PartKind.NIC and p.port_gbps >= gbps), key=lambda p: p.port_gbps)
     exact = [p for p in nics if p.port_gbps == gbps]
+    if form and any(p.form_factor == form for p in exact):
+        exact = [p for p in exact if p.form_factor == form]
     if exact:
         return exact[0]
     return placeholder(PartKind.NIC, f"NIC-{gbps:g}G", f"{gbps:g}G NIC", port_count=1, port_gbps=gbps)
 
 
-class PartPicker:
-    """Cached lookups of transceivers and cables by speed, ports per module, media and length."""
-
-    def __init__(self, catalog: Iterable[PartSpec]):
-        self.catalog = list(catalog)
-        self.xcvrs = [p for p in self.catalog if p.kind == PartKind.TRANSCEIVER]
-        self.cables = [p for p in self.catalog if p.kind == PartKind.CABLE]
-        self._cache: dict[tuple, PartSpec | None] = {}
-
-    def transceiver(self, gbps: float, ppm: int, form: str = "") -> PartSpec:
-        key = ("x", gbps, ppm, form)
-        if key not in self._cache:
-            cands = [p for p in self.xcvrs if p.port_gbps == gbps and p.ports_per_module == ppm]
-            cands = cands or [p for p in self.xcvrs if p.port_gbps == gbps and p.ports_per_module == 1]
-            if form and any(p.form_factor == form for p in cands):
-                cands = [p for p in cands if p.form_factor == form]
-            self._cache[key] = (
-                min(cands, key=lambda p: p.unit_price_usd)
-                if cands
-                else placeholder(
-                    PartKind.TRANSCEIVER,
-                    f"XCVR-{gbps:g}G-{ppm}P",
-                    f"{gbps:g}G transceiver, {ppm} port(s)",
-                    port_gbps=gbps,
-                    ports_per_module=ppm,
-                    media=CableMedia.FIBRE_MPO,
-                    reach_m=100,
-                )
-            )
-        return self._cache[key]  # type: ignore[return-value]
-
-    def cable(self, media: str, gbps: float, length_m: int) -> PartSpec | None:
-        key = ("c", media, gbps, length_m)
-        if key not in self._cache:
-            cands = [
-                p
-                for p in self.cables
-                if p.media == media
-                and (
-                    p.port_gbps == gbps or media in (CableMedia.FIBRE_MPO, CableMedia.FIBRE_LC, CableMedia.COPPER_RJ45)
-                )
-                and p.length_m >= length_m
-            ]
-            self._cache[key] = min(cands, key=lambda p: (p.length_m, p.unit_price_usd)) if cands else None
-        return self._cache[key]
-
-
-# --- the builder -----------------------------------------------------------------------------
-
-
-def _media_order(link: Link, policy: BomPolicy) -> tuple[str, ...]:
-    if link.a_role == "bmc":
-        return (CableMedia.COPPER_RJ45,)
-    if policy.media == "all_optics":
-        return ("optics",)
-    return {
-        0: (CableMedia.DAC, CableMedia.ACC, CableMedia.AOC, "optics"),
-        1: (CableMedia.ACC, CableMedia.AOC, "optics"),
-    }.get(link.rack_distance, ("optics",))
-
-
-@dataclass(frozen=True)
-class MediaChoice:
-    cable: PartSpec | None  # DAC / ACC / AOC / Cat6, or None for optics
-    fibre: PartSpec | None = None
-    transceiver: PartSpec | None = None
-
-    @property
-    def label(self) -> str:
-        if self.cable is not None:
-            return self.cable.sku
-        return f"{self.transceiver.sku} ×2 + {self.fibre.sku}"
-
-
-def choose_media(link: Link, policy: BomPolicy, picker: PartPicker) -> MediaChoice:
-    """The cable for one link: the first medium in the policy's order that the catalog has at that length."""
-    for media in _media_order(link, policy):
-        if media == "optics":
-            break
-        cable = picker.cable(media, link.speed_gbps, link.length_m)
-        if cable is not None:
-            return MediaChoice(cable)
-    xcvr = picker.transceiver(link.speed_gbps, 1)
-    fibre = picker.cable(xcvr.media or CableMedia.FIBRE_MPO, 0, link.length_m)
-    if fibre is None:
-        fibre = placeholder(
-            PartKind.CABLE,
-            f"FIBRE-{link.length_m}M",
-            f"fibre trunk {link.length_m} m",
-            length_m=link.length_m,
-            media=CableMedia.FIBRE_MPO,
-        )
-    return MediaChoice(None, fibre, xcvr)
+def part_chooser(catalog: Iterable[PartSpec], roles: Roles, policy: BomPolicy) -> PartChooser:
+    """The one chooser of cables and transceivers for this design (bom/media.py)."""
+    form, ppm = NIC_CAGES[policy.nic_cage]
+    ends = {
+        ("compute", "nic"): EndSpec(ppm, form),
+        ("storage", "nic"): EndSpec(1, roles.storage_nic.form_factor),
+        ("management", "nic"): EndSpec(1, ""),
+    }
+    for plane, role in (
+        ("compute", "compute_switch"),
+        ("storage", "storage_switch"),
+        ("management", "mgmt_tor"),
+        ("management", "mgmt_spine"),
+    ):
+        ends[(plane, role)] = EndSpec(roles.switch(role).ports_per_module or 1, "")
+    return PartChooser(catalog, media_policy=policy.media, ends=ends)
 
 
 @dataclass
@@ -291,10 +220,8 @@ class _Counts:
     cables: dict[str, dict[str, list]] = field(
         default_factory=lambda: defaultdict(dict)
     )  # plane → sku → [part, qty, segs]
-    switch_ports: dict[tuple[str, str, float], np.ndarray] = field(default_factory=dict)  # optical ports per switch
-    nic_ends: Counter = field(default_factory=Counter)  # (plane, gbps) → optical NIC-side ends
+    modules: dict[tuple[str, str], list] = field(default_factory=dict)  # (plane, sku) → [part, qty, [why]]
     media: Counter = field(default_factory=Counter)
-    too_long: Counter = field(default_factory=Counter)
     link_count: int = 0
 
 
@@ -319,55 +246,64 @@ def _link_classes(t: LinkTable, speed_code: np.ndarray) -> tuple[np.ndarray, np.
     return classes, inverse, counts
 
 
-def count_links(t: LinkTable, policy: BomPolicy, picker: PartPicker) -> _Counts:
-    """Choose the medium of every link class and count cables, fibres and optical ends."""
+def count_links(t: LinkTable, chooser: PartChooser) -> _Counts:
+    """Choose the parts of every link class and count cables, fibres and transceivers."""
     c = _Counts(link_count=t.link_count)
     speeds, speed_code = np.unique(t.speed_gbps, return_inverse=True)
-    speed_code = speed_code.reshape(-1)
-    classes, inverse, counts = _link_classes(t, speed_code)
-    optical = np.zeros(len(classes), dtype=bool)
+    classes, inverse, counts = _link_classes(t, speed_code.reshape(-1))
+    modules: list[PartSpec] = []
+    codes: dict[str, int] = {}
+    end_module = {"a": np.full(len(classes), NO_DEVICE), "z": np.full(len(classes), NO_DEVICE)}
     for k, (pl, seg, ar, zr, sp, length, rd) in enumerate(classes.tolist()):
-        plane, segment, gbps, n = t.planes[pl], t.segments[seg], float(speeds[sp]), int(counts[k])
-        probe = Link(plane, segment, "", "", t.roles[ar], "", "", t.roles[zr], gbps, int(length), int(rd))
-        choice = choose_media(probe, policy, picker)
-        part = choice.cable or choice.fibre
-        if choice.cable is None:
-            optical[k] = True
-            c.media["optics"] += n
-            if length > choice.transceiver.reach_m > 0:
-                c.too_long[(plane, choice.transceiver.sku, choice.transceiver.reach_m)] += n
-        else:
-            c.media[part.media] += n
-        entry = c.cables[plane].setdefault(part.sku, [part, 0, Counter()])
+        plane, segment, n = t.planes[pl], t.segments[seg], int(counts[k])
+        probe = Link(plane, segment, "", "", t.roles[ar], "", "", t.roles[zr], float(speeds[sp]), length, rd)
+        parts = chooser.parts(probe)
+        c.media["optics" if parts.optical else parts.cable.media] += n
+        entry = c.cables[plane].setdefault(parts.cable.sku, [parts.cable, 0, Counter()])
         entry[1] += n
         entry[2][segment] += n
-    _count_optical_ends(t, optical[inverse], speed_code, speeds, c)
+        for end, module in (("a", parts.a_module), ("z", parts.z_module)):
+            if module is not None:
+                if module.sku not in codes:
+                    codes[module.sku] = len(modules)
+                    modules.append(module)
+                end_module[end][k] = codes[module.sku]
+    _count_modules(t, {e: m[inverse] for e, m in end_module.items()}, modules, c)
     return c
 
 
-def _count_optical_ends(t: LinkTable, optical_row: np.ndarray, speed_code, speeds, c: _Counts) -> None:
-    """Optical link ends: one module per NIC-side end; switch ends summed per switch (twin-port rounding)."""
+def _count_modules(t: LinkTable, row_module: dict[str, np.ndarray], modules: list[PartSpec], c: _Counts) -> None:
+    """Modules per link end: a module serves ``ports_per_module`` ports of one switch or one NIC cage."""
+    if not modules:
+        return
+    ppm = np.array([max(m.ports_per_module, 1) for m in modules], dtype=np.int64)
     nic_roles = [t.roles.index(r) for r in NON_SWITCH_ROLES if r in t.roles]
-    switch_cols: list[list[np.ndarray]] = [[], [], [], []]
-    switch_weights = []
-    for role, dev in ((t.a_role, t.a_dev), (t.z_role, t.z_dev)):
-        is_nic = np.isin(role, nic_roles)
-        nic = optical_row & is_nic
-        for (pl, sp), n in _grouped_sum([t.plane[nic], speed_code[nic]], t.weight[nic]):
-            c.nic_ends[(t.planes[pl], float(speeds[sp]))] += n
-        sw = optical_row & ~is_nic
-        for i, col in enumerate((t.plane, role, speed_code, dev)):
-            switch_cols[i].append(col[sw])
-        switch_weights.append(t.weight[sw])
-    cols = [np.concatenate(parts) for parts in switch_cols]
-    per_device: dict[tuple[str, str, float], list[int]] = defaultdict(list)
-    for (pl, role, sp, _dev), n in _grouped_sum(cols, np.concatenate(switch_weights)):
-        per_device[(t.planes[pl], t.roles[role], float(speeds[sp]))].append(n)
-    c.switch_ports = {k: np.array(v, dtype=np.int64) for k, v in per_device.items()}
+    cols: list[list[np.ndarray]] = [[], [], [], []]
+    weights = []
+    for end, role, dev, nic in (("a", t.a_role, t.a_dev, t.a_nic), ("z", t.z_role, t.z_dev, t.z_nic)):
+        mod = row_module[end]
+        has = mod >= 0
+        at_nic = np.isin(role, nic_roles)
+        cage = np.where(at_nic, np.where(nic >= 0, nic // ppm[np.maximum(mod, 0)], NO_DEVICE), dev)
+        for i, col in enumerate((t.plane, mod, role, cage)):
+            cols[i].append(col[has])
+        weights.append(t.weight[has])
+    grouped = _grouped_sum([np.concatenate(x) for x in cols], np.concatenate(weights))
+    per: dict[tuple[int, int, int], list[int]] = defaultdict(lambda: [0, 0, 0])  # ports, holders, modules
+    for (pl, mod, role, _holder), ports in grouped:
+        acc = per[(pl, mod, role)]
+        acc[0] += ports
+        acc[1] += 1
+        acc[2] += -(-ports // int(ppm[mod]))
+    for (pl, mod, role), (ports, holders, count) in sorted(per.items()):
+        module, plane, role_name = modules[mod], t.planes[pl], t.roles[role]
+        entry = c.modules.setdefault((plane, module.sku), [module, 0, []])
+        entry[1] += count
+        entry[2].append(_module_why(module, role_name, ports, holders, count))
 
 
 def _grouped_sum(cols: list[np.ndarray], weights: np.ndarray) -> list[tuple[tuple[int, ...], int]]:
-    """Sum weights over equal rows of non-negative integer columns (devices may be −1: shifted)."""
+    """Sum weights over equal rows of integer columns (−1 allowed: columns are shifted)."""
     if cols[0].size == 0:
         return []
     first, inverse = group_rows([c - min(0, int(c.min())) for c in cols])
@@ -376,13 +312,27 @@ def _grouped_sum(cols: list[np.ndarray], weights: np.ndarray) -> list[tuple[tupl
     return [(tuple(k), int(n)) for k, n in zip(keys, sums.tolist(), strict=True)]
 
 
+def _module_why(module: PartSpec, role: str, ports: int, holders: int, count: int) -> str:
+    ppm = max(module.ports_per_module, 1)
+    if role == "bmc" or module.media == CableMedia.COPPER_RJ45:
+        return f"{ports:,} BMC links into SFP ports of management ToRs × 1 1000BASE-T SFP = {count:,}"
+    if role == "nic":
+        if ppm > 1:
+            return f"{ports:,} NIC ports in twin-port cages: one module per cage with an optical port = {count:,}"
+        return f"{ports:,} NIC ends of optical links × 1 module = {count:,}"
+    where = f"{ports:,} optical switch ports on {holders:,} {ROLE_NAMES.get(role, role)}"
+    if ppm > 1:
+        return f"{where} ÷ {ppm} ports per module (rounded up per switch) = {count:,}"
+    return f"{where} × 1 module = {count:,}"
+
+
 def build_bom(
     *,
     switches: Iterable[tuple[str, str, str, int, str]],
     nic_counts: Mapping[str, list[tuple[PartSpec, int, str]]],
     links: LinkTable | Iterable[Link],
     roles: Roles,
-    picker: PartPicker,
+    chooser: PartChooser,
     policy: BomPolicy,
     tier_ports: Mapping[str, list[tuple[str, int, int]]] | None = None,
 ) -> Bom:
@@ -394,17 +344,8 @@ def build_bom(
     """
     table = links if isinstance(links, LinkTable) else LinkTable.from_links(links)
     lines, checks = _switch_and_nic_lines(switches, nic_counts, roles)
-    counts = count_links(table, policy, picker)
-    for (plane, sku, reach), n in sorted(counts.too_long.items()):
-        checks.append(
-            {
-                "ok": False,
-                "field": "racks_per_row",
-                "message": f"{plane}: {n:,} optical links are longer than the {reach:g} m reach of {sku}; "
-                "use single-mode (DR) optics or a tighter floor plan",
-            }
-        )
-    lines += _transceiver_lines(counts, roles, picker)
+    counts = count_links(table, chooser)
+    lines += _transceiver_lines(counts)
     lines += _cable_lines(counts)
     lines += _spare_lines(lines, policy)
     plane_order = {"compute": 0, "storage": 1, "management": 2}
@@ -438,44 +379,21 @@ def _switch_and_nic_lines(switches, nic_counts, roles: Roles) -> tuple[list[BomL
     return lines, checks
 
 
-def _transceiver_lines(c: _Counts, roles: Roles, picker: PartPicker) -> list[BomLine]:
-    """NIC-side ends one module each; switch ends per switch, ⌈ports ÷ ports per module⌉."""
-    xcvr: dict[tuple[str, str], list] = {}
-    nic_forms = {
-        "compute": roles.compute_nic.form_factor if roles.compute_nic else "",
-        "storage": roles.storage_nic.form_factor,
-    }
-    for (plane, gbps), ends in sorted(c.nic_ends.items()):
-        part = picker.transceiver(gbps, 1, nic_forms.get(plane, ""))
-        entry = xcvr.setdefault((plane, part.sku), [part, 0, []])
-        entry[1] += ends
-        entry[2].append(f"{ends:,} NIC ends of optical {gbps:g}G links × 1 module")
-    for (plane, role, gbps), ports in sorted(c.switch_ports.items()):
-        part = picker.transceiver(gbps, roles.switch(role).ports_per_module or 1)
-        ppm = part.ports_per_module or 1
-        modules = int(np.sum(-(-ports // ppm)))
-        entry = xcvr.setdefault((plane, part.sku), [part, 0, []])
-        entry[1] += modules
-        entry[2].append(
-            f"{int(ports.sum()):,} optical switch ports on {ports.size:,} {ROLE_NAMES.get(role, role)}"
-            + (
-                f" ÷ {ppm} ports per module (rounded up per switch) = {modules:,}"
-                if ppm > 1
-                else f" × 1 module = {modules:,}"
-            )
-        )
+def _transceiver_lines(c: _Counts) -> list[BomLine]:
     optical_links = Counter()
     for plane, cables in c.cables.items():
         for part, qty, _segs in cables.values():
-            if part.media in (CableMedia.FIBRE_MPO, CableMedia.FIBRE_LC) or part.sku.startswith("FIBRE-"):
+            if part.media in FIBRE_MEDIA:
                 optical_links[plane] += qty
     lines = []
-    for (plane, _sku), (part, qty, why) in xcvr.items():
-        n = optical_links[plane]
-        note = "; ".join(why) + (
-            f". Per link end, not per link: {n:,} optical links have {2 * n:,} ends"
-            " (the seed chapter counts one module per link)"
-        )
+    for (plane, _sku), (part, qty, why) in c.modules.items():
+        note = "; ".join(why)
+        if part.media in FIBRE_MEDIA:
+            n = optical_links[plane]
+            note += (
+                f". Per link end, not per link: {n:,} optical links have {2 * n:,} ends"
+                " (the seed chapter counts one module per link)"
+            )
         lines.append(_line(plane, "transceiver", part, qty, note, False))
     return lines
 
@@ -485,6 +403,10 @@ _CABLE_WHAT = {
     "acc": "next-rack links (active copper)",
     "aoc": "links to a nearby rack (active optical)",
     "copper_rj45": "BMC links",
+    "fibre_mpo": "optical links, one multimode MPO trunk per link",
+    "fibre_lc": "optical links, one multimode LC duplex cord per link",
+    "fibre_mpo_sm": "optical links beyond multimode reach, one single-mode MPO trunk per link",
+    "fibre_lc_sm": "optical links beyond multimode reach, one single-mode LC duplex cord per link",
 }
 
 
@@ -537,16 +459,29 @@ def _catalog_and_headroom_checks(lines, tier_ports, policy: BomPolicy) -> list[d
         )
     for plane, tiers in tier_ports.items():
         for tier, used, free in tiers:
-            need = math.ceil(used * policy.growth_headroom_pct / 100)
-            checks.append(
-                {
-                    "ok": free >= need,
-                    "field": "growth_headroom_pct",
-                    "message": f"{plane} {tier}: {free:,} free ports vs {policy.growth_headroom_pct}% growth headroom "
-                    f"of {used:,} used = {need:,}",
-                }
-            )
+            checks.append(_headroom_check(plane, tier, used, free, policy.growth_headroom_pct))
     return checks
+
+
+def _headroom_check(plane: str, tier: str, used: int, free: int, target_pct: Decimal | None) -> dict[str, Any]:
+    """Free ports for growth: information, or a check when the user set a headroom target."""
+    share = f"{free / used * 100:.0f} %" if used else "—"
+    if target_pct is None:
+        return {
+            "ok": True,
+            "info": True,
+            "field": "growth_headroom_pct",
+            "message": f"{plane} {tier}: {free:,} free ports ({share} of the {used:,} used) for growth; "
+            "set a growth headroom target to check it (the seed chapter suggests 20 %)",
+        }
+    need = math.ceil(used * target_pct / 100)
+    ok = free >= need
+    return {
+        "ok": ok,
+        "field": "growth_headroom_pct",
+        "message": f"{plane} {tier}: {free:,} free ports vs {target_pct}% growth headroom of {used:,} used = {need:,}"
+        + ("" if ok else "; lower the target, leave leaf ports free (more oversubscription) or add switches"),
+    }
 
 
 def _line(plane: str, category: str, part: PartSpec, qty: int, why: str, spare: bool) -> BomLine:

@@ -36,8 +36,10 @@ CABLING_COLUMNS = (
     "segment",
     "a_device",
     "a_port",
+    "a_module",
     "z_device",
     "z_port",
+    "z_module",
     "speed_gbps",
     "length_m",
     "cable",
@@ -72,22 +74,87 @@ def bom_csv(bom: dict[str, Any]) -> str:
     return buf.getvalue()
 
 
-def cabling_rows(links: Iterable[Link], cable_label) -> Iterator[dict[str, Any]]:
-    """``cable_label(link)`` names the cable bought for the link (see bom.build.choose_media)."""
+SWITCH_ROLES = ("compute_switch", "storage_switch", "mgmt_tor", "mgmt_spine")
+
+
+def cabling_rows(links: Iterable[Link], parts_of) -> list[dict[str, Any]]:
+    """The cut sheet: one row per cable, A-end ↔ Z-end, with the cable and each end's module.
+
+    ``parts_of(link)`` is the BOM's own chooser (bom.media.PartChooser.parts), so the cut sheet
+    names the parts the BOM buys. Switch ports are numbered so the ports a twin-port module
+    serves share its cage (p1–p2 = cage 1); a module's SKU is written once, on the first port
+    of its cage, so summing the sheet per SKU gives the BOM quantity."""
+    links = list(links)
+    parts = [parts_of(link) for link in links]
+    ports = _switch_ports(links, parts)
+    modules = _module_cells(links, parts, ports)
     prefix = {"compute": "C", "storage": "S", "management": "M"}
-    for i, link in enumerate(links, start=1):
-        yield {
-            "label": f"{prefix.get(link.plane, 'X')}-{i:06d}",
-            "plane": link.plane,
-            "segment": link.segment,
-            "a_device": link.a_device,
-            "a_port": link.a_port,
-            "z_device": link.z_device,
-            "z_port": link.z_port,
-            "speed_gbps": link.speed_gbps,
-            "length_m": link.length_m,
-            "cable": cable_label(link),
-        }
+    rows = []
+    for i, (link, p) in enumerate(zip(links, parts, strict=True)):
+        rows.append(
+            {
+                "label": f"{prefix.get(link.plane, 'X')}-{i + 1:06d}",
+                "plane": link.plane,
+                "segment": link.segment,
+                "a_device": link.a_device,
+                "a_port": ports.get((i, "a"), link.a_port),
+                "a_module": modules.get((i, "a"), ""),
+                "z_device": link.z_device,
+                "z_port": ports.get((i, "z"), link.z_port),
+                "z_module": modules.get((i, "z"), ""),
+                "speed_gbps": link.speed_gbps,
+                "length_m": link.length_m,
+                "cable": p.cable.sku,
+            }
+        )
+    return rows
+
+
+def _ends(link: Link, p) -> tuple[tuple[str, str, str, Any], ...]:
+    return (("a", link.a_role, link.a_device, p.a_module), ("z", link.z_role, link.z_device, p.z_module))
+
+
+def _switch_ports(links: list[Link], parts: list) -> dict[tuple[int, str], str]:
+    """Per switch: twin-port modules' ports first, grouped by module and starting on a cage boundary."""
+    by_device: dict[str, list[tuple[int, int, str, int, str]]] = {}
+    for i, (link, p) in enumerate(zip(links, parts, strict=True)):
+        for end, role, device, module in _ends(link, p):
+            if role in SWITCH_ROLES:
+                ppm = max(module.ports_per_module, 1) if module is not None else 1
+                sku = module.sku if module is not None and ppm > 1 else ""
+                by_device.setdefault(device, []).append((0 if sku else 1, i, end, ppm, sku))
+    out: dict[tuple[int, str], str] = {}
+    for ends in by_device.values():
+        ends.sort(key=lambda e: (e[0], e[4], e[1]))
+        port, last_sku = 0, None
+        for _, i, end, ppm, sku in ends:
+            if sku != last_sku and port % max(ppm, 1):
+                port += ppm - port % ppm  # a new module type starts in a fresh cage
+            last_sku = sku
+            port += 1
+            out[(i, end)] = f"p{port}"
+    return out
+
+
+def _module_cells(links: list[Link], parts: list, ports: dict[tuple[int, str], str]) -> dict[tuple[int, str], str]:
+    """The module SKU on the first port of each cage; "(shared)" on the other ports a module serves."""
+    seen: set[tuple[str, str, int]] = set()
+    out: dict[tuple[int, str], str] = {}
+    for i, (link, p) in enumerate(zip(links, parts, strict=True)):
+        for end, role, device, module in _ends(link, p):
+            if module is None:
+                continue
+            ppm = max(module.ports_per_module, 1)
+            if ppm == 1:
+                out[(i, end)] = module.sku
+                continue
+            port = ports.get((i, end)) or (link.a_port if end == "a" else link.z_port)
+            index = int("".join(ch for ch in port if ch.isdigit()) or 0)
+            cage = (index - 1) // ppm if role in SWITCH_ROLES else index // ppm
+            key = (device, module.sku, cage)
+            out[(i, end)] = "(shared)" if key in seen else module.sku
+            seen.add(key)
+    return out
 
 
 def cabling_csv(rows: Iterable[dict[str, Any]]) -> str:
@@ -220,11 +287,13 @@ CABLING_TITLES = (
     "Segment",
     "A device",
     "A port",
+    "A module",
     "Z device",
     "Z port",
+    "Z module",
     "Speed (Gbit/s)",
     "Length (m)",
-    "Cable / optics",
+    "Cable / fibre",
 )
 
 
@@ -242,8 +311,8 @@ def _cabling_sheet(wb, fmt, cabling: Iterable[dict[str, Any]]) -> None:
                 cab.write_string(r, c, str(v))
         r += 1
     cab.freeze_panes(1, 0)
-    cab.set_column(0, 9, 14)
-    cab.set_column(9, 9, 36)
+    cab.set_column(0, 11, 14)
+    cab.set_column(11, 11, 24)
 
 
 def _price_book_sheet(wb, fmt, bom: dict[str, Any]) -> None:

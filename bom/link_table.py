@@ -58,6 +58,8 @@ class LinkTable:
     z_role: np.ndarray
     a_dev: np.ndarray
     z_dev: np.ndarray
+    a_nic: np.ndarray  # compute NIC ends: node × 64 + NIC index (for twin-port cages), else −1
+    z_nic: np.ndarray
     speed_gbps: np.ndarray
     length_m: np.ndarray
     rack_distance: np.ndarray
@@ -73,6 +75,16 @@ class LinkTable:
         for ln in links:
             b.add_one(ln)
         return b.table()
+
+
+MAX_NICS_PER_NODE = 64  # the requirement's limit: a NIC port id is node × 64 + NIC index
+
+
+def nic_port_id(plane: str, segment: str, role: str, device: str, port: str) -> int:
+    """A compute node's NIC port as a number (twin-port cages pair ports 2i and 2i+1), else −1."""
+    if plane != "compute" or role != "nic" or not segment.startswith("node–"):
+        return NO_DEVICE
+    return (int(device[2:]) - 1) * MAX_NICS_PER_NODE + int(port[2:])
 
 
 class _Builder:
@@ -95,6 +107,8 @@ class _Builder:
                 self.roles.code(ln.z_role),
                 self.dev(ln.a_role, ln.a_device),
                 self.dev(ln.z_role, ln.z_device),
+                nic_port_id(ln.plane, ln.segment, ln.a_role, ln.a_device, ln.a_port),
+                nic_port_id(ln.plane, ln.segment, ln.z_role, ln.z_device, ln.z_port),
                 ln.speed_gbps,
                 ln.length_m,
                 ln.rack_distance,
@@ -110,6 +124,8 @@ class _Builder:
         self.cols["segment"].append(seg_codes[segment] if n else np.zeros(0, dtype=np.int64))
         for end in ("a_role", "z_role"):
             self.cols[end].append(np.full(n, self.roles.code(cols.pop(end)), dtype=np.int64))
+        for end in ("a_nic", "z_nic"):
+            self.cols[end].append(np.asarray(cols.pop(end, np.full(n, NO_DEVICE)), dtype=np.int64))
         for name, values in cols.items():
             self.cols[name].append(np.asarray(values))
 
@@ -141,6 +157,8 @@ _COLUMNS = (
     "z_role",
     "a_dev",
     "z_dev",
+    "a_nic",
+    "z_nic",
     "speed_gbps",
     "length_m",
     "rack_distance",
@@ -236,6 +254,7 @@ def compute_table(b: _Builder, plan: FabricPlan, shape: ClusterShape, layout: Ra
         sw_dev[dv],
         e.gbps_per_link[down],
         e.links[down],
+        a_nic=(du // per_node) * MAX_NICS_PER_NODE + du % per_node,
     )
     up = ~down
     uu, uv = u[up], v[up]
@@ -270,7 +289,7 @@ def _switch_positions(layout: RackLayout, e, index: np.ndarray, counts: dict[int
     return rows, cols
 
 
-def _add(b, layout, plane, segment, segment_names, roles, pos, a_dev, z_dev, speed, weight) -> None:
+def _add(b, layout, plane, segment, segment_names, roles, pos, a_dev, z_dev, speed, weight, **nic) -> None:
     ar, ac, zr, zc = pos
     b.add(
         plane,
@@ -284,6 +303,7 @@ def _add(b, layout, plane, segment, segment_names, roles, pos, a_dev, z_dev, spe
         length_m=cable_lengths_m(layout, ar, ac, zr, zc),
         rack_distance=rack_distances(ar, ac, zr, zc),
         weight=np.broadcast_to(np.asarray(weight, dtype=np.int64), np.shape(segment)),
+        **nic,
     )
 
 

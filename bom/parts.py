@@ -20,9 +20,14 @@ class CableMedia(enum.StrEnum):
     DAC = "dac"  # passive copper, in-rack
     ACC = "acc"  # active copper (ACC/AEC), neighbour rack
     AOC = "aoc"  # active optical cable, ends built in
-    FIBRE_MPO = "fibre_mpo"  # MPO-12 multimode trunk for SR4/SR8 optics
-    FIBRE_LC = "fibre_lc"  # LC duplex for SR optics (25G/100G)
+    FIBRE_MPO = "fibre_mpo"  # MPO-12 OM4 multimode trunk for SR4/SR8 optics
+    FIBRE_LC = "fibre_lc"  # LC duplex OM4 for SR optics (25G/100G)
+    FIBRE_MPO_SM = "fibre_mpo_sm"  # MPO-12 OS2 single-mode trunk for DR4/DR8 optics
+    FIBRE_LC_SM = "fibre_lc_sm"  # LC duplex OS2 for DR/FR/LR optics
     COPPER_RJ45 = "copper_rj45"  # Cat6 for 1GbE BMC
+
+
+FIBRE_MEDIA = (CableMedia.FIBRE_MPO, CableMedia.FIBRE_LC, CableMedia.FIBRE_MPO_SM, CableMedia.FIBRE_LC_SM)
 
 
 @dataclass(frozen=True)

@@ -9,11 +9,14 @@ Both give the same quantities (tests/bom/test_link_table.py).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from decimal import Decimal
 
-from bom.build import Bom, PartPicker, Roles, build_bom, find_nic, find_switch
+from bom.build import Bom, Roles, build_bom, find_nic, find_switch, part_chooser
 from bom.catalog import DEFAULT_PARTS, DEFAULT_PRICE_BOOK
+from bom.export import cabling_rows
 from bom.links import all_links
+from bom.media import NIC_CAGES, PartChooser
 from bom.parts import PartSpec
 from cluster.requests import bom_policy, cluster_shape, rack_layout
 from cluster.requirements import Requirements
@@ -43,7 +46,9 @@ def bom_roles(r: Requirements, catalog: Sequence[PartSpec]) -> Roles:
         storage_switch=find_switch(catalog, radix=s.switch_radix, port_gbps=float(s.switch_port_gbps)),
         mgmt_tor=find_switch(catalog, radix=m.tor_access_ports, port_gbps=float(m.tor_access_gbps)),
         mgmt_spine=find_switch(catalog, radix=m.spine_ports, port_gbps=float(m.uplink_gbps)),
-        compute_nic=None if f.topology == Topology.TORUS_3D else find_nic(catalog, float(f.nic_gbps)),
+        compute_nic=None
+        if f.topology == Topology.TORUS_3D
+        else find_nic(catalog, float(f.nic_gbps), NIC_CAGES[f.nic_cage][0]),
         storage_nic=find_nic(catalog, float(s.nic_gbps)),
         storage_node_nic=find_nic(catalog, float(s.node_nic_gbps)),
     )
@@ -68,7 +73,13 @@ def nic_counts(r: Requirements, roles: Roles) -> dict[str, list[tuple[PartSpec, 
     nics: dict[str, list[tuple[PartSpec, int, str]]] = {"compute": [], "storage": []}
     per = r.compute_fabric.nics_per_node
     if roles.compute_nic is not None:
-        nics["compute"].append((roles.compute_nic, nodes * per, f"{nodes:,} nodes × {per} NICs"))
+        why = f"{nodes:,} nodes × {per} NICs"
+        if r.tco.node_price_includes_nics:
+            nic = replace(roles.compute_nic, unit_price_usd=Decimal("0"), price_source="included in the node price")
+            why += ": included in the compute node price (tco.node_price_includes_nics), not bought again"
+            nics["compute"].append((nic, nodes * per, why))
+        else:
+            nics["compute"].append((roles.compute_nic, nodes * per, why))
     nics["storage"].append(
         (roles.storage_nic, nodes * s.nics_per_node, f"{nodes:,} compute nodes × {s.nics_per_node} storage NICs")
     )
@@ -95,6 +106,16 @@ def plane_links(r: Requirements, plan: FabricPlan, storage: StoragePlan, mgmt: M
     return all_links(plan, storage, mgmt, cluster_shape(r), rack_layout(r))
 
 
+def chooser_for(r: Requirements, catalog: Catalog, roles: Roles | None = None) -> PartChooser:
+    """The one chooser of cables and transceivers the BOM and the cut sheet share."""
+    return part_chooser(catalog.parts, roles or bom_roles(r, catalog.parts), bom_policy(r))
+
+
+def cut_sheet(r: Requirements, plan: FabricPlan, storage: StoragePlan, mgmt: ManagementPlan, catalog: Catalog):
+    """One row per cable of the three planes, with the parts the BOM buys for it."""
+    return cabling_rows(plane_links(r, plan, storage, mgmt), chooser_for(r, catalog).parts)
+
+
 def network_bom(
     r: Requirements,
     plan: FabricPlan,
@@ -117,7 +138,7 @@ def network_bom(
         nic_counts=nic_counts(r, roles),
         links=links,
         roles=roles,
-        picker=PartPicker(catalog.parts),
+        chooser=chooser_for(r, catalog, roles),
         policy=bom_policy(r),
         tier_ports=tier_ports(r, plan, storage, mgmt),
     )

@@ -72,16 +72,11 @@ def reconciliation(plan: ClusterPlan) -> dict[str, Any]:
 
 
 def write_xlsx(plan: ClusterPlan, result: dict[str, Any], path: Path) -> None:
-    from bom.build import PartPicker, choose_media
-    from bom.catalog import DEFAULT_PARTS
-    from bom.export import bom_xlsx, cabling_rows, tco_sheet
-    from bom.plan import plane_links
-    from cluster.requests import bom_policy
+    from bom.export import bom_xlsx, tco_sheet
+    from bom.plan import Catalog, cut_sheet
 
     r = plan.requirements
-    picker, policy = PartPicker(DEFAULT_PARTS), bom_policy(r)
-    links = plane_links(r, plan.fabric, plan.storage, plan.management)
-    cabling = cabling_rows(links, lambda link: choose_media(link, policy, picker).label)
+    cabling = cut_sheet(r, plan.fabric, plan.storage, plan.management, Catalog.built_in())
     path.write_bytes(
         bom_xlsx(
             result["bom"],

@@ -18,7 +18,7 @@ from typing import Any
 class FieldSpec:
     """What a field accepts. ``flat`` is its name in forms and stored revisions."""
 
-    kind: str  # "int" | "real" | "money" | "text" | "longtext"
+    kind: str  # "int" | "real" | "money" | "text" | "longtext" | "bool"
     help: str
     default: Any = None
     nullable: bool = False
@@ -124,6 +124,11 @@ def text(
 
 def long_text(default: str, help: str, flat: str = "") -> Any:
     return _field(FieldSpec("longtext", help, default, blank=True, flat=flat))
+
+
+def flag(default: bool, help: str, flat: str = "") -> Any:
+    """Yes or no (a checkbox in the form; true/false in files and the API)."""
+    return _field(FieldSpec("bool", help, default, flat=flat))
 
 
 def tier_choice(help: str, flat: str = "") -> Any:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bom.build import Bom
+from bom.media import NoPartReaches
 from bom.plan import Catalog, network_bom
 from cluster.collectives import collectives_summary
 from cluster.requests import fabric_request, management_request, storage_request
@@ -218,7 +219,10 @@ def plan_cluster(r: Requirements, catalog: Catalog | None = None, *, cables: boo
     """Run every engine on validated requirements. ``cables``: count the BOM from per-link records."""
     catalog = catalog or Catalog.built_in()
     planes = plan_planes(r)
-    bom = network_bom(r, planes.fabric, planes.storage, planes.management, catalog, cables=cables)
+    try:
+        bom = network_bom(r, planes.fabric, planes.storage, planes.management, catalog, cables=cables)
+    except NoPartReaches as exc:
+        raise RequirementsError({"racks_per_row": [str(exc)]}) from None
     try:
         power = plan_power(r, network_figures(r, planes, bom))
     except PowerInputError as exc:

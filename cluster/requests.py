@@ -120,5 +120,6 @@ def bom_policy(r: Requirements) -> BomPolicy:
             PartKind.TRANSCEIVER: pct(b.spares_transceiver_pct),
             PartKind.CABLE: pct(b.spares_cable_pct),
         },
-        growth_headroom_pct=pct(b.growth_headroom_pct),
+        growth_headroom_pct=None if b.growth_headroom_pct is None else pct(b.growth_headroom_pct),
+        nic_cage=r.compute_fabric.nic_cage,
     )

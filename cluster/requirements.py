@@ -17,6 +17,7 @@ from typing import Any
 from cluster.fields import (
     FieldSpec,
     choice,
+    flag,
     long_text,
     money,
     opt_int,
@@ -54,6 +55,11 @@ CHAIN_CHOICES = (
     ("legacy_ac", "Legacy AC chain (85 %)"),
 )
 FLUID_CHOICES = (("water", "Water"), ("pg25", "Propylene glycol 25 %"))
+NIC_CAGE_CHOICES = (
+    ("osfp_single", "Single-port OSFP per NIC port"),
+    ("osfp_twin", "Twin-port OSFP cages (DGX H100/H200: 4 cages for 8 ports)"),
+    ("qsfp112", "QSFP112 per NIC port"),
+)
 
 
 @dataclass(frozen=True)
@@ -100,6 +106,11 @@ class ComputeFabric:
         pattern_message="write the torus as XxYxZ, e.g. 16x16x16",
     )
     torus_link_gbps: float = real(400.0, "3D torus link speed [Gbit/s]", minimum=1, maximum=3200)
+    nic_cage: str = choice(
+        "osfp_single",
+        "Compute NIC cages of a node: a twin-port OSFP cage (DGX H100) takes one module for two NIC ports",
+        NIC_CAGE_CHOICES,
+    )
 
     @property
     def torus_dims_tuple(self) -> tuple[int, int, int] | None:
@@ -183,8 +194,8 @@ class BomRules:
     spares_nic_pct: float = real(0.0, "Spare NICs [%]", minimum=0, maximum=100)
     spares_transceiver_pct: float = real(2.0, "Spare transceivers [%]", minimum=0, maximum=100)
     spares_cable_pct: float = real(2.0, "Spare cables [%]", minimum=0, maximum=100)
-    growth_headroom_pct: float = real(
-        20.0, "Free-port headroom for growth to check [%] (seed: 20)", minimum=0, maximum=100
+    growth_headroom_pct: float | None = opt_real(
+        "Free-port headroom target for growth [%] (empty = report free ports only; the seed suggests 20)", 0, 100
     )
 
 
@@ -232,6 +243,9 @@ class Cooling:
 class Tco:
     years: int = pos_int(5, "TCO horizon [years]", maximum=30, flat="tco_years")
     gpu_node_price_usd: Decimal = money("250000", "Compute node price [$]")
+    node_price_includes_nics: bool = flag(
+        True, "The node price includes its compute NICs (DGX): the BOM does not buy them"
+    )
     storage_node_price_usd: Decimal = money("350000", "Storage server price [$]")
     network_capex_usd: Decimal | None = opt_money("Network CapEx [$] (empty = the BOM total)")
     mgmt_capex_usd: Decimal = money("250000", "Management and login servers [$]")

@@ -124,7 +124,25 @@ def _as_text(spec: FieldSpec, raw: Any) -> str:
     return value
 
 
-_PARSERS = {"int": _as_int, "real": _as_real, "money": _as_money, "text": _as_text, "longtext": _as_text}
+def _as_bool(spec: FieldSpec, raw: Any) -> bool:
+    if isinstance(raw, bool):
+        return raw
+    text = str(raw).strip().lower()
+    if text in ("true", "yes", "on", "1"):
+        return True
+    if text in ("false", "no", "off", "0"):
+        return False
+    raise _Bad(f"{_show(raw)} is not yes or no; use true or false")
+
+
+_PARSERS = {
+    "bool": _as_bool,
+    "int": _as_int,
+    "real": _as_real,
+    "money": _as_money,
+    "text": _as_text,
+    "longtext": _as_text,
+}
 
 
 def parse_field(field: Field, raw: Any) -> Any:

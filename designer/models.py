@@ -50,6 +50,8 @@ def model_field(spec: FieldSpec) -> models.Field:
             validators=_range(spec.minimum, spec.maximum),
             **optional,
         )
+    if spec.kind == "bool":
+        return models.BooleanField(default=spec.default, help_text=spec.help)
     if spec.kind == "longtext":
         return models.TextField(blank=True, default=spec.default, help_text=spec.help)
     kw: dict = {"max_length": spec.max_length, "default": spec.default, "help_text": spec.help}

@@ -11,9 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from bom.export import tco_sheet
-from bom.plan import Catalog, plane_links
+from bom.plan import Catalog
 from cluster.pipeline import ClusterPlan, Planes, plan_cluster, plan_planes
-from cluster.requests import bom_policy
 from cluster.requirements import Requirements
 from cluster.validate import RequirementsError, load_requirements_file, validate, validate_flat
 from topology import FabricPlan
@@ -162,14 +161,10 @@ EXPORT_FORMATS = ("bom.xlsx", "bom.csv", "bom.json", "cabling.csv")
 
 
 def cabling_plan(r: Requirements, planes: Planes | ClusterPlan, catalog: Catalog | None = None):
-    """Cut-sheet rows, one per cable, with the cable the BOM's media rule picks for it."""
-    from bom.build import PartPicker, choose_media
-    from bom.export import cabling_rows
+    """Cut-sheet rows, one per cable, with the parts the BOM buys for it (bom.plan.cut_sheet)."""
+    from bom.plan import cut_sheet
 
-    picker = PartPicker((catalog or current_catalog()).parts)
-    policy = bom_policy(r)
-    links = plane_links(r, planes.fabric, planes.storage, planes.management)
-    return cabling_rows(links, lambda link: choose_media(link, policy, picker).label)
+    return cut_sheet(r, planes.fabric, planes.storage, planes.management, catalog or current_catalog())
 
 
 def revision_exports(revision) -> tuple[dict[str, Any], Any]:

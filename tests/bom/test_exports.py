@@ -70,7 +70,17 @@ def test_xlsx_has_formulas_totals_and_reads_back(alice, seed_revision):
     assert new_total == pytest.approx(total + qty * 1000)
     # cabling plan: one row per link, A-end ↔ Z-end
     cab = wb["Cabling plan"]
-    assert [c.value for c in cab[1]][:7] == ["Label", "Plane", "Segment", "A device", "A port", "Z device", "Z port"]
+    assert [c.value for c in cab[1]][:9] == [
+        "Label",
+        "Plane",
+        "Segment",
+        "A device",
+        "A port",
+        "A module",
+        "Z device",
+        "Z port",
+        "Z module",
+    ]
     assert cab.max_row - 1 == bom["link_count"]
     assert cab["A2"].value == "C-000001"
     prov = wb["Price book"]
