@@ -133,9 +133,13 @@ class Storage:
     )
     node_nics: int = pos_int(2, "NICs per storage server", maximum=16, flat="storage_node_nics")
     node_nic_gbps: float = real(200.0, "Storage server NIC speed [Gbit/s]", 1, 3200, flat="storage_node_nic_gbps")
-    switch_radix: int = pos_int(32, "Storage switch ports", maximum=1024, minimum=2, flat="storage_switch_radix")
+    switch_radix: int = pos_int(64, "Storage switch ports", maximum=1024, minimum=2, flat="storage_switch_radix")
     switch_port_gbps: float = real(
-        100.0, "Storage switch port speed [Gbit/s]", 1, 3200, flat="storage_switch_port_gbps"
+        200.0,
+        "Storage switch port speed [Gbit/s] (at least the storage servers' NIC speed, or they negotiate down)",
+        1,
+        3200,
+        flat="storage_switch_port_gbps",
     )
     oversubscription: float = real(1.0, "Storage leaf oversubscription r:1", 1, 64, flat="storage_oversubscription")
     switch_count: int | None = opt_int(

@@ -5,25 +5,47 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('designer', '0001_initial'),
+        ("designer", "0001_initial"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='designrevision',
-            name='nic_cage',
-            field=models.CharField(choices=[('osfp_single', 'Single-port OSFP per NIC port'), ('osfp_twin', 'Twin-port OSFP cages (DGX H100/H200: 4 cages for 8 ports)'), ('qsfp112', 'QSFP112 per NIC port')], default='osfp_single', help_text='Compute NIC cages of a node: a twin-port OSFP cage (DGX H100) takes one module for two NIC ports', max_length=20),
+            model_name="designrevision",
+            name="nic_cage",
+            field=models.CharField(
+                choices=[
+                    ("osfp_single", "Single-port OSFP per NIC port"),
+                    ("osfp_twin", "Twin-port OSFP cages (DGX H100/H200: 4 cages for 8 ports)"),
+                    ("qsfp112", "QSFP112 per NIC port"),
+                ],
+                default="osfp_single",
+                help_text="Compute NIC cages of a node: a twin-port OSFP cage (DGX H100) takes one module for two NIC ports",
+                max_length=20,
+            ),
         ),
         migrations.AddField(
-            model_name='designrevision',
-            name='node_price_includes_nics',
-            field=models.BooleanField(default=True, help_text='The node price includes its compute NICs (DGX): the BOM does not buy them'),
+            model_name="designrevision",
+            name="node_price_includes_nics",
+            field=models.BooleanField(
+                default=True, help_text="The node price includes its compute NICs (DGX): the BOM does not buy them"
+            ),
         ),
         migrations.AlterField(
-            model_name='designrevision',
-            name='growth_headroom_pct',
-            field=models.FloatField(blank=True, help_text='Free-port headroom target for growth [%] (empty = report free ports only; the seed suggests 20)', null=True, validators=[django.core.validators.MinValueValidator(0, message='%(show_value)s is too small; allowed: 0 to 100'), django.core.validators.MaxValueValidator(100, message='%(show_value)s is too large; allowed: 0 to 100')]),
+            model_name="designrevision",
+            name="growth_headroom_pct",
+            field=models.FloatField(
+                blank=True,
+                help_text="Free-port headroom target for growth [%] (empty = report free ports only; the seed suggests 20)",
+                null=True,
+                validators=[
+                    django.core.validators.MinValueValidator(
+                        0, message="%(show_value)s is too small; allowed: 0 to 100"
+                    ),
+                    django.core.validators.MaxValueValidator(
+                        100, message="%(show_value)s is too large; allowed: 0 to 100"
+                    ),
+                ],
+            ),
         ),
     ]

@@ -56,7 +56,7 @@ def test_put_replaces_requirements(alice):
     r = c.put(f"/api/v1/designs/{pk}/", {"requirements": {"gpu_count": 64}}, content_type="application/json")
     head = r.json()["head"]
     assert head["requirements"]["gpu_count"] == 64
-    assert head["requirements"]["storage"]["switch_radix"] == 32  # model default, not the old value
+    assert head["requirements"]["storage"]["switch_radix"] == 64  # model default, not the seed file's 32
 
 
 def test_read_only_token_cannot_write(alice):

@@ -1,0 +1,171 @@
+"""One part table: the cut sheet names exactly the parts the BOM buys, and every part reaches its link."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import yaml
+
+from bom.media import NoPartReaches
+from bom.parts import FIBRE_MEDIA, PartKind
+from bom.plan import Catalog, cut_sheet
+from cluster.pipeline import plan_cluster
+from cluster.validate import RequirementsError, validate, validate_flat
+from designer.presets import preset_values
+from tests.conftest import EXAMPLES
+
+CATALOG = Catalog.built_in()
+PARTS = {p.sku: p for p in CATALOG.parts}
+
+
+def designs():
+    for path in sorted(EXAMPLES.glob("*.yaml")):
+        yield path.stem, validate(yaml.safe_load(path.read_text()))
+    for key, values in preset_values().items():
+        yield f"preset-{key}", validate_flat({k: v for k, v in values.items() if k != "_set"})
+
+
+def sheet_counts(rows) -> Counter:
+    counts: Counter = Counter()
+    for row in rows:
+        counts[row["cable"]] += 1
+        for cell in (row["a_module"], row["z_module"]):
+            if cell and cell != "(shared)":
+                counts[cell] += 1
+    return counts
+
+
+@pytest.mark.parametrize(("name", "r"), list(designs()), ids=lambda x: x if isinstance(x, str) else "")
+def test_cut_sheet_sums_per_sku_equal_the_bom_and_every_part_reaches(name, r):
+    plan = plan_cluster(r, CATALOG)
+    rows = cut_sheet(r, plan.fabric, plan.storage, plan.management, CATALOG)
+    bom: Counter = Counter()
+    for ln in plan.bom.lines:
+        if not ln.spare and ln.kind in (PartKind.CABLE, PartKind.TRANSCEIVER):
+            bom[ln.sku] += ln.quantity
+    assert sheet_counts(rows) == bom
+    for row in rows:
+        cable = PARTS[row["cable"]]
+        assert cable.length_m >= row["length_m"], row
+        for cell in (row["a_module"], row["z_module"]):
+            if cell and cell != "(shared)":
+                module = PARTS[cell]
+                assert module.reach_m >= row["length_m"], row
+                if cable.media in FIBRE_MEDIA:
+                    assert module.media == cable.media, row  # the module takes the fibre it is cabled with
+
+
+def test_superpod_4su_twin_port_cages_all_optics():
+    """NVIDIA DGX SuperPOD H100 reference architecture (RA-11333-001), Table 4 "Compute fabric
+    component count", 4 SUs: 127 nodes, 32 leaf + 16 spine QM9700 = 48, 1,016 node–leaf cables
+    (1,020 with the 4 UFM ports, not modelled here) and 1,024 spine–leaf cables.
+
+    Modules by hand (all optics, one module per link end, QM9700 cages twin-port):
+    - leaves: SUs 2–4 use 32 down + 32 up = 64 ports → 32 modules; SU 1 (31 nodes) uses 63 → ⌈63 ÷ 2⌉ = 32;
+      32 leaves × 32 = 1,024; spines: 16 × 64 ports ÷ 2 = 512; switch side 1,536;
+    - nodes: the DGX H100 holds its 8 ConnectX-7 ports in 4 twin-port OSFP cages (RA Figure 4, "a
+      two-port transceiver"): 127 × 4 = 508 twin-port modules, where single-port cages take 1,016.
+    """
+    data = yaml.safe_load((EXAMPLES / "superpod-4su-h100.yaml").read_text())
+    data["bom"] = {"media": "all_optics"}
+    data["compute_fabric"]["nic_cage"] = "osfp_twin"
+    b = plan_cluster(validate(data), CATALOG).bom
+    assert b.quantity("QM9700") == 48
+    compute_cables = sum(
+        ln.quantity for ln in b.lines if ln.plane == "compute" and ln.kind == PartKind.CABLE and not ln.spare
+    )
+    assert compute_cables == 1016 + 1024
+    assert b.quantity("MMA4Z00-NS") == 32 * 32 + 16 * 32 + 127 * 4  # switch side 1,536 + node side 508
+    single = plan_cluster(validate({**data, "compute_fabric": {**data["compute_fabric"], "nic_cage": "osfp_single"}}))
+    assert single.bom.quantity("MMA4Z00-NS400") == 1016 and single.bom.quantity("MMA4Z00-NS") == 1536
+
+
+def test_a_16k_fat_tree_on_the_default_floor_plan_buys_single_mode_for_long_runs():
+    r = validate_flat({"gpu_count": 16384, "topology": "fat_tree", "tiers": 3})
+    plan = plan_cluster(r, CATALOG)
+    rows = cut_sheet(r, plan.fabric, plan.storage, plan.management, CATALOG)
+    long_runs = [row for row in rows if row["length_m"] > 50 and row["plane"] == "compute"]
+    assert long_runs, "the default floor plan has runs beyond multimode reach at 16k GPUs"
+    assert {PARTS[row["cable"]].media for row in long_runs} == {"fibre_mpo_sm"}
+    assert plan.bom.quantity("OSFP-800G-2xDR4") > 0
+    assert not [c for c in plan.bom.checks if not c["ok"] and "reach" in c["message"]]
+
+
+def test_no_part_that_reaches_refuses_the_design_on_the_floor_plan_field():
+    no_sm = Catalog(tuple(p for p in CATALOG.parts if "sm" not in p.media), CATALOG.price_book)
+    r = validate_flat({"gpu_count": 16384, "topology": "fat_tree", "tiers": 3})
+    with pytest.raises(RequirementsError) as exc:
+        plan_cluster(r, no_sm)
+    message = exc.value.errors["racks_per_row"][0]
+    assert "compute" in message and " m at 400G" in message and "racks per row" in message
+
+
+def test_unknown_cage_type_is_a_field_error():
+    with pytest.raises(RequirementsError) as exc:
+        validate({"gpu_count": 64, "compute_fabric": {"nic_cage": "sfp"}})
+    assert "not a valid choice" in exc.value.errors["compute_fabric.nic_cage"][0]
+
+
+def test_no_part_reaches_names_the_link_class():
+    err = NoPartReaches("compute", "leaf–spine", 180, 400.0, "no transceiver and fibre in the catalog reach that far")
+    assert str(err).startswith("compute leaf–spine links of 180 m at 400G")
+
+
+def test_node_price_with_nics_does_not_buy_them_again():
+    with_nics = plan_cluster(validate_flat({"gpu_count": 2000}), CATALOG).bom
+    without = plan_cluster(validate_flat({"gpu_count": 2000, "node_price_includes_nics": False}), CATALOG).bom
+    nic = next(ln for ln in with_nics.lines if ln.sku == "CX7-NDR-OSFP")
+    assert nic.quantity == 2000 and nic.unit_price_usd == 0 and "included in the compute node price" in nic.derivation
+    assert without.total_usd() - with_nics.total_usd() == 2000 * PARTS["CX7-NDR-OSFP"].unit_price_usd
+
+
+def test_bmc_copper_into_sfp28_tors_gets_1000base_t_modules():
+    b = plan_cluster(validate(yaml.safe_load(Path(EXAMPLES / "seed-2000-gpu.yaml").read_text())), CATALOG).bom
+    cat6 = sum(ln.quantity for ln in b.lines if ln.sku.startswith("CAT6") and not ln.spare)
+    assert cat6 == 267 and b.quantity("SFP-1G-T") == 267  # one per BMC link at the ToR end
+
+
+@pytest.mark.django_db
+def test_form_and_api_refuse_a_design_no_catalog_part_reaches(client, django_user_model):
+    from bom.models import Part
+    from tests.designer.conftest import form_data
+
+    Part.objects.filter(media__in=["fibre_mpo_sm", "fibre_lc_sm"]).delete()
+    Part.objects.filter(sku__in=["OSFP-800G-2xDR4", "MMS4X00-NS400", "QSFP112-400G-DR4"]).delete()
+    client.force_login(django_user_model.objects.create_user("zoe", password="pw-zoe-123"))
+    big = {"gpu_count": "16384", "topology": "fat_tree", "tiers": "3"}
+    r = client.post("/api/v1/evaluate/?layout=flat", big, content_type="application/json")
+    assert r.status_code == 400 and "links of" in r.json()["errors"]["racks_per_row"][0]
+    r = client.post(
+        "/api/v1/evaluate/",
+        {"gpu_count": 16384, "compute_fabric": {"topology": "fat_tree", "tiers": 3}},
+        content_type="application/json",
+    )
+    assert "racks per row" in r.json()["errors"]["bom.racks_per_row"][0]
+    page = client.post("/designs/new/", form_data(**big, scalable_unit_nodes=""))
+    assert "no transceiver and fibre in the catalog reach that far" in " ".join(
+        page.context["form"].errors["racks_per_row"]
+    )
+
+
+@pytest.mark.parametrize("key", ["defaults", *preset_values()])
+def test_defaults_and_presets_pass_their_own_checks(key):
+    """A default or preset design shows no failing check (growth headroom is information until a target is set)."""
+    values = {"gpu_count": 2000} if key == "defaults" else preset_values()[key]
+    res = plan_cluster(validate_flat({k: v for k, v in values.items() if k != "_set"}), CATALOG).result()
+    failing = [
+        c["message"]
+        for checks in (res["bom"]["checks"], res["storage"].get("checks", []), res["management"].get("checks", []))
+        for c in checks
+        if not c["ok"]
+    ]
+    assert failing == []
+    assert any(c.get("info") and "free ports" in c["message"] for c in res["bom"]["checks"])
+
+
+def test_a_headroom_target_makes_it_a_check_that_says_what_to_change():
+    res = plan_cluster(validate_flat({"gpu_count": 2000, "growth_headroom_pct": 20}), CATALOG).result()
+    failing = [c for c in res["bom"]["checks"] if not c["ok"]]
+    assert failing and "lower the target" in failing[0]["message"]
