@@ -64,8 +64,15 @@ def bom_rows(bom: dict[str, Any]) -> Iterator[dict[str, Any]]:
         yield {k: line[k] for k in BOM_COLUMNS}
 
 
+def failing_checks(bom: dict[str, Any]) -> list[dict[str, Any]]:
+    return [c for c in bom.get("checks", []) if not c["ok"]]
+
+
 def bom_csv(bom: dict[str, Any]) -> str:
+    """The BOM as csv; failing checks come first, as comment lines a reader cannot miss."""
     buf = io.StringIO()
+    for check in failing_checks(bom):
+        buf.write(f"# CHECK FAILED ({check['field']}): {safe_text(check['message'])}\n")
     w = csv.writer(buf)
     w.writerow(BOM_COLUMNS)
     for row in bom_rows(bom):
@@ -183,7 +190,9 @@ def bom_xlsx(
         buf, {"in_memory": True, "strings_to_formulas": False, "strings_to_urls": False, "strings_to_numbers": False}
     )
     fmt = _formats(wb)
-    summary = wb.add_worksheet("Summary")  # first sheet; filled once the subtotals exist
+    if failing_checks(bom):
+        _checks_sheet(wb, fmt, failing_checks(bom))
+    summary = wb.add_worksheet("Summary")  # filled once the subtotals exist
     planes = list(dict.fromkeys(line["plane"] for line in bom["lines"]))
     subtotals = {plane: _plane_sheet(wb, fmt, plane, bom["lines"]) for plane in planes}
     _summary_sheet(summary, fmt, bom, subtotals, design_name, design_notes, revision)
@@ -195,9 +204,24 @@ def bom_xlsx(
     return buf.getvalue()
 
 
+def _checks_sheet(wb, fmt, checks: list[dict[str, Any]]) -> None:
+    """First sheet when a check fails: a banner, then each failing check and the field to change."""
+    ws = wb.add_worksheet("Checks")
+    ws.write_string(0, 0, f"{len(checks)} check(s) fail: review them before ordering from this BOM", fmt["banner"])
+    ws.write_string(2, 0, "Field", fmt["head"])
+    ws.write_string(2, 1, "What fails and what to change", fmt["head"])
+    for i, check in enumerate(checks, start=3):
+        ws.write_string(i, 0, str(check["field"]))
+        ws.write_string(i, 1, str(check["message"]))
+    ws.set_column(0, 0, 24)
+    ws.set_column(1, 1, 120)
+    ws.activate()
+
+
 def _formats(wb) -> dict[str, Any]:
     return {
         "bold": wb.add_format({"bold": True}),
+        "banner": wb.add_format({"bold": True, "font_color": "#FFFFFF", "bg_color": "#B00020", "font_size": 13}),
         "head": wb.add_format({"bold": True, "bg_color": "#EEF1F6", "border": 1}),
         "money": wb.add_format({"num_format": "$#,##0.00"}),
         "money_bold": wb.add_format({"num_format": "$#,##0.00", "bold": True}),
@@ -254,7 +278,8 @@ def _plane_sheet(wb, fmt: dict[str, Any], plane: str, lines: list[dict[str, Any]
 
 
 def _summary_sheet(summary, fmt, bom, subtotals, design_name: str, design_notes: str, revision: str) -> None:
-    summary.activate()
+    if not failing_checks(bom):
+        summary.activate()
     for row, (label, text) in enumerate((("Design", design_name), ("Revision", revision), ("Notes", design_notes))):
         summary.write_string(row, 0, label, fmt["bold"])
         summary.write_string(row, 1, text)  # user text: always a string, never a formula

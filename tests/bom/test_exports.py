@@ -155,3 +155,20 @@ def test_downloads_page_api_and_shared_link(alice, bob, seed_revision):
     assert Client().get(f"/s/{token}/export/bom.csv").status_code == 200
     page = c.get(f"/designs/{design.pk}/").content.decode()
     assert "Download xlsx" in page and "bom-table" in page
+
+
+def test_a_failing_check_leads_every_export():
+    """A design with a failing check: the xlsx opens on a Checks sheet, the csv starts with it."""
+    from bom.export import bom_csv, bom_xlsx
+    from cluster.pipeline import plan_cluster
+    from cluster.validate import validate_flat
+
+    bom = plan_cluster(validate_flat({"gpu_count": 2000, "growth_headroom_pct": 20})).result()["bom"]
+    wb = openpyxl.load_workbook(io.BytesIO(bom_xlsx(bom, design_name="x")))
+    assert wb.sheetnames[0] == "Checks" and wb.active.title == "Checks"
+    assert "check(s) fail" in wb["Checks"]["A1"].value
+    assert "growth headroom" in wb["Checks"]["B4"].value
+    assert bom_csv(bom).startswith("# CHECK FAILED (growth_headroom_pct): compute leaf:")
+    clean = plan_cluster(validate_flat({"gpu_count": 2000})).result()["bom"]
+    assert openpyxl.load_workbook(io.BytesIO(bom_xlsx(clean, design_name="x"))).sheetnames[0] == "Summary"
+    assert bom_csv(clean).startswith("plane,")
