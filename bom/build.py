@@ -28,6 +28,7 @@ from bom.media import NIC_CAGES, EndSpec, PartChooser
 from bom.parts import FIBRE_MEDIA, CableMedia, PartKind, PartSpec
 
 CENT = Decimal("0.01")
+FABRIC_MANAGER = "fabric manager"
 ROLE_NAMES = {
     "compute_switch": "compute switches",
     "storage_switch": "storage switches",
@@ -200,6 +201,7 @@ def part_chooser(catalog: Iterable[PartSpec], roles: Roles, policy: BomPolicy) -
     form, ppm = NIC_CAGES[policy.nic_cage]
     ends = {
         ("compute", "nic"): EndSpec(ppm, form),
+        ("compute", "ufm"): EndSpec(1, "OSFP"),  # fabric-management servers: single-port NICs
         ("storage", "nic"): EndSpec(1, roles.storage_nic.form_factor),
         ("management", "nic"): EndSpec(1, ""),
     }
@@ -259,7 +261,8 @@ def count_links(t: LinkTable, chooser: PartChooser) -> _Counts:
         probe = Link(plane, segment, "", "", t.roles[ar], "", "", t.roles[zr], float(speeds[sp]), length, rd)
         parts = chooser.parts(probe)
         c.media["optics" if parts.optical else parts.cable.media] += n
-        entry = c.cables[plane].setdefault(parts.cable.sku, [parts.cable, 0, Counter()])
+        group = FABRIC_MANAGER if segment.startswith("UFM") else ""
+        entry = c.cables[(plane, group)].setdefault(parts.cable.sku, [parts.cable, 0, Counter()])
         entry[1] += n
         entry[2][segment] += n
         for end, module in (("a", parts.a_module), ("z", parts.z_module)):
@@ -297,7 +300,8 @@ def _count_modules(t: LinkTable, row_module: dict[str, np.ndarray], modules: lis
         acc[2] += -(-ports // int(ppm[mod]))
     for (pl, mod, role), (ports, holders, count) in sorted(per.items()):
         module, plane, role_name = modules[mod], t.planes[pl], t.roles[role]
-        entry = c.modules.setdefault((plane, module.sku), [module, 0, []])
+        group = FABRIC_MANAGER if role_name == "ufm" else ""
+        entry = c.modules.setdefault((plane, group, module.sku), [module, 0, []])
         entry[1] += count
         entry[2].append(_module_why(module, role_name, ports, holders, count))
 
@@ -316,6 +320,8 @@ def _module_why(module: PartSpec, role: str, ports: int, holders: int, count: in
     ppm = max(module.ports_per_module, 1)
     if role == "bmc" or module.media == CableMedia.COPPER_RJ45:
         return f"{ports:,} BMC links into SFP ports of management ToRs × 1 1000BASE-T SFP = {count:,}"
+    if role == "ufm":
+        return f"{ports:,} fabric-management server ports × 1 module = {count:,}"
     if role == "nic":
         if ppm > 1:
             return f"{ports:,} NIC ports in twin-port cages: one module per cage with an optical port = {count:,}"
@@ -335,6 +341,7 @@ def build_bom(
     chooser: PartChooser,
     policy: BomPolicy,
     tier_ports: Mapping[str, list[tuple[str, int, int]]] | None = None,
+    appliances: Iterable[tuple[str, str, PartSpec, int, str]] = (),
 ) -> Bom:
     """Count, choose and price every part.
 
@@ -344,12 +351,13 @@ def build_bom(
     """
     table = links if isinstance(links, LinkTable) else LinkTable.from_links(links)
     lines, checks = _switch_and_nic_lines(switches, nic_counts, roles)
+    lines += [_line(plane, category, part, qty, why, False) for plane, category, part, qty, why in appliances if qty]
     counts = count_links(table, chooser)
     lines += _transceiver_lines(counts)
     lines += _cable_lines(counts)
     lines += _spare_lines(lines, policy)
     plane_order = {"compute": 0, "storage": 1, "management": 2}
-    cat_order = {"switch": 0, "nic": 1, "transceiver": 2, "cable": 3}
+    cat_order = {"switch": 0, "nic": 1, "fabric": 2, "transceiver": 3, "cable": 4}
     lines.sort(key=lambda ln: (plane_order.get(ln.plane, 9), ln.spare, cat_order.get(ln.category.split()[0], 9)))
     checks += _catalog_and_headroom_checks(lines, tier_ports or {}, policy)
     return Bom(tuple(lines), tuple(checks), counts.link_count, 2 * counts.link_count, dict(counts.media))
@@ -381,21 +389,25 @@ def _switch_and_nic_lines(switches, nic_counts, roles: Roles) -> tuple[list[BomL
 
 def _transceiver_lines(c: _Counts) -> list[BomLine]:
     optical_links = Counter()
-    for plane, cables in c.cables.items():
+    for (plane, _group), cables in c.cables.items():
         for part, qty, _segs in cables.values():
             if part.media in FIBRE_MEDIA:
                 optical_links[plane] += qty
     lines = []
-    for (plane, _sku), (part, qty, why) in c.modules.items():
+    for (plane, group, _sku), (part, qty, why) in c.modules.items():
         note = "; ".join(why)
-        if part.media in FIBRE_MEDIA:
+        if part.media in FIBRE_MEDIA and not group:
             n = optical_links[plane]
             note += (
                 f". Per link end, not per link: {n:,} optical links have {2 * n:,} ends"
                 " (the seed chapter counts one module per link)"
             )
-        lines.append(_line(plane, "transceiver", part, qty, note, False))
+        lines.append(_line(plane, _category("transceiver", group), part, qty, note, False))
     return lines
+
+
+def _category(kind: str, group: str) -> str:
+    return f"{kind} ({group})" if group else kind
 
 
 _CABLE_WHAT = {
@@ -412,12 +424,13 @@ _CABLE_WHAT = {
 
 def _cable_lines(c: _Counts) -> list[BomLine]:
     lines = []
-    for plane, cables in c.cables.items():
+    for (plane, group), cables in c.cables.items():
         for sku in sorted(cables):
             part, qty, segs = cables[sku]
             where = ", ".join(f"{n:,} {seg}" for seg, n in segs.most_common())
             what = _CABLE_WHAT.get(part.media, "optical links, one fibre per link")
-            lines.append(_line(plane, "cable", part, qty, f"{what}: {where}; length class {part.length_m:g} m", False))
+            why = f"{what}: {where}; length class {part.length_m:g} m"
+            lines.append(_line(plane, _category("cable", group), part, qty, why, False))
     return lines
 
 

@@ -598,4 +598,20 @@ NODES = [
     ),
 ]
 
-DEFAULT_PARTS: tuple[PartSpec, ...] = (*SWITCHES, *NICS, *TRANSCEIVERS, *CABLES, *NODES)
+APPLIANCES = [
+    PartSpec(
+        sku="UFM-APPLIANCE-3.1",
+        kind=PartKind.APPLIANCE,
+        vendor="NVIDIA",
+        description="Unified Fabric Manager Enterprise Appliance 3.1 (InfiniBand subnet manager), 1U",
+        unit_price_usd=D("45000"),
+        price_source=ASSUMED,
+        price_is_assumption=True,
+        port_count=1,
+        port_gbps=400,
+        power_w=550,
+        rack_units=1,
+    ),
+]
+
+DEFAULT_PARTS: tuple[PartSpec, ...] = (*SWITCHES, *NICS, *TRANSCEIVERS, *CABLES, *NODES, *APPLIANCES)

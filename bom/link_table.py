@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bom.layout import STANDARD_LENGTHS_M, RackLayout
-from bom.links import ClusterShape, Link
+from bom.links import ClusterShape, Link, fabric_manager_leaves, ufm_position
 from topology.graph import fabric_edges
 from topology.management_plane import ManagementPlan
 from topology.spec import FabricPlan, Topology
@@ -26,7 +26,7 @@ from topology.storage_plane import StoragePlan
 
 NO_DEVICE = -1
 _STD = np.array(STANDARD_LENGTHS_M, dtype=float)
-NON_SWITCH_ROLES = ("nic", "bmc")  # ends that are counted, not named
+NON_SWITCH_ROLES = ("nic", "bmc", "ufm")  # ends that are counted, not named
 
 
 class _Codes:
@@ -271,6 +271,29 @@ def compute_table(b: _Builder, plan: FabricPlan, shape: ClusterShape, layout: Ra
         sw_dev[uv],
         e.gbps_per_link[up],
         e.links[up],
+    )
+    _fabric_manager_rows(b, plan, e, shape, layout, sw_r, sw_c, sw_dev)
+
+
+def _fabric_manager_rows(b, plan, e, shape: ClusterShape, layout: RackLayout, sw_r, sw_c, sw_dev) -> None:
+    """UFM / subnet-manager ports into free leaf ports (bom.links.fabric_manager_leaves)."""
+    if not shape.ufm_port_count:
+        return
+    leaves = fabric_manager_leaves(plan, e, shape.ufm_port_count)
+    server = np.arange(leaves.size) // shape.ufm_ports_per_server
+    pos = np.array([ufm_position(layout, shape, int(i)) for i in server.tolist()], dtype=np.int64).reshape(-1, 2)
+    _add(
+        b,
+        layout,
+        "compute",
+        np.zeros(leaves.size, dtype=np.int64),
+        ["UFM–leaf"],
+        ("ufm", "compute_switch"),
+        (pos[:, 0], pos[:, 1], sw_r[leaves], sw_c[leaves]),
+        np.full(leaves.size, NO_DEVICE),
+        sw_dev[leaves],
+        shape.ufm_gbps,
+        1,
     )
 
 

@@ -12,6 +12,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
+import numpy as np
+
 from bom.layout import RackLayout
 from topology.graph import fabric_edges
 from topology.management_plane import ManagementPlan
@@ -24,7 +26,7 @@ class Link(NamedTuple):
     segment: str
     a_device: str
     a_port: str
-    a_role: str  # "nic", "bmc" or the switch role (compute_switch, storage_switch, mgmt_tor, mgmt_spine)
+    a_role: str  # "nic", "bmc", "ufm" or the switch role (compute_switch, storage_switch, mgmt_tor, mgmt_spine)
     z_device: str
     z_port: str
     z_role: str
@@ -49,6 +51,13 @@ class ClusterShape:
     mgmt_tor_access_gbps: float
     mgmt_tor_uplinks: int
     mgmt_uplink_gbps: float
+    ufm_server_count: int = 0
+    ufm_ports_per_server: int = 1
+    ufm_gbps: float = 0.0
+
+    @property
+    def ufm_port_count(self) -> int:
+        return self.ufm_server_count * self.ufm_ports_per_server
 
 
 class _Ports:
@@ -81,6 +90,43 @@ def _link(layout: RackLayout, plane: str, segment: str, a: tuple, z: tuple, gbps
         layout.cable_length_m(a_pos, z_pos),
         layout.rack_distance(a_pos, z_pos),
     )
+
+
+class FabricManagerPortsError(ValueError):
+    """The leaves have fewer free down ports than the fabric-management servers need."""
+
+
+def fabric_manager_leaves(plan: FabricPlan, e, ports_needed: int) -> np.ndarray:
+    """The leaf (edge-list node id) each fabric-management port plugs into.
+
+    Free leaf down ports are used in leaf order, one port per leaf per round, so the servers
+    spread over leaves (and rails) for redundancy — in a rail-optimized fabric with a partial
+    scalable unit these are the ports of its empty node slot, as in NVIDIA's SuperPOD designs."""
+    if ports_needed == 0:
+        return np.zeros(0, dtype=np.int64)
+    n = e.endpoint_count
+    leaves = np.nonzero(e.node_tier == 0)[0]
+    used = np.bincount(e.v[e.u < n], weights=e.links[e.u < n], minlength=e.node_count)[leaves].astype(np.int64)
+    free = plan.tiers[0].down_ports_per_switch - used
+    if int(free.sum()) < ports_needed:
+        raise FabricManagerPortsError(
+            f"{ports_needed} fabric-management port(s) need free leaf down ports; the leaves have "
+            f"{int(free.sum())} — leave a node slot free (fewer nodes) or fewer servers"
+        )
+    out: list[int] = []
+    round_ = 0
+    while len(out) < ports_needed:
+        for leaf, f in zip(leaves.tolist(), free.tolist(), strict=True):
+            if f > round_ and len(out) < ports_needed:
+                out.append(leaf)
+        round_ += 1
+    return np.array(out, dtype=np.int64)
+
+
+def ufm_position(layout: RackLayout, shape: ClusterShape, index: int) -> tuple[int, int]:
+    """Fabric-management servers stand with the management servers, after storage, management and login."""
+    first = shape.storage_node_count + shape.mgmt_node_count + shape.login_node_count
+    return _infra_position(layout, layout.compute_rows(shape.node_count), first + index, 8)
 
 
 def _tier_indices(e) -> tuple[dict[int, int], dict[int, int]]:
@@ -162,6 +208,19 @@ def compute_links(plan: FabricPlan, shape: ClusterShape, layout: RackLayout) -> 
                     (z_dev, ports.take(z_dev), "compute_switch", z_pos),
                     gbps,
                 )
+    if shape.ufm_port_count and not torus:
+        for k, leaf in enumerate(fabric_manager_leaves(plan, e, shape.ufm_port_count).tolist()):
+            server, port = divmod(k, shape.ufm_ports_per_server)
+            dev = _name("ufm", server, 2)
+            z_dev = switch_name(leaf)
+            yield _link(
+                layout,
+                "compute",
+                "UFM–leaf",
+                (dev, f"ib{port}", "ufm", ufm_position(layout, shape, server)),
+                (z_dev, ports.take(z_dev), "compute_switch", switch_pos(leaf)),
+                shape.ufm_gbps,
+            )
 
 
 def _infra_position(layout: RackLayout, first_row: int, index: int, per_rack: int) -> tuple[int, int]:

@@ -14,6 +14,7 @@ class PartKind(enum.StrEnum):
     CABLE = "cable"
     NODE = "node"
     STORAGE_NODE = "storage_node"
+    APPLIANCE = "appliance"  # fabric-management (UFM) servers
 
 
 class CableMedia(enum.StrEnum):

@@ -12,12 +12,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
-from bom.build import Bom, Roles, build_bom, find_nic, find_switch, part_chooser
+from bom.build import Bom, Roles, build_bom, find_nic, find_switch, part_chooser, placeholder
 from bom.catalog import DEFAULT_PARTS, DEFAULT_PRICE_BOOK
 from bom.export import cabling_rows
 from bom.links import all_links
 from bom.media import NIC_CAGES, PartChooser
-from bom.parts import PartSpec
+from bom.parts import PartKind, PartSpec
 from cluster.requests import bom_policy, cluster_shape, rack_layout
 from cluster.requirements import Requirements
 from topology import FabricPlan, Topology
@@ -92,8 +92,9 @@ def nic_counts(r: Requirements, roles: Roles) -> dict[str, list[tuple[PartSpec, 
 def tier_ports(r: Requirements, plan: FabricPlan, storage: StoragePlan, mgmt: ManagementPlan):
     """plane → [(tier, used ports, free ports)] for the growth-headroom check (access tiers)."""
     free_tor = mgmt.tor_count * r.management.tor_access_ports - mgmt.access_port_count
+    ufm = r.compute_fabric.ufm_server_count * r.compute_fabric.ufm_ports_per_server
     out = {
-        "compute": [(t.name, t.ports_used_total, t.ports_free_total) for t in plan.tiers[:1]],
+        "compute": [(t.name, t.ports_used_total + ufm, t.ports_free_total - ufm) for t in plan.tiers[:1]],
         "management": [("ToR", mgmt.access_port_count, free_tor)],
     }
     if storage.fabric is not None:
@@ -104,6 +105,21 @@ def tier_ports(r: Requirements, plan: FabricPlan, storage: StoragePlan, mgmt: Ma
 def plane_links(r: Requirements, plan: FabricPlan, storage: StoragePlan, mgmt: ManagementPlan):
     """Every cable of the three planes, one record each (for the cut sheet and exports)."""
     return all_links(plan, storage, mgmt, cluster_shape(r), rack_layout(r))
+
+
+def fabric_manager_lines(r: Requirements, catalog: Sequence[PartSpec]) -> list[tuple[str, str, PartSpec, int, str]]:
+    """The UFM / subnet-manager servers the requirements ask for, as a line of their own."""
+    f = r.compute_fabric
+    if not f.ufm_server_count:
+        return []
+    part = next((p for p in catalog if p.kind == PartKind.APPLIANCE), None) or placeholder(
+        PartKind.APPLIANCE, "UFM-SERVER", "fabric-management server"
+    )
+    why = (
+        f"{f.ufm_server_count} fabric-management server(s) as asked, {f.ufm_ports_per_server} compute-fabric "
+        f"port(s) each in free leaf ports (their cables and modules are the fabric-manager lines)"
+    )
+    return [("compute", "fabric manager", part, f.ufm_server_count, why)]
 
 
 def chooser_for(r: Requirements, catalog: Catalog, roles: Roles | None = None) -> PartChooser:
@@ -141,4 +157,5 @@ def network_bom(
         chooser=chooser_for(r, catalog, roles),
         policy=bom_policy(r),
         tier_ports=tier_ports(r, plan, storage, mgmt),
+        appliances=fabric_manager_lines(r, catalog.parts),
     )

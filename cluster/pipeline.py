@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bom.build import Bom
+from bom.links import FabricManagerPortsError
 from bom.media import NoPartReaches
 from bom.plan import Catalog, network_bom
 from cluster.collectives import collectives_summary
@@ -170,6 +171,8 @@ class ClusterPlan:
         r, p = self.requirements, self.planes
         compute = p.fabric.to_dict()
         compute["sizing"] = fabric_sizing(p.fabric, p.fabric_request)
+        f = r.compute_fabric
+        compute["fabric_manager_port_count"] = f.ufm_server_count * f.ufm_ports_per_server
         bom = self.bom.to_dict()
         bom["price_book"] = self.price_book
         power = self.power.to_dict()
@@ -223,6 +226,8 @@ def plan_cluster(r: Requirements, catalog: Catalog | None = None, *, cables: boo
         bom = network_bom(r, planes.fabric, planes.storage, planes.management, catalog, cables=cables)
     except NoPartReaches as exc:
         raise RequirementsError({"racks_per_row": [str(exc)]}) from None
+    except FabricManagerPortsError as exc:
+        raise RequirementsError({"ufm_server_count": [str(exc)]}) from None
     try:
         power = plan_power(r, network_figures(r, planes, bom))
     except PowerInputError as exc:

@@ -99,6 +99,9 @@ def cluster_shape(r: Requirements) -> ClusterShape:
         mgmt_tor_access_gbps=float(m.tor_access_gbps),
         mgmt_tor_uplinks=m.tor_uplinks,
         mgmt_uplink_gbps=float(m.uplink_gbps),
+        ufm_server_count=r.compute_fabric.ufm_server_count,
+        ufm_ports_per_server=r.compute_fabric.ufm_ports_per_server,
+        ufm_gbps=float(r.compute_fabric.nic_gbps),
     )
 
 

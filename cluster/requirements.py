@@ -106,6 +106,14 @@ class ComputeFabric:
         pattern_message="write the torus as XxYxZ, e.g. 16x16x16",
     )
     torus_link_gbps: float = real(400.0, "3D torus link speed [Gbit/s]", minimum=1, maximum=3200)
+    ufm_server_count: int = pos_int(
+        0,
+        "Fabric-management servers (UFM / subnet manager, HA pairs count twice) on the compute fabric; "
+        "they take free leaf ports (an empty node slot of a scalable unit)",
+        maximum=64,
+        minimum=0,
+    )
+    ufm_ports_per_server: int = pos_int(1, "Compute-fabric ports per fabric-management server", maximum=8)
     nic_cage: str = choice(
         "osfp_single",
         "Compute NIC cages of a node: a twin-port OSFP cage (DGX H100) takes one module for two NIC ports",

@@ -141,7 +141,10 @@ def compute_diagram(result: dict[str, Any]) -> dict[str, Any]:
             "kind": "endpoint",
             "unit": "NICs",
             "boxes": 1,
-            "labels": [f"{f['endpoint_count']:,} NICs in {c['node_count']:,} nodes"],
+            "labels": [
+                f"{f['endpoint_count']:,} NICs in {c['node_count']:,} nodes"
+                + (f" + {f['fabric_manager_port_count']} UFM ports" if f.get("fabric_manager_port_count") else "")
+            ],
         },
     ]
     rails = f["extras"].get("rail_count")

@@ -169,3 +169,33 @@ def test_a_headroom_target_makes_it_a_check_that_says_what_to_change():
     res = plan_cluster(validate_flat({"gpu_count": 2000, "growth_headroom_pct": 20}), CATALOG).result()
     failing = [c for c in res["bom"]["checks"] if not c["ok"]]
     assert failing and "lower the target" in failing[0]["message"]
+
+
+def test_superpod_ufm_servers_take_the_empty_node_slot_and_come_as_lines_of_their_own():
+    """RA-11333-001 Table 4 (4 SUs): "Compute and UFM" cables 1,020 = 1,016 node + 4 UFM (Table 7: 4 UFM
+    appliances); the 127th node's empty slot in one SU leaves one free port on each of its 8 rail leaves,
+    so the 4 UFM ports need no extra leaf and no extra switch-side module (each leaf: 63 + 1 = 64 ports
+    → 32 twin-port modules, as before)."""
+    data = yaml.safe_load((EXAMPLES / "superpod-4su-h100.yaml").read_text())
+    data["bom"] = {"media": "all_optics"}
+    data["compute_fabric"].update(nic_cage="osfp_twin", ufm_server_count=4)
+    r = validate(data)
+    plan = plan_cluster(r, CATALOG)
+    b = plan.bom
+    lines = {(ln.category, ln.sku): ln.quantity for ln in b.lines if ln.plane == "compute" and not ln.spare}
+    assert b.quantity("QM9700") == 48
+    assert lines[("fabric manager", "UFM-APPLIANCE-3.1")] == 4
+    assert lines[("transceiver (fabric manager)", "MMA4Z00-NS400")] == 4  # single-port module at each UFM port
+    assert sum(q for (cat, _), q in lines.items() if cat == "cable (fabric manager)") == 4
+    node_and_ufm = sum(q for (cat, _), q in lines.items() if cat.startswith("cable")) - 1024
+    assert node_and_ufm == 1020
+    assert b.quantity("MMA4Z00-NS") == 1536 + 508  # unchanged: the UFM ports fill free halves of leaf cages
+    rows = cut_sheet(r, plan.fabric, plan.storage, plan.management, CATALOG)
+    ufm_rows = [row for row in rows if row["segment"] == "UFM–leaf"]
+    assert len(ufm_rows) == 4 and len({row["z_device"] for row in ufm_rows}) == 4  # spread over 4 rail leaves
+
+
+def test_more_fabric_managers_than_free_leaf_ports_is_a_field_error():
+    with pytest.raises(RequirementsError) as exc:
+        plan_cluster(validate_flat({"gpu_count": 1024, "scalable_unit_nodes": 32, "ufm_server_count": 2}), CATALOG)
+    assert "free leaf down ports" in exc.value.errors["ufm_server_count"][0]
