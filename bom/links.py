@@ -209,18 +209,22 @@ def compute_links(plan: FabricPlan, shape: ClusterShape, layout: RackLayout) -> 
                     gbps,
                 )
     if shape.ufm_port_count and not torus:
-        for k, leaf in enumerate(fabric_manager_leaves(plan, e, shape.ufm_port_count).tolist()):
-            server, port = divmod(k, shape.ufm_ports_per_server)
-            dev = _name("ufm", server, 2)
-            z_dev = switch_name(leaf)
-            yield _link(
-                layout,
-                "compute",
-                "UFM–leaf",
-                (dev, f"ib{port}", "ufm", ufm_position(layout, shape, server)),
-                (z_dev, ports.take(z_dev), "compute_switch", switch_pos(leaf)),
-                shape.ufm_gbps,
-            )
+        yield from _ufm_links(plan, e, shape, layout, ports, switch_name, switch_pos)
+
+
+def _ufm_links(plan, e, shape: ClusterShape, layout: RackLayout, ports: _Ports, switch_name, switch_pos):
+    for k, leaf in enumerate(fabric_manager_leaves(plan, e, shape.ufm_port_count).tolist()):
+        server, port = divmod(k, shape.ufm_ports_per_server)
+        dev = _name("ufm", server, 2)
+        z_dev = switch_name(leaf)
+        yield _link(
+            layout,
+            "compute",
+            "UFM–leaf",
+            (dev, f"ib{port}", "ufm", ufm_position(layout, shape, server)),
+            (z_dev, ports.take(z_dev), "compute_switch", switch_pos(leaf)),
+            shape.ufm_gbps,
+        )
 
 
 def _infra_position(layout: RackLayout, first_row: int, index: int, per_rack: int) -> tuple[int, int]:
