@@ -118,6 +118,7 @@ class Bom:
     link_count: int
     link_end_count: int
     media_counts: dict[str, int]
+    trunk_count: int = 0  # switch-to-switch optical links (structured cabling)
 
     def total_usd(self, plane: str | None = None) -> Decimal:
         return sum((ln.extended_price_usd for ln in self.lines if plane is None or ln.plane == plane), Decimal("0.00"))
@@ -225,6 +226,7 @@ class _Counts:
     modules: dict[tuple[str, str], list] = field(default_factory=dict)  # (plane, sku) → [part, qty, [why]]
     media: Counter = field(default_factory=Counter)
     link_count: int = 0
+    trunks: int = 0
 
 
 def group_rows(columns: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -261,6 +263,8 @@ def count_links(t: LinkTable, chooser: PartChooser) -> _Counts:
         probe = Link(plane, segment, "", "", t.roles[ar], "", "", t.roles[zr], float(speeds[sp]), length, rd)
         parts = chooser.parts(probe)
         c.media["optics" if parts.optical else parts.cable.media] += n
+        if parts.optical and t.roles[ar] not in NON_SWITCH_ROLES and t.roles[zr] not in NON_SWITCH_ROLES:
+            c.trunks += n
         group = FABRIC_MANAGER if segment.startswith("UFM") else ""
         entry = c.cables[(plane, group)].setdefault(parts.cable.sku, [parts.cable, 0, Counter()])
         entry[1] += n
@@ -342,6 +346,7 @@ def build_bom(
     policy: BomPolicy,
     tier_ports: Mapping[str, list[tuple[str, int, int]]] | None = None,
     appliances: Iterable[tuple[str, str, PartSpec, int, str]] = (),
+    accessories=None,
 ) -> Bom:
     """Count, choose and price every part.
 
@@ -355,12 +360,16 @@ def build_bom(
     counts = count_links(table, chooser)
     lines += _transceiver_lines(counts)
     lines += _cable_lines(counts)
+    if accessories is not None:  # racks, PDUs, panels: they need the trunk count
+        lines += [
+            _line(pl, cat, part, qty, why, False) for pl, cat, part, qty, why in accessories(counts.trunks) if qty
+        ]
     lines += _spare_lines(lines, policy)
-    plane_order = {"compute": 0, "storage": 1, "management": 2}
-    cat_order = {"switch": 0, "nic": 1, "fabric": 2, "transceiver": 3, "cable": 4}
+    plane_order = {"compute": 0, "storage": 1, "management": 2, "infrastructure": 3}
+    cat_order = {"switch": 0, "nic": 1, "fabric": 2, "transceiver": 3, "cable": 4, "rack": 5, "pdu": 6, "patch": 7}
     lines.sort(key=lambda ln: (plane_order.get(ln.plane, 9), ln.spare, cat_order.get(ln.category.split()[0], 9)))
     checks += _catalog_and_headroom_checks(lines, tier_ports or {}, policy)
-    return Bom(tuple(lines), tuple(checks), counts.link_count, 2 * counts.link_count, dict(counts.media))
+    return Bom(tuple(lines), tuple(checks), counts.link_count, 2 * counts.link_count, dict(counts.media), counts.trunks)
 
 
 def _switch_and_nic_lines(switches, nic_counts, roles: Roles) -> tuple[list[BomLine], list[dict[str, Any]]]:

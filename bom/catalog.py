@@ -614,4 +614,36 @@ APPLIANCES = [
     ),
 ]
 
-DEFAULT_PARTS: tuple[PartSpec, ...] = (*SWITCHES, *NICS, *TRANSCEIVERS, *CABLES, *NODES, *APPLIANCES)
+
+def _acc(sku, desc, price, rack_units=0, power_w=0.0, ports=0):
+    return PartSpec(
+        sku=sku,
+        kind=PartKind.ACCESSORY,
+        vendor="generic",
+        description=desc,
+        unit_price_usd=D(price),
+        price_source=ASSUMED,
+        price_is_assumption=True,
+        rack_units=rack_units,
+        power_w=power_w,
+        port_count=ports,
+    )
+
+
+ACCESSORIES = [
+    _acc("RACK-42U-600x1200", "42U rack enclosure, 600 × 1200 mm, with doors and side panels", "2500", rack_units=42),
+    _acc("RACK-48U-600x1200", "48U rack enclosure, 600 × 1200 mm, with doors and side panels", "3000", rack_units=48),
+    _acc("PDU-3P-17.3KW", "rack PDU, 3-phase 208 V 60 A (17.3 kW at 80 % derating), switched, metered", "2200"),
+    _acc("PANEL-MPO-24-1U", "1U fibre patch panel, 24 MPO-12 adapters (structured cabling)", "650", 1, ports=24),
+    _acc("CM-1U-H", "1U horizontal cable manager", "90", 1),
+]
+
+DEFAULT_PARTS: tuple[PartSpec, ...] = (
+    *SWITCHES,
+    *NICS,
+    *TRANSCEIVERS,
+    *CABLES,
+    *NODES,
+    *APPLIANCES,
+    *ACCESSORIES,
+)

@@ -44,7 +44,12 @@ CABLING_COLUMNS = (
     "length_m",
     "cable",
 )
-PLANE_TITLES = {"compute": "Compute", "storage": "Storage", "management": "Management"}
+PLANE_TITLES = {
+    "compute": "Compute",
+    "storage": "Storage",
+    "management": "Management",
+    "infrastructure": "Infrastructure",
+}
 _FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
 

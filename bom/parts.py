@@ -15,6 +15,7 @@ class PartKind(enum.StrEnum):
     NODE = "node"
     STORAGE_NODE = "storage_node"
     APPLIANCE = "appliance"  # fabric-management (UFM) servers
+    ACCESSORY = "accessory"  # racks, PDUs, patch panels, cable managers
 
 
 class CableMedia(enum.StrEnum):

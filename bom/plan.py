@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
+from bom.accessories import infrastructure_lines
 from bom.build import Bom, Roles, build_bom, find_nic, find_switch, part_chooser, placeholder
 from bom.catalog import DEFAULT_PARTS, DEFAULT_PRICE_BOOK
 from bom.export import cabling_rows
@@ -20,6 +21,7 @@ from bom.media import NIC_CAGES, PartChooser
 from bom.parts import PartKind, PartSpec
 from cluster.requests import bom_policy, cluster_shape, rack_layout
 from cluster.requirements import Requirements
+from power.plan import node_power_w, rack_plan
 from topology import FabricPlan, Topology
 from topology.management_plane import ManagementPlan
 from topology.storage_plane import StoragePlan
@@ -158,4 +160,20 @@ def network_bom(
         policy=bom_policy(r),
         tier_ports=tier_ports(r, plan, storage, mgmt),
         appliances=fabric_manager_lines(r, catalog.parts),
+        accessories=lambda trunks: infrastructure_lines(
+            rack_plan(r, node_power_w(r)[0], upper_switch_count(plan, storage, mgmt)),
+            switch_count=plan.switch_count + storage.switch_count + mgmt.tor_count + mgmt.spine_count,
+            trunk_count=trunks,
+            pdu_kw=float(r.power.pdu_kw),
+            rack_u=r.power.rack_u,
+            catalog=catalog.parts,
+        ),
     )
+
+
+def upper_switch_count(plan: FabricPlan, storage: StoragePlan, mgmt: ManagementPlan) -> int:
+    """Spines, cores, storage spines and management spines: the switches of the spine row."""
+    upper = sum(t.switch_count for t in plan.tiers[1:]) + mgmt.spine_count
+    if storage.fabric is not None:
+        upper += sum(t.switch_count for t in storage.fabric.tiers[1:])
+    return upper

@@ -11,12 +11,14 @@ API; every figure in it carries a derivation.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
+from bom.accessories import INFRASTRUCTURE
 from bom.build import Bom
 from bom.links import FabricManagerPortsError
 from bom.media import NoPartReaches
-from bom.plan import Catalog, network_bom
+from bom.plan import Catalog, network_bom, upper_switch_count
 from cluster.collectives import collectives_summary
 from cluster.requests import fabric_request, management_request, storage_request
 from cluster.requirements import Requirements
@@ -135,12 +137,9 @@ def network_figures(r: Requirements, planes: Planes, bom: Bom) -> NetworkFigures
             f"{watts['transceiver'] / 1000:,.1f} kW + active cables {watts['cable'] / 1000:,.1f} kW"
         )
     given = r.tco.network_capex_usd
-    upper = sum(t.switch_count for t in planes.fabric.tiers[1:]) + planes.management.spine_count
-    if planes.storage.fabric is not None:
-        upper += sum(t.switch_count for t in planes.storage.fabric.tiers[1:])
-    from decimal import Decimal
-
-    capex = Decimal(given) if given is not None else bom.total_usd()
+    upper = upper_switch_count(planes.fabric, planes.storage, planes.management)
+    network_usd = bom.total_usd() - bom.total_usd(INFRASTRUCTURE)  # racks and PDUs are facility works
+    capex = Decimal(given) if given is not None else network_usd
     return NetworkFigures(power_w, why, capex, upper)
 
 
@@ -228,6 +227,8 @@ def plan_cluster(r: Requirements, catalog: Catalog | None = None, *, cables: boo
         raise RequirementsError({"racks_per_row": [str(exc)]}) from None
     except FabricManagerPortsError as exc:
         raise RequirementsError({"ufm_server_count": [str(exc)]}) from None
+    except PowerInputError as exc:  # the rack plan, which the racks and PDUs of the BOM follow
+        raise RequirementsError({k: [v] for k, v in exc.errors.items()}) from None
     try:
         power = plan_power(r, network_figures(r, planes, bom))
     except PowerInputError as exc:

@@ -225,6 +225,7 @@ class Power:
     network_power_kw: float | None = opt_real("Network power [kW] (empty = switches + optics from the BOM)", 0, 1e6)
     rack_budget_kw: float = real(40.0, "Power budget per rack [kW]", 0.1, 1000)
     rack_u: int = pos_int(42, "Rack height [U]", maximum=60)
+    pdu_kw: float = real(17.3, "Rack PDU rating [kW] (3-phase 208 V 60 A at 80 %: 17.3); A + B feeds", 1, 200)
     electricity_usd_per_kwh: Decimal = money("0.08", "Electricity price [$/kWh]", maximum=10, places=4)
     pue: float | None = opt_real("PUE (empty = typical for the cooling type)", 1, 5)
     electrical_chain: str = choice(

@@ -161,7 +161,13 @@ def capex_lines(r: Requirements, fac: FacilityPower, net: NetworkFigures) -> tup
     return (
         line("GPU nodes", gpu_capex_usd(r), f"{r.node_count:,} × ${Decimal(t.gpu_node_price_usd):,}"),
         line("Storage", storage_capex_usd(r), f"{r.storage.node_count} × ${Decimal(t.storage_node_price_usd):,}"),
-        line("Network", net.capex_usd, "as given" if t.network_capex_usd is not None else "the BOM total"),
+        line(
+            "Network",
+            net.capex_usd,
+            "as given"
+            if t.network_capex_usd is not None
+            else "the BOM's compute, storage and management planes (racks and PDUs are facility works)",
+        ),
         line("Management", Decimal(t.mgmt_capex_usd), "management and login servers, as given"),
         line(
             "Cooling plant",

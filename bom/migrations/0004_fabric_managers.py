@@ -4,15 +4,25 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('bom', '0003_nic_cage_includes_nics_sm_optics'),
+        ("bom", "0003_nic_cage_includes_nics_sm_optics"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='part',
-            name='kind',
-            field=models.CharField(choices=[('switch', 'switch'), ('nic', 'nic'), ('transceiver', 'transceiver'), ('cable', 'cable'), ('node', 'node'), ('storage_node', 'storage_node'), ('appliance', 'appliance')], max_length=20),
+            model_name="part",
+            name="kind",
+            field=models.CharField(
+                choices=[
+                    ("switch", "switch"),
+                    ("nic", "nic"),
+                    ("transceiver", "transceiver"),
+                    ("cable", "cable"),
+                    ("node", "node"),
+                    ("storage_node", "storage_node"),
+                    ("appliance", "appliance"),
+                ],
+                max_length=20,
+            ),
         ),
     ]

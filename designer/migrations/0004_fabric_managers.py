@@ -5,20 +5,37 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('designer', '0003_storage_switch_defaults'),
+        ("designer", "0003_storage_switch_defaults"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='designrevision',
-            name='ufm_ports_per_server',
-            field=models.PositiveIntegerField(default=1, help_text='Compute-fabric ports per fabric-management server', validators=[django.core.validators.MinValueValidator(1, message='%(show_value)s is too small; allowed: 1 to 8'), django.core.validators.MaxValueValidator(8, message='%(show_value)s is too large; allowed: 1 to 8')]),
+            model_name="designrevision",
+            name="ufm_ports_per_server",
+            field=models.PositiveIntegerField(
+                default=1,
+                help_text="Compute-fabric ports per fabric-management server",
+                validators=[
+                    django.core.validators.MinValueValidator(1, message="%(show_value)s is too small; allowed: 1 to 8"),
+                    django.core.validators.MaxValueValidator(8, message="%(show_value)s is too large; allowed: 1 to 8"),
+                ],
+            ),
         ),
         migrations.AddField(
-            model_name='designrevision',
-            name='ufm_server_count',
-            field=models.PositiveIntegerField(default=0, help_text='Fabric-management servers (UFM / subnet manager, HA pairs count twice) on the compute fabric; they take free leaf ports (an empty node slot of a scalable unit)', validators=[django.core.validators.MinValueValidator(0, message='%(show_value)s is too small; allowed: 0 to 64'), django.core.validators.MaxValueValidator(64, message='%(show_value)s is too large; allowed: 0 to 64')]),
+            model_name="designrevision",
+            name="ufm_server_count",
+            field=models.PositiveIntegerField(
+                default=0,
+                help_text="Fabric-management servers (UFM / subnet manager, HA pairs count twice) on the compute fabric; they take free leaf ports (an empty node slot of a scalable unit)",
+                validators=[
+                    django.core.validators.MinValueValidator(
+                        0, message="%(show_value)s is too small; allowed: 0 to 64"
+                    ),
+                    django.core.validators.MaxValueValidator(
+                        64, message="%(show_value)s is too large; allowed: 0 to 64"
+                    ),
+                ],
+            ),
         ),
     ]

@@ -48,7 +48,16 @@ def test_xlsx_has_formulas_totals_and_reads_back(alice, seed_revision):
     content, ctype, filename = export_bom(seed_revision, "bom.xlsx")
     assert filename.endswith("-r1-bom.xlsx") and "spreadsheetml" in ctype
     wb = openpyxl.load_workbook(io.BytesIO(content))
-    assert wb.sheetnames == ["Summary", "Compute", "Storage", "Management", "Cabling plan", "Price book", "TCO"]
+    assert wb.sheetnames == [
+        "Summary",
+        "Compute",
+        "Storage",
+        "Management",
+        "Infrastructure",
+        "Cabling plan",
+        "Price book",
+        "TCO",
+    ]
     comp = wb["Compute"]
     assert comp["F2"].value == "=D2*E2"
     last = comp.max_row

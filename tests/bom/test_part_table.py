@@ -199,3 +199,20 @@ def test_more_fabric_managers_than_free_leaf_ports_is_a_field_error():
     with pytest.raises(RequirementsError) as exc:
         plan_cluster(validate_flat({"gpu_count": 1024, "scalable_unit_nodes": 32, "ufm_server_count": 2}), CATALOG)
     assert "free leaf down ports" in exc.value.errors["ufm_server_count"][0]
+
+
+def test_racks_pdus_panels_and_cable_managers_by_rule():
+    """Seed 2,000-GPU design by hand: the rack plan has 63 compute racks at 40 kW (4 × 10 kW nodes) +
+    12 infrastructure racks = 75 (seed D14); PDUs: 63 × 2 feeds × ⌈40 ÷ 17.3⌉ = 378, + 12 × 2 = 24 → 402;
+    cable managers: one per switch (96 + 36 + 36 = 168); patch panels: 2 × ⌈trunks ÷ 24⌉."""
+    r = validate(yaml.safe_load((EXAMPLES / "seed-2000-gpu.yaml").read_text()))
+    b = plan_cluster(r, CATALOG).bom
+    infra = {ln.category: ln for ln in b.lines if ln.plane == "infrastructure"}
+    assert infra["rack"].quantity == 75 and infra["rack"].sku == "RACK-42U-600x1200"
+    assert infra["pdu"].quantity == 402 and "⌈40.0 kW ÷ 17.3 kW⌉" in infra["pdu"].derivation
+    assert infra["cable manager"].quantity == 168
+    assert b.trunk_count > 0 and infra["patch panel"].quantity == 2 * -(-b.trunk_count // 24)
+    # in the TCO, racks and PDUs are facility works: the network line leaves them out
+    plan = plan_cluster(validate_flat({"gpu_count": 2000}), CATALOG)
+    network = next(c for c in plan.power.tco.capex if c.name == "Network")
+    assert network.amount_usd == plan.bom.total_usd() - plan.bom.total_usd("infrastructure")
