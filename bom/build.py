@@ -290,24 +290,31 @@ def _count_modules(t: LinkTable, row_module: dict[str, np.ndarray], modules: lis
     for end, role, dev, nic in (("a", t.a_role, t.a_dev, t.a_nic), ("z", t.z_role, t.z_dev, t.z_nic)):
         mod = row_module[end]
         has = mod >= 0
+        width = ppm[np.maximum(mod, 0)]
         at_nic = np.isin(role, nic_roles)
-        cage = np.where(at_nic, np.where(nic >= 0, nic // ppm[np.maximum(mod, 0)], NO_DEVICE), dev)
-        for i, col in enumerate((t.plane, mod, role, cage)):
+        # who holds the module: a switch, or a NIC cage of a node (only twin-port cages need telling apart)
+        holder = np.where(at_nic, np.where((nic >= 0) & (width > 1), nic // width, NO_DEVICE), dev)
+        for i, col in enumerate((t.plane, mod, role, holder)):
             cols[i].append(col[has])
         weights.append(t.weight[has])
-    grouped = _grouped_sum([np.concatenate(x) for x in cols], np.concatenate(weights))
-    per: dict[tuple[int, int, int], list[int]] = defaultdict(lambda: [0, 0, 0])  # ports, holders, modules
-    for (pl, mod, role, _holder), ports in grouped:
-        acc = per[(pl, mod, role)]
-        acc[0] += ports
-        acc[1] += 1
-        acc[2] += -(-ports // int(ppm[mod]))
-    for (pl, mod, role), (ports, holders, count) in sorted(per.items()):
-        module, plane, role_name = modules[mod], t.planes[pl], t.roles[role]
+    keys = [np.concatenate(x) for x in cols]
+    if keys[0].size == 0:
+        return
+    first, inverse = group_rows([k - min(0, int(k.min())) for k in keys])
+    ports = np.bincount(inverse, weights=np.concatenate(weights), minlength=len(first)).astype(np.int64)
+    plane, mod, role, holder = (k[first] for k in keys)
+    count = -(-ports // ppm[mod])
+    holders = np.where(holder == NO_DEVICE, 0, 1)  # a lumped group stands for ends, not one holder
+    g_first, g_inv = group_rows([plane, mod, role])
+    sums = [np.bincount(g_inv, weights=w, minlength=len(g_first)).astype(np.int64) for w in (ports, holders, count)]
+    for i, (pl, md, rl) in enumerate(
+        zip(plane[g_first].tolist(), mod[g_first].tolist(), role[g_first].tolist(), strict=True)
+    ):
+        module, role_name = modules[md], t.roles[rl]
         group = FABRIC_MANAGER if role_name == "ufm" else ""
-        entry = c.modules.setdefault((plane, group, module.sku), [module, 0, []])
-        entry[1] += count
-        entry[2].append(_module_why(module, role_name, ports, holders, count))
+        entry = c.modules.setdefault((t.planes[pl], group, module.sku), [module, 0, []])
+        entry[1] += int(sums[2][i])
+        entry[2].append(_module_why(module, role_name, int(sums[0][i]), int(sums[1][i]), int(sums[2][i])))
 
 
 def _grouped_sum(cols: list[np.ndarray], weights: np.ndarray) -> list[tuple[tuple[int, ...], int]]:
