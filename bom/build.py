@@ -29,6 +29,7 @@ from bom.parts import FIBRE_MEDIA, CableMedia, PartKind, PartSpec
 
 CENT = Decimal("0.01")
 FABRIC_MANAGER = "fabric manager"
+ATTACHED = "fabric-attached devices"
 ROLE_NAMES = {
     "compute_switch": "compute switches",
     "storage_switch": "storage switches",
@@ -203,6 +204,7 @@ def part_chooser(catalog: Iterable[PartSpec], roles: Roles, policy: BomPolicy) -
     ends = {
         ("compute", "nic"): EndSpec(ppm, form),
         ("compute", "ufm"): EndSpec(1, "OSFP"),  # fabric-management servers: single-port NICs
+        ("compute", "device"): EndSpec(1, "OSFP"),  # other fabric-attached devices: single-port NICs
         ("storage", "nic"): EndSpec(1, roles.storage_nic.form_factor),
         ("management", "nic"): EndSpec(1, ""),
     }
@@ -265,7 +267,7 @@ def count_links(t: LinkTable, chooser: PartChooser) -> _Counts:
         c.media["optics" if parts.optical else parts.cable.media] += n
         if parts.optical and t.roles[ar] not in NON_SWITCH_ROLES and t.roles[zr] not in NON_SWITCH_ROLES:
             c.trunks += n
-        group = FABRIC_MANAGER if segment.startswith("UFM") else ""
+        group = {"UFM": FABRIC_MANAGER, "dev": ATTACHED}.get(segment[:3], "")
         entry = c.cables[(plane, group)].setdefault(parts.cable.sku, [parts.cable, 0, Counter()])
         entry[1] += n
         entry[2][segment] += n
@@ -311,7 +313,7 @@ def _count_modules(t: LinkTable, row_module: dict[str, np.ndarray], modules: lis
         zip(plane[g_first].tolist(), mod[g_first].tolist(), role[g_first].tolist(), strict=True)
     ):
         module, role_name = modules[md], t.roles[rl]
-        group = FABRIC_MANAGER if role_name == "ufm" else ""
+        group = {"ufm": FABRIC_MANAGER, "device": ATTACHED}.get(role_name, "")
         entry = c.modules.setdefault((t.planes[pl], group, module.sku), [module, 0, []])
         entry[1] += int(sums[2][i])
         entry[2].append(_module_why(module, role_name, int(sums[0][i]), int(sums[1][i]), int(sums[2][i])))
@@ -331,8 +333,9 @@ def _module_why(module: PartSpec, role: str, ports: int, holders: int, count: in
     ppm = max(module.ports_per_module, 1)
     if role == "bmc" or module.media == CableMedia.COPPER_RJ45:
         return f"{ports:,} BMC links into SFP ports of management ToRs × 1 1000BASE-T SFP = {count:,}"
-    if role == "ufm":
-        return f"{ports:,} fabric-management server ports × 1 module = {count:,}"
+    if role in ("ufm", "device"):
+        who = "fabric-management server" if role == "ufm" else "fabric-attached device"
+        return f"{ports:,} {who} ports × 1 module = {count:,}"
     if role == "nic":
         if ppm > 1:
             return f"{ports:,} NIC ports in twin-port cages: one module per cage with an optical port = {count:,}"

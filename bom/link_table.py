@@ -26,7 +26,7 @@ from topology.storage_plane import StoragePlan
 
 NO_DEVICE = -1
 _STD = np.array(STANDARD_LENGTHS_M, dtype=float)
-NON_SWITCH_ROLES = ("nic", "bmc", "ufm")  # ends that are counted, not named
+NON_SWITCH_ROLES = ("nic", "bmc", "ufm", "device")  # ends that are counted, not named
 
 
 class _Codes:
@@ -276,25 +276,30 @@ def compute_table(b: _Builder, plan: FabricPlan, shape: ClusterShape, layout: Ra
 
 
 def _fabric_manager_rows(b, plan, e, shape: ClusterShape, layout: RackLayout, sw_r, sw_c, sw_dev) -> None:
-    """UFM / subnet-manager ports into free leaf ports (bom.links.fabric_manager_leaves)."""
-    if not shape.ufm_port_count:
+    """UFM servers and other fabric-attached devices into free leaf ports (bom.links.fabric_manager_leaves)."""
+    if not shape.attached_port_count:
         return
-    leaves = fabric_manager_leaves(plan, e, shape.ufm_port_count)
-    server = np.arange(leaves.size) // shape.ufm_ports_per_server
-    pos = np.array([ufm_position(layout, shape, int(i)) for i in server.tolist()], dtype=np.int64).reshape(-1, 2)
-    _add(
-        b,
-        layout,
-        "compute",
-        np.zeros(leaves.size, dtype=np.int64),
-        ["UFM–leaf"],
-        ("ufm", "compute_switch"),
-        (pos[:, 0], pos[:, 1], sw_r[leaves], sw_c[leaves]),
-        np.full(leaves.size, NO_DEVICE),
-        sw_dev[leaves],
-        shape.ufm_gbps,
-        1,
-    )
+    leaves = fabric_manager_leaves(plan, e, shape.attached_port_count)
+    ports = shape.attached_ports()
+    for role, segment in (("ufm", "UFM–leaf"), ("device", "device–leaf")):
+        pick = np.array([i for i, p in enumerate(ports) if p[0] == role], dtype=np.int64)
+        if not pick.size:
+            continue
+        pos = np.array([ufm_position(layout, shape, ports[i][3], role) for i in pick.tolist()], dtype=np.int64)
+        lv = leaves[pick]
+        _add(
+            b,
+            layout,
+            "compute",
+            np.zeros(lv.size, dtype=np.int64),
+            [segment],
+            (role, "compute_switch"),
+            (pos[:, 0], pos[:, 1], sw_r[lv], sw_c[lv]),
+            np.full(lv.size, NO_DEVICE),
+            sw_dev[lv],
+            shape.ufm_gbps,
+            1,
+        )
 
 
 def _switch_positions(layout: RackLayout, e, index: np.ndarray, counts: dict[int, int], per_node: int):

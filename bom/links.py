@@ -54,10 +54,25 @@ class ClusterShape:
     ufm_server_count: int = 0
     ufm_ports_per_server: int = 1
     ufm_gbps: float = 0.0
+    device_count: int = 0  # other fabric-attached devices (e.g. storage gateways on the compute fabric)
+    device_ports: int = 2
 
     @property
     def ufm_port_count(self) -> int:
         return self.ufm_server_count * self.ufm_ports_per_server
+
+    @property
+    def attached_port_count(self) -> int:
+        return self.ufm_port_count + self.device_count * self.device_ports
+
+    def attached_ports(self) -> list[tuple[str, str, str, int, int]]:
+        """(role, name prefix, segment, device index, port) of every fabric-attached port, in leaf order."""
+        out = [("ufm", "ufm", "UFM–leaf", *divmod(k, self.ufm_ports_per_server)) for k in range(self.ufm_port_count)]
+        out += [
+            ("device", "fad", "device–leaf", *divmod(k, self.device_ports))
+            for k in range(self.device_count * self.device_ports)
+        ]
+        return out
 
 
 class _Ports:
@@ -110,7 +125,7 @@ def fabric_manager_leaves(plan: FabricPlan, e, ports_needed: int) -> np.ndarray:
     free = plan.tiers[0].down_ports_per_switch - used
     if int(free.sum()) < ports_needed:
         raise FabricManagerPortsError(
-            f"{ports_needed} fabric-management port(s) need free leaf down ports; the leaves have "
+            f"{ports_needed} fabric-management and attached-device port(s) need free leaf down ports; the leaves have "
             f"{int(free.sum())} — leave a node slot free (fewer nodes) or fewer servers"
         )
     out: list[int] = []
@@ -123,9 +138,11 @@ def fabric_manager_leaves(plan: FabricPlan, e, ports_needed: int) -> np.ndarray:
     return np.array(out, dtype=np.int64)
 
 
-def ufm_position(layout: RackLayout, shape: ClusterShape, index: int) -> tuple[int, int]:
-    """Fabric-management servers stand with the management servers, after storage, management and login."""
+def ufm_position(layout: RackLayout, shape: ClusterShape, index: int, role: str = "ufm") -> tuple[int, int]:
+    """Fabric-management servers and other attached devices stand with the management servers."""
     first = shape.storage_node_count + shape.mgmt_node_count + shape.login_node_count
+    if role != "ufm":
+        first += shape.ufm_server_count
     return _infra_position(layout, layout.compute_rows(shape.node_count), first + index, 8)
 
 
@@ -208,20 +225,20 @@ def compute_links(plan: FabricPlan, shape: ClusterShape, layout: RackLayout) -> 
                     (z_dev, ports.take(z_dev), "compute_switch", z_pos),
                     gbps,
                 )
-    if shape.ufm_port_count and not torus:
-        yield from _ufm_links(plan, e, shape, layout, ports, switch_name, switch_pos)
+    if shape.attached_port_count and not torus:
+        yield from _attached_links(plan, e, shape, layout, ports, switch_name, switch_pos)
 
 
-def _ufm_links(plan, e, shape: ClusterShape, layout: RackLayout, ports: _Ports, switch_name, switch_pos):
-    for k, leaf in enumerate(fabric_manager_leaves(plan, e, shape.ufm_port_count).tolist()):
-        server, port = divmod(k, shape.ufm_ports_per_server)
-        dev = _name("ufm", server, 2)
+def _attached_links(plan, e, shape: ClusterShape, layout: RackLayout, ports: _Ports, switch_name, switch_pos):
+    """UFM servers and other fabric-attached devices into free leaf ports (fabric_manager_leaves)."""
+    leaves = fabric_manager_leaves(plan, e, shape.attached_port_count).tolist()
+    for leaf, (role, prefix, segment, index, port) in zip(leaves, shape.attached_ports(), strict=True):
         z_dev = switch_name(leaf)
         yield _link(
             layout,
             "compute",
-            "UFM–leaf",
-            (dev, f"ib{port}", "ufm", ufm_position(layout, shape, server)),
+            segment,
+            (_name(prefix, index, 2), f"ib{port}", role, ufm_position(layout, shape, index, role)),
             (z_dev, ports.take(z_dev), "compute_switch", switch_pos(leaf)),
             shape.ufm_gbps,
         )

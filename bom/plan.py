@@ -94,7 +94,8 @@ def nic_counts(r: Requirements, roles: Roles) -> dict[str, list[tuple[PartSpec, 
 def tier_ports(r: Requirements, plan: FabricPlan, storage: StoragePlan, mgmt: ManagementPlan):
     """plane → [(tier, used ports, free ports)] for the growth-headroom check (access tiers)."""
     free_tor = mgmt.tor_count * r.management.tor_access_ports - mgmt.access_port_count
-    ufm = r.compute_fabric.ufm_server_count * r.compute_fabric.ufm_ports_per_server
+    f = r.compute_fabric
+    ufm = f.ufm_server_count * f.ufm_ports_per_server + f.attached_device_count * f.attached_device_ports
     out = {
         "compute": [(t.name, t.ports_used_total + ufm, t.ports_free_total - ufm) for t in plan.tiers[:1]],
         "management": [("ToR", mgmt.access_port_count, free_tor)],

@@ -172,6 +172,7 @@ class ClusterPlan:
         compute["sizing"] = fabric_sizing(p.fabric, p.fabric_request)
         f = r.compute_fabric
         compute["fabric_manager_port_count"] = f.ufm_server_count * f.ufm_ports_per_server
+        compute["attached_device_port_count"] = f.attached_device_count * f.attached_device_ports
         bom = self.bom.to_dict()
         bom["price_book"] = self.price_book
         power = self.power.to_dict()
@@ -226,7 +227,8 @@ def plan_cluster(r: Requirements, catalog: Catalog | None = None, *, cables: boo
     except NoPartReaches as exc:
         raise RequirementsError({"racks_per_row": [str(exc)]}) from None
     except FabricManagerPortsError as exc:
-        raise RequirementsError({"ufm_server_count": [str(exc)]}) from None
+        field = "ufm_server_count" if r.compute_fabric.ufm_server_count else "attached_device_count"
+        raise RequirementsError({field: [str(exc)]}) from None
     except PowerInputError as exc:  # the rack plan, which the racks and PDUs of the BOM follow
         raise RequirementsError({k: [v] for k, v in exc.errors.items()}) from None
     try:

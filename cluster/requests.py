@@ -102,6 +102,8 @@ def cluster_shape(r: Requirements) -> ClusterShape:
         ufm_server_count=r.compute_fabric.ufm_server_count,
         ufm_ports_per_server=r.compute_fabric.ufm_ports_per_server,
         ufm_gbps=float(r.compute_fabric.nic_gbps),
+        device_count=r.compute_fabric.attached_device_count,
+        device_ports=r.compute_fabric.attached_device_ports,
     )
 
 

@@ -114,6 +114,14 @@ class ComputeFabric:
         minimum=0,
     )
     ufm_ports_per_server: int = pos_int(1, "Compute-fabric ports per fabric-management server", maximum=8)
+    attached_device_count: int = pos_int(
+        0,
+        "Other devices on the compute fabric (e.g. storage gateways): they take free leaf ports, "
+        "cabled and priced as lines of their own (the devices themselves are not in the network BOM)",
+        maximum=1024,
+        minimum=0,
+    )
+    attached_device_ports: int = pos_int(2, "Compute-fabric ports per attached device", maximum=16)
     nic_cage: str = choice(
         "osfp_single",
         "Compute NIC cages of a node: a twin-port OSFP cage (DGX H100) takes one module for two NIC ports",

@@ -144,6 +144,7 @@ def compute_diagram(result: dict[str, Any]) -> dict[str, Any]:
             "labels": [
                 f"{f['endpoint_count']:,} NICs in {c['node_count']:,} nodes"
                 + (f" + {f['fabric_manager_port_count']} UFM ports" if f.get("fabric_manager_port_count") else "")
+                + (f" + {f['attached_device_port_count']} device ports" if f.get("attached_device_port_count") else "")
             ],
         },
     ]

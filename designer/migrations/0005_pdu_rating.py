@@ -5,15 +5,25 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('designer', '0004_fabric_managers'),
+        ("designer", "0004_fabric_managers"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='designrevision',
-            name='pdu_kw',
-            field=models.FloatField(default=17.3, help_text='Rack PDU rating [kW] (3-phase 208 V 60 A at 80 %: 17.3); A + B feeds', validators=[django.core.validators.MinValueValidator(1, message='%(show_value)s is too small; allowed: 1 to 200'), django.core.validators.MaxValueValidator(200, message='%(show_value)s is too large; allowed: 1 to 200')]),
+            model_name="designrevision",
+            name="pdu_kw",
+            field=models.FloatField(
+                default=17.3,
+                help_text="Rack PDU rating [kW] (3-phase 208 V 60 A at 80 %: 17.3); A + B feeds",
+                validators=[
+                    django.core.validators.MinValueValidator(
+                        1, message="%(show_value)s is too small; allowed: 1 to 200"
+                    ),
+                    django.core.validators.MaxValueValidator(
+                        200, message="%(show_value)s is too large; allowed: 1 to 200"
+                    ),
+                ],
+            ),
         ),
     ]

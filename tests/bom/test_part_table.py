@@ -216,3 +216,19 @@ def test_racks_pdus_panels_and_cable_managers_by_rule():
     plan = plan_cluster(validate_flat({"gpu_count": 2000}), CATALOG)
     network = next(c for c in plan.power.tco.capex if c.name == "Network")
     assert network.amount_usd == plan.bom.total_usd() - plan.bom.total_usd("infrastructure")
+
+
+def test_storage_gateways_on_the_compute_fabric_take_leaf_ports_and_are_cabled():
+    """2,000 GPUs on 64 leaves of 32 down ports = 2,048 ports for 2,000 NICs: 48 free. Four gateways × 2
+    ports = 8 of them: 8 cables and 8 gateway-side modules as lines of their own, in the cut sheet."""
+    r = validate_flat({"gpu_count": 2000, "attached_device_count": 4, "bom_media": "all_optics"})
+    plan = plan_cluster(r, CATALOG)
+    lines = {ln.category: ln.quantity for ln in plan.bom.lines if ln.plane == "compute" and not ln.spare}
+    assert lines["cable (fabric-attached devices)"] == 8
+    assert lines["transceiver (fabric-attached devices)"] == 8
+    rows = cut_sheet(r, plan.fabric, plan.storage, plan.management, CATALOG)
+    assert sum(1 for row in rows if row["segment"] == "device–leaf") == 8
+    too_many = validate_flat({"gpu_count": 2000, "attached_device_count": 25})  # 50 ports > 48 free
+    with pytest.raises(RequirementsError) as exc:
+        plan_cluster(too_many, CATALOG)
+    assert "50 fabric-management and attached-device port(s)" in exc.value.errors["attached_device_count"][0]
