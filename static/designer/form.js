@@ -15,7 +15,8 @@
   function setValue(name, value) {
     const el = field(name);
     if (!el) return;
-    el.value = value === null || value === undefined ? "" : value;
+    if (el.type === "checkbox") el.checked = Boolean(value);
+    else el.value = value === null || value === undefined ? "" : value;
   }
 
   // A preset carries every field (its own values over the defaults), so it also resets what
@@ -125,6 +126,8 @@
     const mine = ++seq;
     const body = {};
     for (const [k, v] of new FormData(form).entries()) if (k !== "message") body[k] = v;
+    // an unchecked box is absent from FormData: say "false" rather than fall back to the default
+    form.querySelectorAll("input[type=checkbox][name]").forEach((el) => (body[el.name] = el.checked));
     status.textContent = "Calculating…";
     try {
       const resp = await fetch("/api/v1/evaluate/?layout=flat", {

@@ -167,3 +167,14 @@ def test_compare_shows_the_cost_delta_in_the_first_screenful(page, django_user_m
     assert f"${cost_a:,.0f}" in text and f"${cost_b:,.0f}" in text  # oldest (1:1) first
     assert f"−${cost_a - cost_b:,.0f}" in text
     page.screenshot(path=str(ARTIFACTS / "compare-summary.png"), full_page=False)
+
+
+def test_unchecking_a_box_reaches_the_live_figures(page):
+    _sign_up(page, "fay")
+    page.select_option("#preset", "h100-8x400g")
+    page.wait_for_function("document.getElementById('live-figures').textContent.includes('Network BOM')")
+    before = page.inner_text("#live-figures")
+    page.click("summary:has-text('Total cost of ownership')")
+    page.uncheck("#id_node_price_includes_nics")  # now the BOM buys the compute NICs: the network cost rises
+    page.wait_for_function(f"document.getElementById('live-figures').innerText !== {before!r}")
+    assert page.inner_text("#live-figures") != before
