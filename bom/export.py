@@ -297,7 +297,7 @@ def _summary_sheet(summary, fmt, bom, subtotals, design_name: str, design_notes:
         summary.write_string(row, 0, PLANE_TITLES.get(plane, plane))
         summary.write_formula(row, 1, f"={ref}", fmt["money"], float(total))
         row += 1
-    summary.write_string(row, 0, "Network total", fmt["bold"])
+    summary.write_string(row, 0, "BOM total", fmt["bold"])
     summary.write_formula(row, 1, f"=SUM(B6:B{row})", fmt["money_bold"], float(grand))
     summary.write_string(row + 2, 0, "Links", fmt["bold"])
     summary.write_number(row + 2, 1, bom["link_count"], fmt["qty"])

@@ -65,7 +65,7 @@ def test_xlsx_has_formulas_totals_and_reads_back(alice, seed_revision):
     assert comp.freeze_panes == "A2"
     assert comp["E2"].number_format == "$#,##0.00"
     summary = wb["Summary"]
-    grand_row = next(r for r in range(1, 20) if summary[f"A{r}"].value == "Network total")
+    grand_row = next(r for r in range(1, 20) if summary[f"A{r}"].value == "BOM total")
     assert summary[f"B{grand_row}"].value.startswith("=SUM(")
     total = _eval(summary, f"B{grand_row}", wb, {})
     bom = seed_revision.results["bom"]
