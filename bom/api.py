@@ -7,6 +7,10 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from bom.models import Part, Price, PriceBook
+from designer.api.auth import ReadOnlyTokenPermission
+
+# every catalog view: signed in, read-only tokens read only, and only staff write
+CATALOG_PERMISSIONS = [permissions.IsAuthenticated, ReadOnlyTokenPermission]
 
 
 class StaffWritePermission(permissions.BasePermission):
@@ -50,13 +54,13 @@ class PriceBookSerializer(serializers.ModelSerializer):
 class PartViewSet(viewsets.ModelViewSet):
     queryset = Part.objects.all()
     serializer_class = PartSerializer
-    permission_classes = [permissions.IsAuthenticated, StaffWritePermission]
+    permission_classes = [*CATALOG_PERMISSIONS, StaffWritePermission]
 
 
 class PriceBookViewSet(viewsets.ModelViewSet):
     queryset = PriceBook.objects.all()
     serializer_class = PriceBookSerializer
-    permission_classes = [permissions.IsAuthenticated, StaffWritePermission]
+    permission_classes = [*CATALOG_PERMISSIONS, StaffWritePermission]
 
     @action(detail=True, methods=["get"])
     def prices(self, request, pk=None):
@@ -65,11 +69,14 @@ class PriceBookViewSet(viewsets.ModelViewSet):
 
     @action(detail=True, methods=["post"], url_path="new-version")
     def new_version(self, request, pk=None):
-        book = self.get_object().new_version(note=str(request.data.get("note", "")))
+        body = request.data if isinstance(request.data, dict) else None
+        if body is None:
+            return Response({"errors": {"non_field_errors": ["send a JSON object, e.g. {\"note\": \"…\"}"]}}, 400)
+        book = self.get_object().new_version(note=str(body.get("note", ""))[:500])
         return Response(PriceBookSerializer(book).data, status=201)
 
 
 class PriceViewSet(viewsets.ModelViewSet):
     queryset = Price.objects.select_related("part", "price_book")
     serializer_class = PriceSerializer
-    permission_classes = [permissions.IsAuthenticated, StaffWritePermission]
+    permission_classes = [*CATALOG_PERMISSIONS, StaffWritePermission]

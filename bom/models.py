@@ -38,11 +38,16 @@ class Part(models.Model):
         return f"{self.vendor} {self.sku}".strip()
 
 
+def _today():
+    """A DateField default must be a date (timezone.now gives a datetime: a 500 after the row is saved)."""
+    return timezone.now().date()
+
+
 class PriceBook(models.Model):
     name = models.CharField(max_length=100)
     version = models.PositiveIntegerField(default=1)
     currency = models.CharField(max_length=3, default="USD")
-    effective_date = models.DateField(default=timezone.now)
+    effective_date = models.DateField(default=_today)
     note = models.TextField(blank=True)
     is_active = models.BooleanField(default=True, help_text="The newest active book prices new designs")
     created_at = models.DateTimeField(default=timezone.now)

@@ -10,6 +10,7 @@ every finished chunk and every progress poll call.
 
 from __future__ import annotations
 
+import math
 import socket
 from datetime import timedelta
 from typing import Any
@@ -40,31 +41,101 @@ def fabric_for(r: dict[str, Any], overrides: dict[str, Any], plan=None) -> tuple
     return collective_fabric(Requirements.from_flat(r), overrides, plan=plan)
 
 
+MAX_SIZES = 64  # message sizes per sweep (nccl-tests 8 B → 16 GiB at ×2 is 32)
+MAX_VALUES = 64  # values per varied parameter
+MAX_SWEEP_GPUS = 1_048_576
+VARY_BOUNDS = {"node_count": (1, None), "oversubscription": (1.0, 64.0), "nic_gbps": (1.0, 3200.0)}
+
+
+def _whole(value: Any) -> int | None:
+    """A whole number from JSON (int, integral float, or a string of ASCII digits), else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) < 19:
+        return int(value)
+    return None
+
+
+def _finite(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        return None
+    try:
+        x = float(value)
+    except ValueError:
+        return None
+    return x if math.isfinite(x) else None
+
+
+def _sizes(spec: dict[str, Any], errors: dict[str, list[str]]) -> list[int]:
+    """Message sizes, counted arithmetically before any list is built (a factor near 1 would be millions)."""
+    lo, hi, factor = (
+        _whole(spec.get("min_bytes", 8)),
+        _whole(spec.get("max_bytes", 16 * 2**30)),
+        _finite(spec.get("factor", 2)),
+    )
+    if lo is None or hi is None or not 1 <= lo <= hi <= 2**40:
+        errors["min_bytes"] = ["min_bytes and max_bytes are whole numbers with 1 ≤ min_bytes ≤ max_bytes ≤ 2^40"]
+        return []
+    if factor is None or not 1 < factor <= 1024:
+        errors["factor"] = ["factor is a number above 1 (at most 1024)"]
+        return []
+    count = math.floor(math.log(hi / lo) / math.log(factor) + 1e-9) + 1
+    if count > MAX_SIZES:
+        errors["factor"] = [
+            f"{count:,} message sizes from {lo:,} to {hi:,} B at ×{factor:g}; a sweep takes {MAX_SIZES}"
+        ]
+        return []
+    return sizes_bytes(lo, hi, factor)
+
+
+def _vary_values(name: str, values: Any, gpus_per_node: int) -> tuple[list[Any] | None, str]:
+    if not isinstance(values, list) or not values:
+        return None, "give a non-empty list of values"
+    if len(values) > MAX_VALUES:
+        return None, f"at most {MAX_VALUES} values"
+    if name == "topology":
+        known = [t.value for t in Topology]
+        bad = [v for v in values if v not in known]
+        return (None, f"unknown topology {bad[0]!r}; choose from {', '.join(known)}") if bad else (values, "")
+    parse = _whole if name == "node_count" else _finite
+    clean = [parse(v) for v in values]
+    if any(v is None for v in clean):
+        kind = "whole numbers" if name == "node_count" else "finite numbers"
+        return None, f"values must be {kind}"
+    lo, hi = VARY_BOUNDS[name]
+    hi = hi if hi is not None else MAX_SWEEP_GPUS // gpus_per_node
+    if any(not lo <= v <= hi for v in clean):
+        return None, f"values must be between {lo:g} and {hi:,g}"
+    return clean, ""
+
+
 def resolve_spec(r: dict[str, Any], spec: dict[str, Any]) -> tuple[SweepGrid, list[str]]:
-    """Validate a sweep spec against a design's requirements; errors name the field."""
+    """Validate a sweep spec against a design's requirements; errors name the field.
+
+    Every count and bound is checked arithmetically before anything is built, so a request
+    cannot ask for more work than a sweep may have."""
     errors: dict[str, list[str]] = {}
     if not isinstance(spec, dict):
         raise SweepSpecError({"non_field_errors": ["a sweep spec is a mapping"]})
     colls = spec.get("collectives") or ["all_reduce"]
+    algs = spec.get("algorithms") or [AUTO]
+    if not isinstance(colls, list) or not isinstance(algs, list):
+        raise SweepSpecError({"collectives": ["collectives and algorithms are lists"]})
     for c in colls:
         if c not in [x.value for x in Collective]:
             errors.setdefault("collectives", []).append(
                 f"unknown collective {c!r}; choose from {', '.join(x.value for x in Collective)}"
             )
-    algs = spec.get("algorithms") or [AUTO]
     for a in algs:
         if a != AUTO and a not in [x.value for x in Algorithm]:
             errors.setdefault("algorithms", []).append(
                 f"unknown algorithm {a!r}; choose auto or {', '.join(x.value for x in Algorithm)}"
             )
-    try:
-        lo = int(spec.get("min_bytes", 8))
-        hi = int(spec.get("max_bytes", 16 * 2**30))
-        factor = float(spec.get("factor", 2))
-        sizes = sizes_bytes(lo, hi, factor)
-    except (TypeError, ValueError):
-        errors["min_bytes"] = ["message sizes need 1 ≤ min_bytes ≤ max_bytes and factor > 1"]
-        sizes = []
+    sizes = _sizes(spec, errors)
     vary = spec.get("vary") or {}
     if not isinstance(vary, dict):
         errors["vary"] = ["vary maps a parameter to a list of values"]
@@ -74,24 +145,16 @@ def resolve_spec(r: dict[str, Any], spec: dict[str, Any]) -> tuple[SweepGrid, li
         if name not in VARY_FIELDS:
             errors[f"vary.{name}"] = [f"cannot vary {name!r}; choose from {', '.join(VARY_FIELDS)}"]
             continue
-        if not isinstance(values, list) or not values:
-            errors[f"vary.{name}"] = ["give a non-empty list of values"]
-            continue
-        try:
-            clean_vary[name] = [VARY_FIELDS[name](v) for v in values]
-        except (TypeError, ValueError):
-            errors[f"vary.{name}"] = [f"values must be {VARY_FIELDS[name].__name__}s"]
-            continue
-        if name == "topology":
-            bad = [v for v in clean_vary[name] if v not in [t.value for t in Topology]]
-            if bad:
-                errors[f"vary.{name}"] = [f"unknown topology {bad[0]!r}"]
-        elif name != "topology" and any(v <= 0 for v in clean_vary[name]):
-            errors[f"vary.{name}"] = ["values must be positive"]
-        elif name == "oversubscription" and any(v < 1 for v in clean_vary[name]):
-            errors[f"vary.{name}"] = ["oversubscription must be ≥ 1"]
+        clean, why = _vary_values(name, values, r["gpus_per_node"])
+        if clean is None:
+            errors[f"vary.{name}"] = [why]
+        else:
+            clean_vary[name] = clean
     if errors:
         raise SweepSpecError(errors)
+    points = math.prod(len(v) for v in clean_vary.values()) * len(colls) * len(sizes) * len(algs)
+    if points > MAX_POINTS:
+        raise SweepSpecError({"vary": [f"{points:,} points is more than the {MAX_POINTS:,} a sweep may have"]})
     fabrics, labels = [], []
     for combo in product_of(clean_vary):
         try:
@@ -101,9 +164,6 @@ def resolve_spec(r: dict[str, Any], spec: dict[str, Any]) -> tuple[SweepGrid, li
             raise SweepSpecError({"vary": [f"{where}: {m}" for m in exc.errors.values()]}) from None
         fabrics.append(fabric)
         labels.append(label)
-    points = len(fabrics) * len(colls) * len(sizes) * len(algs)
-    if points > MAX_POINTS:
-        raise SweepSpecError({"vary": [f"{points:,} points is more than the {MAX_POINTS:,} a sweep may have"]})
     return SweepGrid(tuple(fabrics), tuple(colls), tuple(sizes), tuple(algs)), labels
 
 
@@ -270,8 +330,13 @@ def cancel_sweep(sweep: Sweep) -> None:
 
 
 def rerun_sweep(sweep: Sweep, user) -> Sweep:
+    """Run a sweep again — only while its user may still read the design (unsharing revokes it)."""
+    from designer.models import Design
+
     if sweep.revision is None:
         raise SweepSpecError({"revision": ["the design revision this sweep ran on is gone"]})
+    if not Design.objects.readable_by(user).filter(pk=sweep.revision.design_id).exists():
+        raise SweepSpecError({"design": ["you can no longer read the design this sweep ran on"]})
     return create_sweep(user, sweep.revision, sweep.spec, name=sweep.name, chunk_points=sweep.chunk_points)
 
 

@@ -18,6 +18,7 @@ from designer import charts
 from designer.access import owned_design, visible_design, visible_revision
 from designer.compare import comparison_rows, oldest_first, summary_rows
 from designer.forms import RequirementsForm, ShareForm, SignupForm, TokenForm
+from designer.ids import parse_id
 from designer.models import DEMO_USERNAME, ApiToken, Design, DesignRevision
 from designer.presets import PRESETS, preset_values
 from designer.services import changed_fields, clone_design, create_design, revise
@@ -188,7 +189,10 @@ def export_response(revision, fmt: str) -> HttpResponse:
 def design_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
     design = visible_design(request.user, pk)
     number = request.GET.get("revision", "")
-    revision = get_object_or_404(design.revisions, number=int(number)) if number.isdigit() else design.head
+    n = parse_id(number)
+    if number and n is None:
+        raise Http404("no such revision")
+    revision = get_object_or_404(design.revisions, number=n) if n else design.head
     return export_response(revision, fmt)
 
 
@@ -255,7 +259,7 @@ def design_share(request: HttpRequest, pk: int) -> HttpResponse:
         elif action == "link-off":
             Design.objects.filter(pk=design.pk).update(share_token=None)
         elif action == "remove":
-            design.shared_with.remove(*get_user_model().objects.filter(pk=request.POST.get("user_id")))
+            design.shared_with.remove(*get_user_model().objects.filter(pk=parse_id(request.POST.get("user_id")) or 0))
         elif form.is_valid():
             user = get_user_model().objects.filter(username=form.cleaned_data["username"]).first()
             if user is None:
@@ -278,11 +282,13 @@ def compare(request: HttpRequest) -> HttpResponse:
     """Compare 2–4 revisions (?r=<revision id>) or designs' latest revisions (?d=<design id>)."""
     revisions: list[DesignRevision] = []
     for rid in request.GET.getlist("r"):
-        if rid.isdigit():
-            revisions.append(visible_revision(request.user, int(rid)))
+        if parse_id(rid) is None:
+            raise Http404("no such revision")
+        revisions.append(visible_revision(request.user, parse_id(rid)))
     for did in request.GET.getlist("d"):
-        if did.isdigit():
-            revisions.append(visible_design(request.user, int(did)).revisions.order_by("-number").first())
+        if parse_id(did) is None:
+            raise Http404("no such design")
+        revisions.append(visible_design(request.user, parse_id(did)).revisions.order_by("-number").first())
     if not 2 <= len(revisions) <= 4:
         messages.error(request, "Pick between 2 and 4 designs or revisions to compare.")
         return redirect("design-list")
@@ -310,7 +316,7 @@ def tokens(request: HttpRequest) -> HttpResponse:
     new_key = None
     if request.method == "POST":
         if request.POST.get("action") == "revoke":
-            ApiToken.objects.filter(user=request.user, pk=request.POST.get("token_id")).update(
+            ApiToken.objects.filter(user=request.user, pk=parse_id(request.POST.get("token_id")) or 0).update(
                 revoked_at=timezone.now()
             )
             return redirect("tokens")
@@ -331,7 +337,8 @@ def tokens(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 def health(request: HttpRequest) -> JsonResponse:
-    """Database and worker liveness; ``?worker=1`` also sends a ping task (waits ≤ 5 s)."""
+    """Database and worker liveness. ``?worker=1``: staff send a ping task (waits ≤ 5 s, answer kept
+    30 s); anyone else gets the last kept answer — an anonymous request never sends a task."""
     status: dict[str, object] = {}
     try:
         with connection.cursor() as cur:
@@ -340,11 +347,17 @@ def health(request: HttpRequest) -> JsonResponse:
     except Exception as exc:
         status["database"] = f"error: {exc}"
     if request.GET.get("worker"):
+        from django.core.cache import cache
+
         from designer.tasks import ping
 
-        try:
-            status["worker"] = ping.delay().get(timeout=5)
-        except Exception as exc:
-            status["worker"] = f"no answer: {type(exc).__name__}"
+        if request.user.is_staff:
+            try:
+                status["worker"] = ping.delay().get(timeout=5)
+            except Exception as exc:
+                status["worker"] = f"no answer: {type(exc).__name__}"
+            cache.set("health:worker", status["worker"], 30)
+        elif cache.get("health:worker") is not None:
+            status["worker"] = cache.get("health:worker")
     ok = status.get("database") == "ok" and status.get("worker", "pong") == "pong"
     return JsonResponse(status, status=200 if ok else 503)

@@ -11,14 +11,17 @@ from designer.models import ApiToken, hash_token
 
 
 class ApiTokenAuthentication(authentication.BaseAuthentication):
+    """``Authorization: Token <key>`` or ``Authorization: Bearer <key>`` (the same personal token)."""
+
     keyword = "Token"
+    keywords = ("Token", "Bearer")
 
     def authenticate(self, request):
         header = authentication.get_authorization_header(request).decode(errors="replace").split()
-        if not header or header[0] != self.keyword:
+        if not header or header[0] not in self.keywords:
             return None
         if len(header) != 2:
-            raise exceptions.AuthenticationFailed("use the header 'Authorization: Token <key>'")
+            raise exceptions.AuthenticationFailed("use the header 'Authorization: Token <key>' (or Bearer <key>)")
         key = header[1]
         parts = key.split("_")
         if len(parts) < 3 or parts[0] != "cd":

@@ -8,6 +8,7 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from designer.access import visible_design
+from designer.ids import parse_id
 from designer.models import Sweep, SweepPoint
 from designer.sweep_views import finite
 from designer.sweeps import SweepSpecError, cancel_sweep, create_sweep, rerun_sweep, sweep_progress
@@ -51,15 +52,17 @@ class SweepViewSet(viewsets.ViewSet):
 
     def _get(self, request, pk) -> Sweep:
         try:
-            return Sweep.objects.get(pk=int(pk), owner=request.user)
-        except (Sweep.DoesNotExist, ValueError, TypeError):
+            return Sweep.objects.get(pk=parse_id(pk) or 0, owner=request.user)
+        except Sweep.DoesNotExist:
             raise Http404 from None
 
     def list(self, request):
         qs = Sweep.objects.filter(owner=request.user)
         design = request.query_params.get("design")
-        if design and design.isdigit():
-            qs = qs.filter(design_id=int(design))
+        if design is not None:
+            if parse_id(design) is None:
+                return Response({"errors": {"design": ["a design id, e.g. 3"]}}, status=400)
+            qs = qs.filter(design_id=parse_id(design))
         return Response(SweepSerializer(qs[:200], many=True).data)
 
     def retrieve(self, request, pk=None):
@@ -98,11 +101,10 @@ class SweepViewSet(viewsets.ViewSet):
     def points(self, request, pk=None):
         """Points in index order; ``?offset=&limit=`` (limit ≤ 10,000)."""
         sweep = self._get(request, pk)
-        try:
-            offset = max(0, int(request.query_params.get("offset", 0)))
-            limit = min(10_000, max(1, int(request.query_params.get("limit", 1000))))
-        except ValueError:
-            return Response({"errors": {"offset": ["offset and limit are whole numbers"]}}, status=400)
+        raw_offset, raw_limit = request.query_params.get("offset", "0"), request.query_params.get("limit", "1000")
+        if not (raw_offset.isascii() and raw_offset.isdigit() and len(raw_offset) < 19) or parse_id(raw_limit) is None:
+            return Response({"errors": {"offset": ["offset and limit are whole numbers (limit ≥ 1)"]}}, status=400)
+        offset, limit = int(raw_offset), min(10_000, int(raw_limit))
         rows = SweepPoint.objects.filter(sweep=sweep, index__gte=offset).order_by("index")[:limit]
         return Response(
             {

@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from designer.access import owned_design, visible_design, visible_revision
 from designer.api.serializers import DesignSerializer, RequirementsInputSerializer, RevisionSerializer
 from designer.compare import comparison_rows, oldest_first, summary_rows
+from designer.ids import parse_id
 from designer.models import Design
 from designer.requirements import RequirementsError, flatten, from_form_strings, nest
 from designer.services import clone_design, create_design, evaluate, evaluate_flat, revise
@@ -90,7 +91,7 @@ class DesignViewSet(viewsets.ViewSet):
     @action(detail=True, methods=["get"], url_path=r"revisions/(?P<number>\d+)")
     def revision(self, request, pk=None, number=None):
         design = visible_design(request.user, _int(pk))
-        rev = design.revisions.filter(number=int(number)).first()
+        rev = design.revisions.filter(number=_int(number)).first()
         if rev is None:
             raise Http404
         return Response(RevisionSerializer(rev).data)
@@ -102,10 +103,10 @@ class DesignViewSet(viewsets.ViewSet):
 
 
 def _int(pk) -> int:
-    try:
-        return int(pk)
-    except (TypeError, ValueError):
-        raise Http404 from None
+    n = parse_id(pk)
+    if n is None:
+        raise Http404
+    return n
 
 
 @extend_schema(request=RequirementsInputSerializer)
@@ -124,10 +125,13 @@ def evaluate_view(request):
 @api_view(["GET"])
 def compare_view(request):
     """Compare 2–4 revisions: ``?r=<revision id>`` and/or ``?d=<design id>`` (latest revision)."""
-    revisions = [visible_revision(request.user, int(r)) for r in request.query_params.getlist("r") if r.isdigit()]
-    for d in request.query_params.getlist("d"):
-        if d.isdigit():
-            revisions.append(visible_design(request.user, int(d)).revisions.order_by("-number").first())
+    rs, ds = request.query_params.getlist("r"), request.query_params.getlist("d")
+    bad = {k: ["not an id"] for k, values in (("r", rs), ("d", ds)) if any(parse_id(v) is None for v in values)}
+    if bad:
+        return Response({"errors": bad}, status=400)
+    revisions = [visible_revision(request.user, parse_id(r)) for r in rs]
+    for d in ds:
+        revisions.append(visible_design(request.user, parse_id(d)).revisions.order_by("-number").first())
     if not 2 <= len(revisions) <= 4:
         return Response({"errors": {"r": ["give 2 to 4 revisions (r=) or designs (d=)"]}}, status=400)
     revisions = oldest_first(revisions)
@@ -167,7 +171,9 @@ def export_view(request, pk: int, fmt: str):
 
     design = visible_design(request.user, pk)
     number = request.query_params.get("revision")
-    rev = design.revisions.filter(number=int(number)).first() if number and number.isdigit() else design.head
+    if number is not None and parse_id(number) is None:
+        return Response({"errors": {"revision": ["a revision number, e.g. 2"]}}, status=400)
+    rev = design.revisions.filter(number=parse_id(number)).first() if number else design.head
     if rev is None:
         raise Http404
     return export_response(rev, fmt)

@@ -67,13 +67,22 @@ def test_grid_points_match_the_scalar_oracle(alice_design):
         ({"algorithms": ["magic"]}, "algorithms"),
         ({"min_bytes": 0}, "min_bytes"),
         ({"min_bytes": 100, "max_bytes": 10}, "min_bytes"),
-        ({"factor": 1}, "min_bytes"),
+        ({"factor": 1}, "factor"),
+        ({"factor": 1.0000001}, "factor"),  # 10^8 sizes: counted, never built (issue #14: 7 s, +1.3 GB)
+        ({"factor": "nan"}, "factor"),
+        ({"min_bytes": 8.5}, "min_bytes"),
+        ({"vary": {"node_count": [1.5]}}, "vary.node_count"),  # was silently 1
+        ({"vary": {"node_count": [5_000_000]}}, "vary.node_count"),  # was 11.5 s, 4.2 GB
+        ({"vary": {"node_count": [10**12]}}, "vary.node_count"),  # was a MemoryError (500)
+        ({"vary": {"nic_gbps": [float("inf")]}}, "vary.nic_gbps"),
+        ({"vary": {"node_count": list(range(1, 200))}}, "vary.node_count"),
         ({"vary": {"colour": [1]}}, "vary.colour"),
         ({"vary": {"node_count": []}}, "vary.node_count"),
         ({"vary": {"node_count": ["many"]}}, "vary.node_count"),
         ({"vary": {"oversubscription": [0.5]}}, "vary.oversubscription"),
         ({"vary": {"topology": ["hypercube"]}}, "vary.topology"),
-        ({"vary": {"node_count": [10**7]}}, "vary"),
+        ({"vary": {"node_count": [10**7]}}, "vary.node_count"),
+        ({"vary": {"node_count": [16, 32], "oversubscription": [1, 2]}, "factor": 1.01}, "factor"),
     ],
 )
 def test_bad_specs_name_the_field(alice_design, spec, field):
