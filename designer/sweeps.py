@@ -41,7 +41,7 @@ def fabric_for(r: dict[str, Any], overrides: dict[str, Any], plan=None) -> tuple
     return collective_fabric(Requirements.from_flat(r), overrides, plan=plan)
 
 
-MAX_SIZES = 64  # message sizes per sweep (nccl-tests 8 B → 16 GiB at ×2 is 32)
+MAX_SIZES = 4096  # message sizes per sweep (nccl-tests 8 B → 16 GiB at ×2 is 32; at ×1.01, 2,200)
 MAX_VALUES = 64  # values per varied parameter
 MAX_SWEEP_GPUS = 1_048_576
 VARY_BOUNDS = {"node_count": (1, None), "oversubscription": (1.0, 64.0), "nic_gbps": (1.0, 3200.0)}
@@ -293,15 +293,21 @@ def finish_if_complete(sweep_id: int) -> None:
 
 
 def reap_stale_chunks(sweep_id: int | None = None) -> int:
-    """Re-enqueue chunks whose lease expired (worker died) or whose message was lost."""
+    """Re-enqueue chunks whose lease expired (worker died) or whose message was lost.
+
+    A pending chunk is only taken for lost when its sweep shows no progress for a whole lease
+    (no live lease, nothing finished): a chunk that merely waits in a busy queue is not re-sent."""
     now = timezone.now()
     lease = timedelta(seconds=settings.SWEEP_LEASE_S)
     qs = SweepChunk.objects.filter(sweep__status__in=[Sweep.Status.PENDING, Sweep.Status.RUNNING])
     if sweep_id is not None:
         qs = qs.filter(sweep_id=sweep_id)
+    busy = SweepChunk.objects.filter(
+        Q(status=SweepChunk.Status.RUNNING, lease_until__gte=now) | Q(finished_at__gte=now - lease)
+    ).values("sweep_id")
     stale = qs.filter(
         Q(status=SweepChunk.Status.RUNNING, lease_until__lt=now)
-        | Q(status=SweepChunk.Status.PENDING, enqueued_at__lt=now - lease)
+        | (Q(status=SweepChunk.Status.PENDING, enqueued_at__lt=now - lease) & ~Q(sweep_id__in=busy))
     )
     too_many = stale.filter(attempts__gte=settings.SWEEP_MAX_ATTEMPTS)
     for chunk in too_many.select_related("sweep"):
