@@ -294,3 +294,11 @@ class SweepPoint(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["sweep", "index"], name="unique_sweep_point")]
+
+
+class LoginFailure(models.Model):
+    """A wrong password at the web sign-in (designer/lockout.py)."""
+
+    username = models.CharField(max_length=150, db_index=True)
+    ip = models.CharField(max_length=64, blank=True, db_index=True)
+    at = models.DateTimeField(default=timezone.now, db_index=True)

@@ -174,7 +174,7 @@ def revision_exports(revision) -> tuple[dict[str, Any], Any]:
     return bom, cabling_plan(r, plan_planes(r))
 
 
-def export_bom(revision, fmt: str) -> tuple[bytes, str, str]:
+def export_bom(revision, fmt: str, *, show_author: bool = True) -> tuple[bytes, str, str]:
     """(content, content type, filename) for bom.xlsx / bom.csv / bom.json / cabling.csv."""
     import json
     import re
@@ -196,7 +196,9 @@ def export_bom(revision, fmt: str) -> tuple[bytes, str, str]:
             bom,
             design_name=revision.name,
             design_notes=revision.notes,
-            revision=f"r{revision.number} by {revision.author.username}, {revision.created_at:%Y-%m-%d %H:%M}",
+            revision=f"r{revision.number}"
+            + (f" by {revision.author.username}" if show_author else "")
+            + f", {revision.created_at:%Y-%m-%d %H:%M}",
             cabling=cabling,
             extra_sheets=tco_sheet(revision.results),
         )

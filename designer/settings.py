@@ -121,6 +121,9 @@ SPECTACULAR_SETTINGS = {
     "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
 }
 LOGIN_URL = "login"
+LOGIN_MAX_FAILURES = env_int("LOGIN_MAX_FAILURES", 5, minimum=1)
+LOGIN_LOCKOUT_S = env_int("LOGIN_LOCKOUT_S", 900, minimum=1)
+USE_X_FORWARDED_FOR = env_bool("USE_X_FORWARDED_FOR", False)
 LOGIN_REDIRECT_URL = "design-list"
 LOGOUT_REDIRECT_URL = "home"
 

@@ -3,10 +3,11 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from designer import sweep_views, views
+from designer.lockout import LockoutLoginView
 
 urlpatterns = [
     path("", views.home, name="home"),
-    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/login/", LockoutLoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("accounts/signup/", views.signup, name="signup"),
     path("accounts/tokens/", views.tokens, name="tokens"),

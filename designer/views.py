@@ -173,13 +173,13 @@ def shared_detail(request: HttpRequest, token: str) -> HttpResponse:
     return render(request, "designer/design_detail.html", ctx)
 
 
-def export_response(revision, fmt: str) -> HttpResponse:
+def export_response(revision, fmt: str, *, show_author: bool = True) -> HttpResponse:
     """A BOM or cabling-plan download (pages, shared links and the API all use this)."""
     from designer.services import EXPORT_FORMATS, export_bom
 
     if fmt not in EXPORT_FORMATS:
         raise Http404("no such export")
-    content, ctype, filename = export_bom(revision, fmt)
+    content, ctype, filename = export_bom(revision, fmt, show_author=show_author)
     resp = HttpResponse(content, content_type=ctype)
     resp["Content-Disposition"] = f'attachment; filename="{filename}"'
     return resp
@@ -200,7 +200,7 @@ def shared_export(request: HttpRequest, token: str, fmt: str) -> HttpResponse:
     design = Design.objects.alive().filter(share_token=token).first()
     if design is None:
         raise Http404("no such design")
-    return export_response(design.head, fmt)
+    return export_response(design.head, fmt, show_author=False)  # anonymous readers do not learn user names
 
 
 @login_required
@@ -251,9 +251,10 @@ def design_restore(request: HttpRequest, pk: int) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def design_share(request: HttpRequest, pk: int) -> HttpResponse:
     design = owned_design(request.user, pk)
-    form = ShareForm(request.POST or None)
+    action = request.POST.get("action") if request.method == "POST" else None
+    # only adding a user reads the form: the link and remove buttons send no user name
+    form = ShareForm(request.POST if action not in ("link-on", "link-off", "remove") and action is not None else None)
     if request.method == "POST":
-        action = request.POST.get("action")
         if action == "link-on":
             design.enable_link_sharing()
         elif action == "link-off":
@@ -328,11 +329,13 @@ def tokens(request: HttpRequest) -> HttpResponse:
                 read_only=form.cleaned_data["read_only"],
             )
             form = TokenForm()
-    return render(
+    response = render(
         request,
         "designer/tokens.html",
         {"form": form, "tokens": request.user.api_tokens.all(), "new_key": new_key},
     )
+    response["Cache-Control"] = "no-store"  # a new key is shown once: no cache may keep the page
+    return response
 
 
 @require_GET
