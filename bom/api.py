@@ -71,7 +71,7 @@ class PriceBookViewSet(viewsets.ModelViewSet):
     def new_version(self, request, pk=None):
         body = request.data if isinstance(request.data, dict) else None
         if body is None:
-            return Response({"errors": {"non_field_errors": ["send a JSON object, e.g. {\"note\": \"…\"}"]}}, 400)
+            return Response({"errors": {"non_field_errors": ['send a JSON object, e.g. {"note": "…"}']}}, 400)
         book = self.get_object().new_version(note=str(body.get("note", ""))[:500])
         return Response(PriceBookSerializer(book).data, status=201)
 

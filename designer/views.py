@@ -253,7 +253,8 @@ def design_share(request: HttpRequest, pk: int) -> HttpResponse:
     design = owned_design(request.user, pk)
     action = request.POST.get("action") if request.method == "POST" else None
     # only adding a user reads the form: the link and remove buttons send no user name
-    form = ShareForm(request.POST if action not in ("link-on", "link-off", "remove") and action is not None else None)
+    adding = request.method == "POST" and action not in ("link-on", "link-off", "remove")
+    form = ShareForm(request.POST if adding else None)
     if request.method == "POST":
         if action == "link-on":
             design.enable_link_sharing()

@@ -6,20 +6,31 @@ import bom.models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('bom', '0004_fabric_managers'),
+        ("bom", "0004_fabric_managers"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='part',
-            name='kind',
-            field=models.CharField(choices=[('switch', 'switch'), ('nic', 'nic'), ('transceiver', 'transceiver'), ('cable', 'cable'), ('node', 'node'), ('storage_node', 'storage_node'), ('appliance', 'appliance'), ('accessory', 'accessory')], max_length=20),
+            model_name="part",
+            name="kind",
+            field=models.CharField(
+                choices=[
+                    ("switch", "switch"),
+                    ("nic", "nic"),
+                    ("transceiver", "transceiver"),
+                    ("cable", "cable"),
+                    ("node", "node"),
+                    ("storage_node", "storage_node"),
+                    ("appliance", "appliance"),
+                    ("accessory", "accessory"),
+                ],
+                max_length=20,
+            ),
         ),
         migrations.AlterField(
-            model_name='pricebook',
-            name='effective_date',
+            model_name="pricebook",
+            name="effective_date",
             field=models.DateField(default=bom.models._today),
         ),
     ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hmac
 
 from django.utils import timezone
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions, permissions
 
 from designer.models import ApiToken, hash_token
@@ -49,3 +50,18 @@ class ReadOnlyTokenPermission(permissions.BasePermission):
         if isinstance(request.auth, ApiToken) and request.auth.read_only:
             return request.method in permissions.SAFE_METHODS
         return True
+
+
+class ApiTokenScheme(OpenApiAuthenticationExtension):
+    """How the schema tells clients about personal tokens (``Token`` or ``Bearer``)."""
+
+    target_class = "designer.api.auth.ApiTokenAuthentication"
+    name = "tokenAuth"
+
+    def get_security_definition(self, auto_schema):
+        return {
+            "type": "apiKey",
+            "in": "header",
+            "name": "Authorization",
+            "description": "A personal API token from the API tokens page: `Token cd_…` or `Bearer cd_…`.",
+        }

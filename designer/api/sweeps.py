@@ -48,6 +48,7 @@ class SweepCreateSerializer(serializers.Serializer):
 
 
 class SweepViewSet(viewsets.ViewSet):
+    queryset = Sweep.objects.none()  # for the schema (ids are integers); access is the owner's only
     serializer_class = SweepSerializer
 
     def _get(self, request, pk) -> Sweep:

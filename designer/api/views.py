@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from django.http import Http404
 from django.utils import timezone
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status, viewsets
 from rest_framework.decorators import action, api_view
 from rest_framework.response import Response
@@ -31,6 +32,8 @@ def _deep_merge(base: dict, patch: dict) -> dict:
 
 class DesignViewSet(viewsets.ViewSet):
     """Designs you own or that are shared with you. Writes make a new immutable revision."""
+
+    queryset = Design.objects.none()  # for the schema (ids are integers); access goes through designer.access
 
     serializer_class = DesignSerializer
 
@@ -88,6 +91,7 @@ class DesignViewSet(viewsets.ViewSet):
         design = visible_design(request.user, _int(pk))
         return Response(RevisionSerializer(design.revisions.order_by("-number"), many=True).data)
 
+    @extend_schema(operation_id="designs_revision_number_retrieve", responses=RevisionSerializer)
     @action(detail=True, methods=["get"], url_path=r"revisions/(?P<number>\d+)")
     def revision(self, request, pk=None, number=None):
         design = visible_design(request.user, _int(pk))
@@ -109,7 +113,7 @@ def _int(pk) -> int:
     return n
 
 
-@extend_schema(request=RequirementsInputSerializer)
+@extend_schema(request=RequirementsInputSerializer, responses={200: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT})
 @api_view(["POST"])
 def evaluate_view(request):
     """Compute a design without saving it. ``?layout=flat`` takes and answers with form field names."""
@@ -122,6 +126,13 @@ def evaluate_view(request):
     return Response(ev.result)
 
 
+@extend_schema(
+    parameters=[
+        OpenApiParameter("r", OpenApiTypes.INT, many=True, description="revision ids"),
+        OpenApiParameter("d", OpenApiTypes.INT, many=True, description="design ids (their latest revision)"),
+    ],
+    responses={200: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT, 404: OpenApiTypes.OBJECT},
+)
 @api_view(["GET"])
 def compare_view(request):
     """Compare 2–4 revisions: ``?r=<revision id>`` and/or ``?d=<design id>`` (latest revision)."""
@@ -164,6 +175,15 @@ def compare_view(request):
     )
 
 
+@extend_schema(
+    operation_id="designs_export",
+    parameters=[OpenApiParameter("revision", OpenApiTypes.INT, description="revision number (default: latest)")],
+    responses={
+        (200, "application/octet-stream"): OpenApiTypes.BINARY,
+        400: OpenApiTypes.OBJECT,
+        404: OpenApiTypes.OBJECT,
+    },
+)
 @api_view(["GET"])
 def export_view(request, pk: int, fmt: str):
     """Download the BOM (xlsx with live formulas, csv, json) or the cabling plan (csv). ``?revision=N``."""

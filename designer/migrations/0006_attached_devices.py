@@ -5,20 +5,41 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('designer', '0005_pdu_rating'),
+        ("designer", "0005_pdu_rating"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='designrevision',
-            name='attached_device_count',
-            field=models.PositiveIntegerField(default=0, help_text='Other devices on the compute fabric (e.g. storage gateways): they take free leaf ports, cabled and priced as lines of their own (the devices themselves are not in the network BOM)', validators=[django.core.validators.MinValueValidator(0, message='%(show_value)s is too small; allowed: 0 to 1,024'), django.core.validators.MaxValueValidator(1024, message='%(show_value)s is too large; allowed: 0 to 1,024')]),
+            model_name="designrevision",
+            name="attached_device_count",
+            field=models.PositiveIntegerField(
+                default=0,
+                help_text="Other devices on the compute fabric (e.g. storage gateways): they take free leaf ports, cabled and priced as lines of their own (the devices themselves are not in the network BOM)",
+                validators=[
+                    django.core.validators.MinValueValidator(
+                        0, message="%(show_value)s is too small; allowed: 0 to 1,024"
+                    ),
+                    django.core.validators.MaxValueValidator(
+                        1024, message="%(show_value)s is too large; allowed: 0 to 1,024"
+                    ),
+                ],
+            ),
         ),
         migrations.AddField(
-            model_name='designrevision',
-            name='attached_device_ports',
-            field=models.PositiveIntegerField(default=2, help_text='Compute-fabric ports per attached device', validators=[django.core.validators.MinValueValidator(1, message='%(show_value)s is too small; allowed: 1 to 16'), django.core.validators.MaxValueValidator(16, message='%(show_value)s is too large; allowed: 1 to 16')]),
+            model_name="designrevision",
+            name="attached_device_ports",
+            field=models.PositiveIntegerField(
+                default=2,
+                help_text="Compute-fabric ports per attached device",
+                validators=[
+                    django.core.validators.MinValueValidator(
+                        1, message="%(show_value)s is too small; allowed: 1 to 16"
+                    ),
+                    django.core.validators.MaxValueValidator(
+                        16, message="%(show_value)s is too large; allowed: 1 to 16"
+                    ),
+                ],
+            ),
         ),
     ]

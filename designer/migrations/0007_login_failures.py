@@ -5,19 +5,18 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('designer', '0006_attached_devices'),
+        ("designer", "0006_attached_devices"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='LoginFailure',
+            name="LoginFailure",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('username', models.CharField(db_index=True, max_length=150)),
-                ('ip', models.CharField(blank=True, db_index=True, max_length=64)),
-                ('at', models.DateTimeField(db_index=True, default=django.utils.timezone.now)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("username", models.CharField(db_index=True, max_length=150)),
+                ("ip", models.CharField(blank=True, db_index=True, max_length=64)),
+                ("at", models.DateTimeField(db_index=True, default=django.utils.timezone.now)),
             ],
         ),
     ]

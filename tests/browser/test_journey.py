@@ -33,7 +33,9 @@ def page(live_server):
             headless=True,
             args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
         )
-        pg = browser.new_page(viewport={"width": 1300, "height": 900})
+        # the harness evaluates script strings (wait_for_function): let it past the CSP;
+        # test_pages_work_under_the_content_security_policy runs with the policy enforced
+        pg = browser.new_context(bypass_csp=True, viewport={"width": 1300, "height": 900}).new_page()
         errors: list[str] = []
         pg.on("pageerror", lambda e: errors.append(str(e)))
         pg.base = live_server.url  # type: ignore[attr-defined]
@@ -178,3 +180,35 @@ def test_unchecking_a_box_reaches_the_live_figures(page):
     page.uncheck("#id_node_price_includes_nics")  # now the BOM buys the compute NICs: the network cost rises
     page.wait_for_function(f"document.getElementById('live-figures').innerText !== {before!r}")
     assert page.inner_text("#live-figures") != before
+
+
+def test_pages_work_under_the_content_security_policy(live_server, django_user_model):
+    """With the CSP enforced: the form's live figures, the design page's plotly charts, no violation."""
+    from playwright.sync_api import sync_playwright
+
+    from designer.services import create_design, evaluate_flat
+
+    user = django_user_model.objects.create_user("csp", password="a-long-pass-phrase-42")
+    ev = evaluate_flat({"gpu_count": 2000})
+    design = create_design(user, ev.requirements, ev)
+    violations: list[str] = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM,
+            headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
+        page = browser.new_page(viewport={"width": 1300, "height": 900})
+        page.on("console", lambda m: violations.append(m.text) if "Content Security Policy" in m.text else None)
+        page.on("pageerror", lambda e: violations.append(str(e)))
+        page.goto(f"{live_server.url}/accounts/login/")
+        page.fill("#id_username", "csp")
+        page.fill("#id_password", "a-long-pass-phrase-42")
+        page.click("button[type=submit]")
+        page.wait_for_url("**/designs/")
+        page.goto(f"{live_server.url}/designs/{design.pk}/")
+        page.wait_for_selector("#chart-compute .main-svg")
+        page.goto(f"{live_server.url}/designs/new/")
+        page.wait_for_selector("#live-figures dt")
+        browser.close()
+    assert violations == []

@@ -34,7 +34,9 @@ def test_a_read_only_staff_token_cannot_write_the_catalog(staff):
     price = Price.objects.first()
     part = Part.objects.first()
     book = PriceBook.current()
-    assert c.patch(f"/api/v1/prices/{price.pk}/", {"discount_pct": 5}, content_type="application/json").status_code == 403
+    assert (
+        c.patch(f"/api/v1/prices/{price.pk}/", {"discount_pct": 5}, content_type="application/json").status_code == 403
+    )
     assert c.patch(f"/api/v1/parts/{part.pk}/", {"vendor": "x"}, content_type="application/json").status_code == 403
     assert c.post(f"/api/v1/price-books/{book.pk}/new-version/", {}, content_type="application/json").status_code == 403
     assert c.get("/api/v1/parts/").status_code == 200
@@ -48,7 +50,9 @@ def test_bearer_tokens_are_accepted(alice):
 def test_creating_a_price_book_and_a_bad_new_version_body_are_not_server_errors(staff):
     c = Client()
     c.force_login(staff)
-    r = c.post("/api/v1/price-books/", {"name": "Quotes", "version": 1, "currency": "USD"}, content_type="application/json")
+    r = c.post(
+        "/api/v1/price-books/", {"name": "Quotes", "version": 1, "currency": "USD"}, content_type="application/json"
+    )
     assert r.status_code == 201, r.content
     book = PriceBook.current()
     r = c.post(f"/api/v1/price-books/{book.pk}/new-version/", "[1, 2]", content_type="application/json")
