@@ -52,20 +52,22 @@ class PriceBookSerializer(serializers.ModelSerializer):
 
 
 class PartViewSet(viewsets.ModelViewSet):
-    queryset = Part.objects.all()
+    queryset = Part.objects.order_by("pk")
     serializer_class = PartSerializer
     permission_classes = [*CATALOG_PERMISSIONS, StaffWritePermission]
 
 
 class PriceBookViewSet(viewsets.ModelViewSet):
-    queryset = PriceBook.objects.all()
+    queryset = PriceBook.objects.order_by("-effective_date", "-version", "pk")
     serializer_class = PriceBookSerializer
     permission_classes = [*CATALOG_PERMISSIONS, StaffWritePermission]
 
-    @action(detail=True, methods=["get"])
+    @action(detail=True, methods=["get"], serializer_class=PriceSerializer)
     def prices(self, request, pk=None):
+        """The book's prices, paginated like every list."""
         book = self.get_object()
-        return Response(PriceSerializer(book.prices.select_related("part"), many=True).data)
+        page = self.paginate_queryset(book.prices.select_related("part").order_by("pk"))
+        return self.get_paginated_response(PriceSerializer(page, many=True).data)
 
     @action(detail=True, methods=["post"], url_path="new-version")
     def new_version(self, request, pk=None):
@@ -77,6 +79,6 @@ class PriceBookViewSet(viewsets.ModelViewSet):
 
 
 class PriceViewSet(viewsets.ModelViewSet):
-    queryset = Price.objects.select_related("part", "price_book")
+    queryset = Price.objects.select_related("part", "price_book").order_by("pk")
     serializer_class = PriceSerializer
     permission_classes = [*CATALOG_PERMISSIONS, StaffWritePermission]

@@ -138,6 +138,9 @@ REST_FRAMEWORK = {
         "designer.api.auth.ReadOnlyTokenPermission",
     ],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # every list is paginated: ?limit=&offset= (count, next, previous, results)
+    "DEFAULT_PAGINATION_CLASS": "designer.api.pagination.Pages",
+    "PAGE_SIZE": 50,
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "GPU cluster designer API",

@@ -55,3 +55,19 @@ class RequirementsInputSerializer(serializers.Serializer):
 
     requirements = serializers.DictField(help_text="nested requirements, as in examples/*.yaml")
     message = serializers.CharField(required=False, allow_blank=True, max_length=200)
+
+
+class DesignListSerializer(DesignSerializer):
+    """A list row: the head's number, GPU count and summary figures, not its whole result tree."""
+
+    head = serializers.SerializerMethodField()
+
+    def get_head(self, obj) -> dict:
+        head = self._head(obj)
+        return {
+            "number": head.number,
+            "created_at": head.created_at,
+            "gpu_count": head.gpu_count,
+            "topology": head.topology,
+            "summary": head.results.get("summary", {}),
+        }

@@ -8,6 +8,7 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from designer.access import visible_design
+from designer.api.pagination import Pages
 from designer.ids import parse_id
 from designer.models import Sweep, SweepPoint
 from designer.sweep_views import finite
@@ -64,7 +65,9 @@ class SweepViewSet(viewsets.ViewSet):
             if parse_id(design) is None:
                 return Response({"errors": {"design": ["a design id, e.g. 3"]}}, status=400)
             qs = qs.filter(design_id=parse_id(design))
-        return Response(SweepSerializer(qs[:200], many=True).data)
+        paginator = Pages()
+        page = paginator.paginate_queryset(qs.order_by("-created_at", "-pk"), request, view=self)
+        return paginator.get_paginated_response(SweepSerializer(page, many=True).data)
 
     def retrieve(self, request, pk=None):
         return Response(SweepSerializer(self._get(request, pk)).data)

@@ -11,7 +11,13 @@ from rest_framework.decorators import action, api_view
 from rest_framework.response import Response
 
 from designer.access import owned_design, visible_design, visible_revision
-from designer.api.serializers import DesignSerializer, RequirementsInputSerializer, RevisionSerializer
+from designer.api.pagination import Pages
+from designer.api.serializers import (
+    DesignListSerializer,
+    DesignSerializer,
+    RequirementsInputSerializer,
+    RevisionSerializer,
+)
 from designer.compare import comparison_rows, oldest_first, summary_rows
 from designer.ids import parse_id
 from designer.models import Design
@@ -37,9 +43,13 @@ class DesignViewSet(viewsets.ViewSet):
 
     serializer_class = DesignSerializer
 
+    @extend_schema(responses=DesignListSerializer(many=True))
     def list(self, request):
-        qs = Design.objects.visible_to(request.user).select_related("owner").order_by("-updated_at")
-        return Response(DesignSerializer(qs, many=True, context={}).data)
+        """Designs you may read, newest change first, ``?limit=&offset=`` (50 a page, at most 500)."""
+        qs = Design.objects.visible_to(request.user).select_related("owner").order_by("-updated_at", "-pk")
+        paginator = Pages()
+        page = paginator.paginate_queryset(qs, request, view=self)
+        return paginator.get_paginated_response(DesignListSerializer(page, many=True, context={}).data)
 
     def retrieve(self, request, pk=None):
         return Response(DesignSerializer(visible_design(request.user, _int(pk)), context={}).data)

@@ -14,10 +14,13 @@ def test_catalog_loaded_on_first_run(db):
 def test_everyone_reads_only_staff_writes(alice, django_user_model):
     c = Client()
     c.force_login(alice)
-    parts = c.get("/api/v1/parts/").json()
-    assert any(p["sku"] == "QM9700" for p in parts)
+    page = c.get("/api/v1/parts/?limit=500").json()
+    assert page["count"] == len(page["results"]) > 50  # paginated: the whole catalog in one 500-row page
+    assert any(p["sku"] == "QM9700" for p in page["results"])
+    assert len(c.get("/api/v1/parts/").json()["results"]) == 50  # default page
+    assert len(c.get("/api/v1/parts/?limit=100000").json()["results"]) <= 500  # limit capped at 500
     book = PriceBook.current()
-    prices = c.get(f"/api/v1/price-books/{book.pk}/prices/").json()
+    prices = c.get(f"/api/v1/price-books/{book.pk}/prices/?limit=500").json()["results"]
     assert any(p["sku"] == "QM9700" and p["list_price_usd"] == "65000.00" for p in prices)
     new = {"sku": "TEST-SW", "kind": "switch", "description": "test", "port_count": 32, "port_gbps": 400}
     assert c.post("/api/v1/parts/", new, content_type="application/json").status_code == 403

@@ -59,7 +59,7 @@ def test_api_stranger_gets_404(as_bob, alice_design):
     )
     assert as_bob.delete(f"/api/v1/designs/{pk}/").status_code == 404
     assert as_bob.post(f"/api/v1/designs/{pk}/clone/").status_code == 404
-    assert all(d["id"] != pk for d in as_bob.get("/api/v1/designs/").json())
+    assert all(d["id"] != pk for d in as_bob.get("/api/v1/designs/").json()["results"])
     assert as_bob.get(f"/api/v1/compare/?d={pk}&d={pk}").status_code == 404
 
 

@@ -186,7 +186,7 @@ def test_sweeps_are_private(alice_design, bob, monkeypatch):
     assert c.get(f"/sweeps/{sweep.pk}/").status_code == 404
     assert c.get(f"/sweeps/{sweep.pk}/progress.json").status_code == 404
     assert c.get(f"/api/v1/sweeps/{sweep.pk}/").status_code == 404
-    assert c.get("/api/v1/sweeps/").json() == []
+    assert c.get("/api/v1/sweeps/").json()["results"] == []
     r = c.post("/api/v1/sweeps/", {"design": alice_design.pk, "spec": {}}, content_type="application/json")
     assert r.status_code == 404
 
