@@ -111,6 +111,8 @@ def _as_text(spec: FieldSpec, raw: Any) -> str:
         return value
     if spec.choices:
         allowed = [c for c, _ in spec.choices]
+        if value == "" and spec.blank:
+            return value  # an optional choice left empty (e.g. no switch model: type radix and speed)
         if value not in allowed:
             shown = ", ".join(c or "(empty)" for c in allowed)
             raise _Bad(f"{_show(raw)} is not a valid choice; choose from {shown}")

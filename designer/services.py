@@ -53,6 +53,20 @@ class Evaluation:
 
 
 def evaluate_requirements(r: Requirements) -> Evaluation:
+    """Plan within the per-request budget (settings.MAX_REQUEST_GPUS): a larger design is refused
+    before any work, with what to do instead (the CLI, which has no budget)."""
+    from django.conf import settings
+
+    budget = settings.MAX_REQUEST_GPUS
+    if r.cluster.gpu_count > budget:
+        raise RequirementsError(
+            {
+                "gpu_count": [
+                    f"{r.cluster.gpu_count:,} GPUs is more than the {budget:,} a request may plan (about 1.5 s and "
+                    f"0.5 GB at the limit); evaluate it with `manage.py evaluate FILE.yaml`, which has no budget"
+                ]
+            }
+        )
     plan = plan_cluster(r, current_catalog())
     return Evaluation(plan, plan.result())
 

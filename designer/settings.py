@@ -186,6 +186,8 @@ CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_BEAT_SCHEDULE = {
     "reap-stale-sweep-chunks": {"task": "designer.reap_stale_chunks", "schedule": 15.0},
 }
+# the largest design a web or API request plans (bounded time and memory per request)
+MAX_REQUEST_GPUS = env_int("MAX_REQUEST_GPUS", 262_144, minimum=1)
 SWEEP_LEASE_S = env_int("SWEEP_LEASE_S", 60, minimum=1)
 SWEEP_MAX_ATTEMPTS = env_int("SWEEP_MAX_ATTEMPTS", 5, minimum=1)
 SWEEP_CHUNK_POINTS = env_int("SWEEP_CHUNK_POINTS", 20000, minimum=100)

@@ -103,3 +103,9 @@ def test_nested_layout_errors_use_dotted_paths_and_node_count():
         validate({"gpu_count": 64, "storage": {"nic_gbps": "fast", "bogus": 1}})
     assert set(exc.value.errors) == {"storage.nic_gbps", "storage.bogus"}
     assert flatten({"node_count": 16, "gpus_per_node": 4})["gpu_count"] == 64
+
+
+def test_an_optional_choice_may_be_left_empty():
+    r = validate_flat({"switch_model": "", "switch_radix": 48, "switch_port_gbps": 200, "nic_gbps": 200})
+    assert r.compute_fabric.switch_model == "" and r.compute_fabric.switch_radix == 48
+    assert validate_flat({"cooling_type": ""}).cooling.type == ""

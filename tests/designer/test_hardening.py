@@ -125,3 +125,20 @@ def test_the_shared_link_workbook_does_not_name_the_author(client, alice, alice_
     content = client.get(f"/s/{token}/export/bom.xlsx").content
     summary = openpyxl.load_workbook(io.BytesIO(content))["Summary"]
     assert "alice" not in str(summary["B2"].value) and summary["B2"].value.startswith("r1")
+
+
+def test_a_design_beyond_the_request_budget_is_refused_before_any_work(alice, monkeypatch):
+    """10 M GPUs took 456 s and 3.6 GB in one request: now it is refused before the pipeline runs."""
+    import resource
+
+    def no_planning(*a, **k):
+        raise AssertionError("the pipeline ran for a design beyond the budget")
+
+    monkeypatch.setattr("designer.services.plan_cluster", no_planning)
+    c = Client()
+    c.force_login(alice)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    r = c.post("/api/v1/evaluate/", {"gpu_count": 10_000_000}, content_type="application/json")
+    grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    assert r.status_code == 400 and "more than the 262,144 a request may plan" in r.json()["errors"]["gpu_count"][0]
+    assert grown_mb < 50
