@@ -105,3 +105,20 @@ def test_anonymous_is_sent_to_login(client, alice_design):
     assert r.status_code == 302 and "/accounts/login/" in r["Location"]
     assert client.get("/api/v1/designs/").status_code in (401, 403)
     assert client.get("/api/v1/schema/").status_code in (401, 403)
+
+
+def test_a_sharee_compares_the_owners_revisions(alice, bob, alice_design):
+    """Revisions of a design shared with bob: bob may open and compare them (page and API)."""
+    from designer.services import evaluate_flat, save_revision
+
+    r2 = evaluate_flat({**alice_design.head.requirements(), "oversubscription": 2})
+    save_revision(alice_design, alice, r2.requirements, r2, "2:1")
+    alice_design.shared_with.add(bob)
+    c = Client()
+    c.force_login(bob)
+    ids = list(alice_design.revisions.order_by("number").values_list("pk", flat=True))
+    assert c.get(f"/compare/?r={ids[0]}&r={ids[1]}").status_code == 200
+    api = c.get(f"/api/v1/compare/?r={ids[1]}&r={ids[0]}").json()
+    assert [col["revision"] for col in api["columns"]] == [1, 2]
+    alice_design.shared_with.remove(bob)
+    assert c.get(f"/compare/?r={ids[0]}&r={ids[1]}").status_code == 404

@@ -238,3 +238,15 @@ def test_queued_chunks_of_a_busy_sweep_are_not_resent(alice_design, settings, mo
     # the worker finished long ago and nothing moved since: the queued messages are taken for lost
     SweepChunk.objects.filter(pk=first.pk).update(status="done", lease_until=None, finished_at=long_ago)
     assert reap_stale_chunks(sweep.pk) == sweep.chunks.count() - 1
+
+
+def test_a_chunk_with_a_live_lease_cannot_be_claimed_again(alice_design):
+    """Two workers must never run one chunk at the same time: the second claim waits for the lease."""
+    sweep = create_sweep(alice_design.owner, alice_design.head, SPEC, chunk_points=100)
+    chunk = sweep.chunks.first()
+    assert claim_chunk(chunk.pk, "A")
+    assert not claim_chunk(chunk.pk, "B")
+    SweepChunk.objects.filter(pk=chunk.pk).update(lease_until="2000-01-01T00:00Z")  # A's lease ran out
+    assert claim_chunk(chunk.pk, "B")
+    chunk.refresh_from_db()
+    assert chunk.worker == "B" and chunk.attempts == 2
