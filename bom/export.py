@@ -54,7 +54,18 @@ _FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
 
 class Formula(str):
-    """A cell formula the program wrote (never user text); only these become xlsx formulas."""
+    """A cell formula the program wrote (never user text); only these become xlsx formulas.
+
+    ``value`` is the result written with it, so readers that do not recalculate (previewers,
+    pandas, openpyxl ``data_only``) see the figure, not 0. ``{NETWORK}`` in the text is replaced
+    by a reference to the workbook's network subtotals (so editing a price flows into the TCO)."""
+
+    value: Any = None
+
+    def __new__(cls, text: str, value: Any = None):
+        obj = super().__new__(cls, text)
+        obj.value = value
+        return obj
 
 
 def safe_text(value: Any) -> Any:
@@ -203,8 +214,9 @@ def bom_xlsx(
     _summary_sheet(summary, fmt, bom, subtotals, design_name, design_notes, revision)
     _cabling_sheet(wb, fmt, cabling)
     _price_book_sheet(wb, fmt, bom)
+    network = "+".join(ref for plane, (ref, _t) in subtotals.items() if plane != "infrastructure") or "0"
     for title, headers, rows in extra_sheets:
-        _extra_sheet(wb, fmt, title, headers, rows)
+        _extra_sheet(wb, fmt, title, headers, rows, {"{NETWORK}": network})
     wb.close()
     return buf.getvalue()
 
@@ -377,14 +389,18 @@ def _price_book_sheet(wb, fmt, bom: dict[str, Any]) -> None:
     prov.set_column(3, 3, 60)
 
 
-def _extra_sheet(wb, fmt, title: str, headers: list[str], rows: Iterable[list[Any]]) -> None:
+def _extra_sheet(wb, fmt, title: str, headers: list[str], rows: Iterable[list[Any]], refs: dict[str, str]) -> None:
     ws = wb.add_worksheet(title[:31])
     for c, h in enumerate(headers):
         ws.write_string(0, c, h, fmt["head"])
     for r, values in enumerate(rows, start=1):
         for c, v in enumerate(values):
             if isinstance(v, Formula):
-                ws.write_formula(r, c, str(v))
+                text = str(v)
+                for key, ref in refs.items():
+                    text = text.replace(key, ref)
+                cached = float(v.value) if v.value is not None else 0
+                ws.write_formula(r, c, text, fmt["money"] if v.value is not None else None, cached)
             elif isinstance(v, int | float | Decimal) and not isinstance(v, bool):
                 ws.write_number(r, c, float(v))
             else:
@@ -393,23 +409,26 @@ def _extra_sheet(wb, fmt, title: str, headers: list[str], rows: Iterable[list[An
 
 
 def tco_sheet(results: dict[str, Any]) -> list[tuple[str, list[str], list[list[Any]]]]:
-    """The TCO as a sheet with live formulas: edit a CapEx or OpEx line and the totals follow."""
+    """The TCO as a sheet with live formulas and their values: edit a CapEx or OpEx line (or a BOM
+    price, when the network line is the BOM's) and the totals follow."""
     power = results.get("power")
     if not power:
         return []
     t = power["tco"]
     rows: list[list[Any]] = []
     for c in t["capex"]:
-        rows.append(["CapEx", c["name"], Decimal(c["amount_usd"]), c["derivation"]])
+        amount = Decimal(c["amount_usd"])
+        from_bom = c["name"] == "Network" and c["derivation"].startswith("the BOM")
+        rows.append(["CapEx", c["name"], Formula("={NETWORK}", amount) if from_bom else amount, c["derivation"]])
     first_opex = len(rows) + 2
     for c in t["opex_per_year"]:
         rows.append(["OpEx per year", c["name"], Decimal(c["amount_usd"]), c["derivation"]])
     n_cap, n_all = len(t["capex"]), len(rows)
-    rows.append(["Total", "CapEx", Formula(f"=SUM(C2:C{n_cap + 1})"), ""])
-    rows.append(["Total", "OpEx per year", Formula(f"=SUM(C{first_opex}:C{n_all + 1})"), ""])
+    capex, opex = Decimal(t["capex_usd"]), Decimal(t["opex_usd_per_year"])
+    rows.append(["Total", "CapEx", Formula(f"=SUM(C2:C{n_cap + 1})", capex), ""])
+    rows.append(["Total", "OpEx per year", Formula(f"=SUM(C{first_opex}:C{n_all + 1})", opex), ""])
     rows.append(["Total", "Years", t["years"], ""])
     r_cap, r_opex, r_years = n_all + 2, n_all + 3, n_all + 4
-    rows.append(
-        ["Total", f"{t['years']}-year total", Formula(f"=C{r_cap}+C{r_years}*C{r_opex}"), t["derivations"]["total_usd"]]
-    )
+    total = Formula(f"=C{r_cap}+C{r_years}*C{r_opex}", Decimal(t["total_usd"]))
+    rows.append(["Total", f"{t['years']}-year total", total, t["derivations"]["total_usd"]])
     return [("TCO", ["Section", "Line", "USD", "Derivation"], rows)]

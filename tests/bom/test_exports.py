@@ -181,3 +181,22 @@ def test_a_failing_check_leads_every_export():
     clean = plan_cluster(validate_flat({"gpu_count": 2000})).result()["bom"]
     assert openpyxl.load_workbook(io.BytesIO(bom_xlsx(clean, design_name="x"))).sheetnames[0] == "Summary"
     assert bom_csv(clean).startswith("plane,")
+
+
+def test_tco_sheet_totals_carry_their_values_and_follow_the_bom():
+    """Issue #10: readers that do not recalculate saw a TCO of $0; the network line was a typed number."""
+    from bom.export import bom_xlsx, tco_sheet
+    from cluster.pipeline import plan_cluster
+    from cluster.validate import validate_flat
+
+    res = plan_cluster(validate_flat({"gpu_count": 2000})).result()
+    content = bom_xlsx(res["bom"], design_name="x", extra_sheets=tco_sheet(res))
+    cached = openpyxl.load_workbook(io.BytesIO(content), data_only=True)["TCO"]
+    values = {row[1].value: row[2].value for row in cached.iter_rows(min_row=2)}
+    assert Decimal(str(round(values["5-year total"], 2))) == Decimal(res["power"]["tco"]["total_usd"])
+    assert Decimal(str(round(values["Network"], 2))) == Decimal(res["power"]["tco"]["capex"][2]["amount_usd"])
+    formulas = openpyxl.load_workbook(io.BytesIO(content))["TCO"]
+    network = next(r[2].value for r in formulas.iter_rows(min_row=2) if r[1].value == "Network")
+    assert network == "='Compute'!F{0}+'Storage'!F{1}+'Management'!F{2}".format(
+        *(openpyxl.load_workbook(io.BytesIO(content))[s].max_row for s in ("Compute", "Storage", "Management"))
+    )
