@@ -197,6 +197,6 @@ def test_tco_sheet_totals_carry_their_values_and_follow_the_bom():
     assert Decimal(str(round(values["Network"], 2))) == Decimal(res["power"]["tco"]["capex"][2]["amount_usd"])
     formulas = openpyxl.load_workbook(io.BytesIO(content))["TCO"]
     network = next(r[2].value for r in formulas.iter_rows(min_row=2) if r[1].value == "Network")
-    assert network == "='Compute'!F{0}+'Storage'!F{1}+'Management'!F{2}".format(
+    assert network == "='Compute'!F{}+'Storage'!F{}+'Management'!F{}".format(
         *(openpyxl.load_workbook(io.BytesIO(content))[s].max_row for s in ("Compute", "Storage", "Management"))
     )
