@@ -69,3 +69,15 @@ def test_plan_result_matches_the_seed_design():
     assert [t["switch_count"] for t in res["compute_fabric"]["tiers"]] == [64, 32]
     assert res["compute_fabric"]["link_count"] == 4048
     assert res["summary"]["switch_count"] == 96 + plan.storage.switch_count + 34 + 2
+
+
+def test_cli_refuses_a_floor_plan_no_catalog_part_reaches(tmp_path: Path):
+    """8,192 nodes one rack to a row: 2,048 rows × 2.4 m puts the spine row ≈ 4.9 km away, beyond the
+    2 km of the longest-reaching optics in the built-in catalog."""
+    far = tmp_path / "far.yaml"
+    far.write_text("gpu_count: 65536\ncompute_fabric: {topology: fat_tree, tiers: 3}\nbom: {racks_per_row: 1}\n")
+    out = subprocess.run(
+        [sys.executable, "manage.py", "evaluate", str(far)], capture_output=True, text=True, env=_bare_env(), cwd=ROOT
+    )
+    assert out.returncode == 1
+    assert "  bom.racks_per_row: compute " in out.stderr and " m at 400G: no transceiver and fibre" in out.stderr
