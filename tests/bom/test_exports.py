@@ -16,7 +16,7 @@ from tests.designer.conftest import make_design
 
 
 def _eval(ws, ref: str, wb, overrides: dict, depth=0):
-    """A tiny evaluator for the formulas we write (D2*E2, C13+C15*C14, SUM(F2:F9), 'Sheet'!F9)."""
+    """A tiny evaluator for the formulas we write (D2*E2, C13+C15*C14, SUM(F2:F9), 'Sheet'!F9, 'A'!F2+'B'!F3)."""
     assert depth < 20
     sheet_ref = re.fullmatch(r"'?([^'!]+)'?!([A-Z]+\d+)", ref)
     if sheet_ref:
@@ -32,6 +32,9 @@ def _eval(ws, ref: str, wb, overrides: dict, depth=0):
         if re.fullmatch(r"[A-Z]+\d+(?:[+*][A-Z]+\d+)+", expr):  # arithmetic on cells: C13+C15*C14
             values = {ref: _eval(ws, ref, wb, overrides, depth + 1) for ref in re.findall(r"[A-Z]+\d+", expr)}
             return eval(re.sub(r"[A-Z]+\d+", lambda m: repr(float(values[m.group(0)])), expr))
+        terms = expr.split("+")  # a sum of (sheet-qualified) cells: 'Compute'!F21+'Storage'!F22
+        if len(terms) > 1 and all(re.fullmatch(r"('?[^'!+]+'?!)?[A-Z]+\d+", t) for t in terms):
+            return sum(float(_eval(ws, t, wb, overrides, depth + 1) or 0) for t in terms)
         return _eval(ws, expr, wb, overrides, depth + 1)
     return value
 
@@ -200,3 +203,19 @@ def test_tco_sheet_totals_carry_their_values_and_follow_the_bom():
     assert network == "='Compute'!F{}+'Storage'!F{}+'Management'!F{}".format(
         *(openpyxl.load_workbook(io.BytesIO(content))[s].max_row for s in ("Compute", "Storage", "Management"))
     )
+
+
+def test_editing_a_bom_price_flows_into_the_tco_total():
+    from bom.export import bom_xlsx, tco_sheet
+    from cluster.pipeline import plan_cluster
+    from cluster.validate import validate_flat
+
+    res = plan_cluster(validate_flat({"gpu_count": 2000})).result()
+    wb = openpyxl.load_workbook(io.BytesIO(bom_xlsx(res["bom"], design_name="x", extra_sheets=tco_sheet(res))))
+    ws = wb["TCO"]
+    total_row = next(r for r in range(2, ws.max_row + 1) if str(ws[f"B{r}"].value).endswith("-year total"))
+    total = _eval(ws, f"C{total_row}", wb, {})
+    assert total == pytest.approx(float(res["power"]["tco"]["total_usd"]), abs=1)
+    qty, unit = wb["Compute"]["D2"].value, wb["Compute"]["E2"].value
+    edited = _eval(ws, f"C{total_row}", wb, {("Compute", "E2"): unit + 1000})
+    assert edited == pytest.approx(total + qty * 1000, abs=1)
