@@ -38,6 +38,8 @@ bench: $(STAMP)
 	DEBUG=1 $(PY) benchmarks/bom.py
 	$(PY) benchmarks/collectives.py
 	$(PY) benchmarks/live.py
+	$(PY) -m pip install --quiet "locust>=2.20"
+	$(PY) benchmarks/load.py
 
 lint: $(STAMP)
 	$(PY) -m ruff check .

@@ -188,7 +188,27 @@ def revision_exports(revision) -> tuple[dict[str, Any], Any]:
     return bom, cabling_plan(r, plan_planes(r))
 
 
+EXPORT_CACHE_MAX_BYTES = 2_000_000
+
+
 def export_bom(revision, fmt: str, *, show_author: bool = True) -> tuple[bytes, str, str]:
+    """An export of a revision, built once per process for the same catalog (revisions never change)."""
+    import hashlib
+
+    from django.core.cache import cache
+
+    catalog = current_catalog()
+    stamp = hashlib.sha1(repr((catalog.parts, catalog.price_book)).encode()).hexdigest()[:16]
+    key = f"export:{revision.pk}:{revision.created_at.timestamp()}:{fmt}:{int(show_author)}:{stamp}"
+    found = cache.get(key)
+    if found is None:
+        found = _export_bom(revision, fmt, show_author=show_author)
+        if len(found[0]) <= EXPORT_CACHE_MAX_BYTES:
+            cache.set(key, found, 3600)
+    return found
+
+
+def _export_bom(revision, fmt: str, *, show_author: bool = True) -> tuple[bytes, str, str]:
     """(content, content type, filename) for bom.xlsx / bom.csv / bom.json / cabling.csv."""
     import json
     import re

@@ -21,3 +21,6 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
 
 # pages render without a collected manifest; tests/designer/test_deploy.py collects one the production way
 STORAGES = {**STORAGES, "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}  # noqa: F405
+
+# no cross-test memo: a rolled-back test may reuse a revision id (tests/designer/test_caching.py uses a real cache)
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}}

@@ -129,6 +129,27 @@ def design_edit(request: HttpRequest, pk: int) -> HttpResponse:
     return _form_page(request, form, design=design, title=f"Edit {head.name}")
 
 
+def revision_charts(revision: DesignRevision) -> dict:
+    """The plotly figures of a revision. Revisions never change, so each process builds them once."""
+    from django.core.cache import cache
+
+    key = f"charts:{revision.pk}:{revision.created_at.timestamp()}"
+    found = cache.get(key)
+    if found is None:
+        r = revision.results
+        found = {
+            "compute": charts.compute_diagram(r),
+            "rail": charts.rail_view(r),
+            "storage": charts.storage_diagram(r),
+            "management": charts.management_diagram(r),
+            "power": charts.power_chart(r),
+            "tco": charts.tco_chart(r),
+            "capping": charts.capping_chart(r),
+        }
+        cache.set(key, found, 3600)
+    return found
+
+
 def _detail_context(design: Design, revision: DesignRevision, *, shared_view: bool = False) -> dict:
     r = revision.results
     return {
@@ -138,15 +159,7 @@ def _detail_context(design: Design, revision: DesignRevision, *, shared_view: bo
         "fabric": r["compute_fabric"],
         "storage": r["storage"],
         "management": r["management"],
-        "charts": {
-            "compute": charts.compute_diagram(r),
-            "rail": charts.rail_view(r),
-            "storage": charts.storage_diagram(r),
-            "management": charts.management_diagram(r),
-            "power": charts.power_chart(r),
-            "tco": charts.tco_chart(r),
-            "capping": charts.capping_chart(r),
-        },
+        "charts": revision_charts(revision),
         "shared_view": shared_view,
         "is_latest": revision.number == design.revisions.order_by("-number").values_list("number", flat=True)[0],
     }
