@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import permissions, serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
@@ -69,6 +70,10 @@ class PriceBookViewSet(viewsets.ModelViewSet):
         page = self.paginate_queryset(book.prices.select_related("part").order_by("pk"))
         return self.get_paginated_response(PriceSerializer(page, many=True).data)
 
+    @extend_schema(
+        request=inline_serializer("NewVersion", {"note": serializers.CharField(required=False, allow_blank=True)}),
+        responses={201: PriceBookSerializer},
+    )
     @action(detail=True, methods=["post"], url_path="new-version")
     def new_version(self, request, pk=None):
         body = request.data if isinstance(request.data, dict) else None

@@ -36,3 +36,5 @@ urlpatterns = [
     path("api/v1/", include("designer.api.urls")),
     path("admin/", admin.site.urls),
 ]
+
+handler404 = "designer.views.not_found"

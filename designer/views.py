@@ -378,3 +378,12 @@ def health(request: HttpRequest) -> JsonResponse:
             status["worker"] = cache.get("health:worker")
     ok = status.get("database") == "ok" and status.get("worker", "pong") == "pong"
     return JsonResponse(status, status=200 if ok else 503)
+
+
+def not_found(request: HttpRequest, exception=None) -> HttpResponse:
+    """404: JSON under /api/ (as every other API answer), the site's page elsewhere."""
+    if request.path.startswith("/api/"):
+        return JsonResponse({"detail": "Not found."}, status=404)
+    from django.views.defaults import page_not_found
+
+    return page_not_found(request, exception)

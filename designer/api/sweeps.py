@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from django.http import Http404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from designer.access import visible_design
-from designer.api.pagination import Pages
+from designer.api.pagination import PAGE_PARAMETERS, Pages, paged
 from designer.ids import parse_id
 from designer.models import Sweep, SweepPoint
 from designer.sweep_views import finite
@@ -58,6 +60,10 @@ class SweepViewSet(viewsets.ViewSet):
         except Sweep.DoesNotExist:
             raise Http404 from None
 
+    @extend_schema(
+        responses=paged(SweepSerializer, "SweepPage"),
+        parameters=[*PAGE_PARAMETERS, OpenApiParameter("design", OpenApiTypes.INT, description="only this design's")],
+    )
     def list(self, request):
         qs = Sweep.objects.filter(owner=request.user)
         design = request.query_params.get("design")
@@ -72,6 +78,7 @@ class SweepViewSet(viewsets.ViewSet):
     def retrieve(self, request, pk=None):
         return Response(SweepSerializer(self._get(request, pk)).data)
 
+    @extend_schema(request=SweepCreateSerializer, responses={201: SweepSerializer})
     def create(self, request):
         ser = SweepCreateSerializer(data=request.data)
         ser.is_valid(raise_exception=True)
@@ -86,6 +93,7 @@ class SweepViewSet(viewsets.ViewSet):
             return Response({"errors": exc.errors}, status=status.HTTP_400_BAD_REQUEST)
         return Response(SweepSerializer(sweep).data, status=status.HTTP_201_CREATED)
 
+    @extend_schema(request=None, responses=SweepSerializer)
     @action(detail=True, methods=["post"])
     def cancel(self, request, pk=None):
         sweep = self._get(request, pk)
@@ -93,6 +101,7 @@ class SweepViewSet(viewsets.ViewSet):
         sweep.refresh_from_db()
         return Response(SweepSerializer(sweep).data)
 
+    @extend_schema(request=None, responses={201: SweepSerializer})
     @action(detail=True, methods=["post"])
     def rerun(self, request, pk=None):
         try:
@@ -101,6 +110,13 @@ class SweepViewSet(viewsets.ViewSet):
             return Response({"errors": exc.errors}, status=400)
         return Response(SweepSerializer(new).data, status=status.HTTP_201_CREATED)
 
+    @extend_schema(
+        responses=OpenApiTypes.OBJECT,
+        parameters=[
+            OpenApiParameter("offset", OpenApiTypes.INT, description="first point index"),
+            OpenApiParameter("limit", OpenApiTypes.INT, description="points (at most 10,000)"),
+        ],
+    )
     @action(detail=True, methods=["get"])
     def points(self, request, pk=None):
         """Points in index order; ``?offset=&limit=`` (limit ≤ 10,000)."""

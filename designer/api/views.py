@@ -11,7 +11,7 @@ from rest_framework.decorators import action, api_view
 from rest_framework.response import Response
 
 from designer.access import owned_design, visible_design, visible_revision
-from designer.api.pagination import Pages
+from designer.api.pagination import PAGE_PARAMETERS, Pages, paged
 from designer.api.serializers import (
     DesignListSerializer,
     DesignSerializer,
@@ -43,7 +43,7 @@ class DesignViewSet(viewsets.ViewSet):
 
     serializer_class = DesignSerializer
 
-    @extend_schema(responses=DesignListSerializer(many=True))
+    @extend_schema(responses=paged(DesignListSerializer, "DesignPage"), parameters=PAGE_PARAMETERS)
     def list(self, request):
         """Designs you may read, newest change first, ``?limit=&offset=`` (50 a page, at most 500)."""
         qs = Design.objects.visible_to(request.user).select_related("owner").order_by("-updated_at", "-pk")
@@ -90,12 +90,14 @@ class DesignViewSet(viewsets.ViewSet):
         Design.objects.filter(pk=design.pk).update(deleted_at=timezone.now())
         return Response(status=status.HTTP_204_NO_CONTENT)
 
+    @extend_schema(request=None, responses=DesignSerializer)
     @action(detail=True, methods=["post"])
     def restore(self, request, pk=None):
         design = owned_design(request.user, _int(pk), include_deleted=True)
         Design.objects.filter(pk=design.pk).update(deleted_at=None)
         return Response(DesignSerializer(design, context={}).data)
 
+    @extend_schema(responses=RevisionSerializer(many=True))
     @action(detail=True, methods=["get"])
     def revisions(self, request, pk=None):
         design = visible_design(request.user, _int(pk))
@@ -110,6 +112,7 @@ class DesignViewSet(viewsets.ViewSet):
             raise Http404
         return Response(RevisionSerializer(rev).data)
 
+    @extend_schema(request=None, responses={201: DesignSerializer})
     @action(detail=True, methods=["post"])
     def clone(self, request, pk=None):
         copy = clone_design(visible_design(request.user, _int(pk)), request.user)

@@ -142,3 +142,28 @@ def test_a_design_beyond_the_request_budget_is_refused_before_any_work(alice, mo
     grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
     assert r.status_code == 400 and "more than the 262,144 a request may plan" in r.json()["errors"]["gpu_count"][0]
     assert grown_mb < 50
+
+
+def test_unrouted_api_paths_answer_json_404(alice, settings):
+    settings.DEBUG = False
+    c = Client()
+    c.force_login(alice)
+    r = c.get("/api/v1/designs/0.5/revisions/")
+    assert r.status_code == 404 and r["Content-Type"].startswith("application/json")
+    assert c.get("/no-such-page/")["Content-Type"].startswith("text/html")
+
+
+def test_the_schema_documents_token_auth_errors_and_pages(alice):
+    c = Client()
+    c.force_login(alice)
+    schema = c.get("/api/v1/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
+    assert schema["components"]["securitySchemes"]["tokenAuth"]["name"] == "Authorization"
+    for path, ops in schema["paths"].items():
+        for method, op in ops.items():
+            assert {"401", "403", "404"} <= set(op["responses"]), (method, path)
+    listing = schema["paths"]["/api/v1/designs/"]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
+    assert listing == {"$ref": "#/components/schemas/DesignPage"}
+    page = schema["components"]["schemas"]["DesignPage"]["properties"]
+    assert {"count", "next", "previous", "results"} <= set(page)
+    clone = schema["paths"]["/api/v1/designs/{id}/clone/"]["post"]["responses"]
+    assert "201" in clone

@@ -1,0 +1,42 @@
+"""OpenAPI post-processing: every operation documents the error answers it can give.
+
+All errors share one shape: ``{"errors": {field: [message, …]}}`` for bad input (400) and
+``{"detail": "…"}`` for authentication (401), permission (403) and missing objects (404)."""
+
+from __future__ import annotations
+
+ERROR_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "errors": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}}},
+        "detail": {"type": "string"},
+    },
+}
+ERRORS = {
+    "400": "Bad input: one message per field",
+    "401": "Not signed in, or a bad token",
+    "403": "Signed in but not allowed (e.g. a read-only token writing, or a non-staff user changing the catalog)",
+    "404": "No such object, or not yours to see",
+}
+
+
+def _unwrap_pages(operation: dict) -> None:
+    """A hand-paginated list is one page object, not an array of pages (drf-spectacular wraps list actions)."""
+    for response in operation["responses"].values():
+        schema = response.get("content", {}).get("application/json", {}).get("schema", {})
+        ref = schema.get("items", {}).get("$ref", "") if schema.get("type") == "array" else ""
+        if ref.endswith("Page"):
+            response["content"]["application/json"]["schema"] = {"$ref": ref}
+
+
+def add_error_responses(result, generator, request, public):
+    for path in result.get("paths", {}).values():
+        for _method, operation in path.items():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            _unwrap_pages(operation)
+            for code, text in ERRORS.items():
+                operation["responses"].setdefault(
+                    code, {"description": text, "content": {"application/json": {"schema": ERROR_SCHEMA}}}
+                )
+    return result
