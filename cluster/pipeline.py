@@ -175,6 +175,7 @@ class ClusterPlan:
         compute["attached_device_port_count"] = f.attached_device_count * f.attached_device_ports
         bom = self.bom.to_dict()
         bom["price_book"] = self.price_book
+        bom["checks"].extend(self.floor_plan_checks())
         power = self.power.to_dict()
         return {
             "schema_version": RESULT_SCHEMA_VERSION,
@@ -193,6 +194,21 @@ class ClusterPlan:
             "collectives": self.collectives,
             "summary": self.summary(bom, power),
         }
+
+    def floor_plan_checks(self) -> list[dict[str, Any]]:
+        """The floor plan (cable lengths) and the rack plan (rack count, PDUs) must put as many nodes in a rack."""
+        given, held = self.requirements.bom.nodes_per_rack, self.power.racks.nodes_per_rack
+        if given is None or given == held:
+            return []
+        return [
+            {
+                "ok": False,
+                "field": "nodes_per_rack",
+                "message": f"the floor plan puts {given} nodes in a rack, the rack power budget and height hold "
+                f"{held}: cable lengths and the rack count disagree; leave nodes per rack empty or change "
+                "the rack budget",
+            }
+        ]
 
     def summary(self, bom: dict[str, Any], power: dict[str, Any]) -> dict[str, Any]:
         p, tco = self.planes, power["tco"]

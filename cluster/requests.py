@@ -108,7 +108,18 @@ def cluster_shape(r: Requirements) -> ClusterShape:
 
 
 def rack_layout(r: Requirements) -> RackLayout:
-    return RackLayout(nodes_per_rack=r.bom.nodes_per_rack, racks_per_row=r.bom.racks_per_row)
+    """The floor plan: nodes per rack as given, else as the rack plan fills them (power/racks.py)."""
+    return RackLayout(nodes_per_rack=floor_plan_nodes_per_rack(r), racks_per_row=r.bom.racks_per_row)
+
+
+def floor_plan_nodes_per_rack(r: Requirements) -> int:
+    if r.bom.nodes_per_rack is not None:
+        return r.bom.nodes_per_rack
+    from power.plan import node_power_w
+    from power.racks import nodes_per_rack
+
+    p = r.power
+    return max(1, nodes_per_rack(node_power_w(r)[0] / 1000, p.node_u, float(p.rack_budget_kw), p.rack_u))
 
 
 def bom_policy(r: Requirements) -> BomPolicy:

@@ -208,7 +208,10 @@ class BomRules:
     """Floor plan and purchasing policy of the bill of materials."""
 
     media: str = choice("by_reach", "How links are cabled", MEDIA_CHOICES, flat="bom_media")
-    nodes_per_rack: int = pos_int(4, "Compute nodes per rack (cable lengths)", maximum=128)
+    nodes_per_rack: int | None = opt_int(
+        "Compute nodes per rack in the floor plan (empty = as many as the rack power budget and height hold)",
+        maximum=128,
+    )
     racks_per_row: int = pos_int(10, "Racks per row (cable lengths)", maximum=200)
     spares_switch_pct: float = real(0.0, "Spare switches [%]", minimum=0, maximum=100)
     spares_nic_pct: float = real(0.0, "Spare NICs [%]", minimum=0, maximum=100)

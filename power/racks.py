@@ -101,10 +101,16 @@ def _racks_for(count: int, kw: float, u: int, budget_kw: float, rack_u: int) -> 
     return per_rack, math.ceil(count / per_rack)
 
 
+def nodes_per_rack(node_kw: float, node_u: int, rack_budget_kw: float, rack_u: int) -> int:
+    """Compute nodes a rack holds: min(⌊budget ÷ node kW⌋, ⌊rack U ÷ node U⌋) — the one figure the
+    rack count, the floor plan's cable lengths and the PDUs all use."""
+    return min(int(rack_budget_kw // node_kw), rack_u // node_u)
+
+
 def plan_racks(req: RackRequest) -> RackPlan:
     by_power = int(req.rack_budget_kw // req.node_kw)
     by_u = req.rack_u // req.node_u
-    per_rack = min(by_power, by_u)
+    per_rack = nodes_per_rack(req.node_kw, req.node_u, req.rack_budget_kw, req.rack_u)
     racks = math.ceil(req.node_count / per_rack)
     rows = math.ceil(racks / req.racks_per_row)
     in_full = min(per_rack, req.node_count)

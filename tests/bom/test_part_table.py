@@ -232,3 +232,15 @@ def test_storage_gateways_on_the_compute_fabric_take_leaf_ports_and_are_cabled()
     with pytest.raises(RequirementsError) as exc:
         plan_cluster(too_many, CATALOG)
     assert "50 fabric-management and attached-device port(s)" in exc.value.errors["attached_device_count"][0]
+
+
+def test_the_floor_plan_and_the_rack_plan_put_the_same_nodes_in_a_rack():
+    """Defaults: a node is 8 × 700 W + 4,600 W = 10.2 kW; a 40 kW rack holds ⌊40 ÷ 10.2⌋ = 3 — the cable
+    lengths (floor plan) and the rack count, PDUs and racks (rack plan) all use 3."""
+    plan = plan_cluster(validate_flat({"gpu_count": 2000}), CATALOG)
+    assert plan.power.racks.nodes_per_rack == 3
+    assert plan.power.racks.compute_rack_count == 84  # ⌈250 ÷ 3⌉
+    assert not [c for c in plan.result()["bom"]["checks"] if c["field"] == "nodes_per_rack"]
+    forced = plan_cluster(validate_flat({"gpu_count": 2000, "nodes_per_rack": 4}), CATALOG).result()
+    check = next(c for c in forced["bom"]["checks"] if c["field"] == "nodes_per_rack")
+    assert not check["ok"] and "puts 4 nodes in a rack" in check["message"] and "hold 3" in check["message"]
