@@ -19,7 +19,7 @@ from bom.export import cabling_rows
 from bom.links import all_links
 from bom.media import NIC_CAGES, PartChooser
 from bom.parts import PartKind, PartSpec
-from cluster.requests import bom_policy, cluster_shape, rack_layout
+from cluster.requests import bom_policy, cluster_shape, rack_layout, resolve
 from cluster.requirements import Requirements
 from power.plan import node_power_w, rack_plan
 from topology import FabricPlan, Topology
@@ -107,6 +107,7 @@ def tier_ports(r: Requirements, plan: FabricPlan, storage: StoragePlan, mgmt: Ma
 
 def plane_links(r: Requirements, plan: FabricPlan, storage: StoragePlan, mgmt: ManagementPlan):
     """Every cable of the three planes, one record each (for the cut sheet and exports)."""
+    r = resolve(r)
     return all_links(plan, storage, mgmt, cluster_shape(r), rack_layout(r))
 
 
@@ -132,6 +133,7 @@ def chooser_for(r: Requirements, catalog: Catalog, roles: Roles | None = None) -
 
 def cut_sheet(r: Requirements, plan: FabricPlan, storage: StoragePlan, mgmt: ManagementPlan, catalog: Catalog):
     """One row per cable of the three planes, with the parts the BOM buys for it."""
+    r = resolve(r)
     return cabling_rows(plane_links(r, plan, storage, mgmt), chooser_for(r, catalog).parts)
 
 

@@ -20,7 +20,7 @@ from bom.links import FabricManagerPortsError
 from bom.media import NoPartReaches
 from bom.plan import Catalog, network_bom, upper_switch_count
 from cluster.collectives import collectives_summary
-from cluster.requests import fabric_request, management_request, storage_request
+from cluster.requests import MIN_STORAGE_NODES, fabric_request, management_request, resolve, storage_request
 from cluster.requirements import Requirements
 from cluster.validate import RequirementsError
 from power import PowerInputError
@@ -147,12 +147,13 @@ def network_figures(r: Requirements, planes: Planes, bom: Bom) -> NetworkFigures
 class ClusterPlan:
     """Every plan of one design, typed; :meth:`result` is its stored JSON."""
 
-    requirements: Requirements
+    requirements: Requirements  # resolved: every "empty = choose for me" field filled in
     planes: Planes
     bom: Bom
     power: PowerPlan
     collectives: dict[str, Any]
     price_book: dict[str, Any]
+    inputs: Requirements | None = None  # as the user gave them (what a saved revision stores)
 
     @property
     def fabric(self) -> FabricPlan:
@@ -170,6 +171,13 @@ class ClusterPlan:
         r, p = self.requirements, self.planes
         compute = p.fabric.to_dict()
         compute["sizing"] = fabric_sizing(p.fabric, p.fabric_request)
+        storage = p.storage.to_dict()
+        if self.inputs is not None and self.inputs.storage.node_count is None:
+            storage["storage_node_count"] = r.storage.node_count
+            storage.setdefault("derivations", {})["storage_node_count"] = (
+                f"left empty: max({MIN_STORAGE_NODES}, {p.storage.storage_nodes_for_bandwidth} for bandwidth, "
+                f"{p.storage.storage_nodes_for_capacity} for capacity) = {r.storage.node_count}"
+            )
         f = r.compute_fabric
         compute["fabric_manager_port_count"] = f.ufm_server_count * f.ufm_ports_per_server
         compute["attached_device_port_count"] = f.attached_device_count * f.attached_device_ports
@@ -187,7 +195,7 @@ class ClusterPlan:
                 "gpus_per_node": r.cluster.gpus_per_node,
             },
             "compute_fabric": compute,
-            "storage": p.storage.to_dict(),
+            "storage": storage,
             "management": p.management.to_dict(),
             "bom": bom,
             "power": power,
@@ -237,6 +245,7 @@ class ClusterPlan:
 def plan_cluster(r: Requirements, catalog: Catalog | None = None, *, cables: bool = False) -> ClusterPlan:
     """Run every engine on validated requirements. ``cables``: count the BOM from per-link records."""
     catalog = catalog or Catalog.built_in()
+    inputs, r = r, resolve(r)
     planes = plan_planes(r)
     try:
         bom = network_bom(r, planes.fabric, planes.storage, planes.management, catalog, cables=cables)
@@ -251,4 +260,5 @@ def plan_cluster(r: Requirements, catalog: Catalog | None = None, *, cables: boo
         power = plan_power(r, network_figures(r, planes, bom))
     except PowerInputError as exc:
         raise RequirementsError({k: [v] for k, v in exc.errors.items()}) from None
-    return ClusterPlan(r, planes, bom, power, collectives_summary(r, planes.fabric), catalog.price_book)
+    collectives = collectives_summary(r, planes.fabric)
+    return ClusterPlan(r, planes, bom, power, collectives, catalog.price_book, inputs)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from decimal import Decimal
 
 from bom.build import BomPolicy
@@ -9,9 +10,9 @@ from bom.layout import RackLayout
 from bom.links import ClusterShape
 from bom.parts import PartKind
 from cluster.requirements import Requirements
-from topology import FabricRequest, Topology
+from topology import FabricRequest, FabricRequestError, Topology
 from topology.management_plane import ManagementRequest
-from topology.storage_plane import StorageRequest
+from topology.storage_plane import StorageRequest, plan_storage
 
 
 def fabric_request(r: Requirements) -> FabricRequest:
@@ -139,3 +140,20 @@ def bom_policy(r: Requirements) -> BomPolicy:
         growth_headroom_pct=None if b.growth_headroom_pct is None else pct(b.growth_headroom_pct),
         nic_cage=r.compute_fabric.nic_cage,
     )
+
+
+MIN_STORAGE_NODES = 8
+
+
+def resolve(r: Requirements) -> Requirements:
+    """Fill the fields left for the tool to choose: the storage server count from what the storage plan
+    says bandwidth and capacity need (at least 8; seed §14.8 starts from 8)."""
+    if r.storage.node_count is not None:
+        return r
+    probe = dataclasses.replace(r, storage=dataclasses.replace(r.storage, node_count=MIN_STORAGE_NODES))
+    try:
+        need = plan_storage(storage_request(probe))
+    except FabricRequestError:
+        return probe  # the planes report the refusal on the user's fields
+    count = max(MIN_STORAGE_NODES, need.storage_nodes_for_bandwidth, need.storage_nodes_for_capacity)
+    return dataclasses.replace(r, storage=dataclasses.replace(r.storage, node_count=count))

@@ -140,7 +140,12 @@ class ComputeFabric:
 class Storage:
     nics_per_node: int = pos_int(2, "Storage NICs per compute node", maximum=16, flat="storage_nics_per_node")
     nic_gbps: float = real(100.0, "Compute storage NIC speed [Gbit/s]", 1, 3200, flat="storage_nic_gbps")
-    node_count: int = pos_int(8, "Storage servers", maximum=100_000, flat="storage_node_count")
+    node_count: int | None = opt_int(
+        "Storage servers (empty = as many as the checkpoint and data-loader bandwidth and the capacity target "
+        "need, at least 8)",
+        maximum=100_000,
+        flat="storage_node_count",
+    )
     drives_per_node: int = pos_int(24, "Drives per storage server", maximum=1000, flat="storage_drives_per_node")
     drive_tb: float = real(15.36, "Drive capacity [TB]", minimum=0.001, maximum=1000, flat="storage_drive_tb")
     raid_data_drives: int = pos_int(8, "RAID data drives per group", maximum=100, flat="storage_raid_data_drives")

@@ -13,6 +13,7 @@ from typing import Any
 from bom.export import tco_sheet
 from bom.plan import Catalog
 from cluster.pipeline import ClusterPlan, Planes, plan_cluster, plan_planes
+from cluster.requests import resolve
 from cluster.requirements import Requirements
 from cluster.validate import RequirementsError, load_requirements_file, validate, validate_flat
 from topology import FabricPlan
@@ -33,7 +34,8 @@ class Evaluation:
 
     @property
     def requirements(self) -> dict[str, Any]:
-        return self.plan.requirements.flat()
+        """As the user gave them (a revision keeps "empty = choose for me" empty)."""
+        return (self.plan.inputs or self.plan.requirements).flat()
 
     @property
     def fabric(self) -> FabricPlan:
@@ -101,8 +103,9 @@ def current_catalog() -> Catalog:
 
 
 def requirements_of(revision) -> Requirements:
-    """A stored revision's requirements, typed (stored values were validated when saved)."""
-    return Requirements.from_flat(revision.requirements())
+    """A stored revision's requirements, typed (stored values were validated when saved), with the
+    "empty = choose for me" fields resolved as the pipeline resolves them."""
+    return resolve(Requirements.from_flat(revision.requirements()))
 
 
 # --- saved designs ------------------------------------------------------------------------

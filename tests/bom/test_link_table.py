@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from bom.link_table import NO_DEVICE, LinkTable, plane_link_table
 from bom.plan import Catalog, network_bom, plane_links
 from cluster.pipeline import plan_cluster, plan_planes
-from cluster.requests import cluster_shape, rack_layout
+from cluster.requests import cluster_shape, rack_layout, resolve
 from cluster.validate import RequirementsError, validate_flat
 
 
@@ -68,7 +68,7 @@ def requirements(d: dict):
 @given(designs)
 def test_link_classes_equal_per_link_records_and_give_the_same_bom(d):
     try:
-        r = requirements(dict(d))
+        r = resolve(requirements(dict(d)))
         p = plan_planes(r)
         plan_cluster(r)  # a refusal (too many fabric managers, no part reaches) is tested where it is made
     except RequirementsError:
@@ -87,7 +87,7 @@ def test_link_classes_equal_per_link_records_and_give_the_same_bom(d):
 
 def test_every_cut_sheet_cable_is_one_bom_cable():
     """Counted per cable from the cut sheet: the seed design's cable lines sum to its link count (4,048 + planes)."""
-    r = validate_flat({"gpu_count": 2000})
+    r = resolve(validate_flat({"gpu_count": 2000}))
     p = plan_planes(r)
     bom = network_bom(r, p.fabric, p.storage, p.management, Catalog.built_in())
     links = list(plane_links(r, p.fabric, p.storage, p.management))

@@ -244,3 +244,16 @@ def test_the_floor_plan_and_the_rack_plan_put_the_same_nodes_in_a_rack():
     forced = plan_cluster(validate_flat({"gpu_count": 2000, "nodes_per_rack": 4}), CATALOG).result()
     check = next(c for c in forced["bom"]["checks"] if c["field"] == "nodes_per_rack")
     assert not check["ok"] and "puts 4 nodes in a rack" in check["message"] and "hold 3" in check["message"]
+
+
+def test_storage_servers_left_empty_follow_what_the_bandwidth_needs():
+    """32,768 GPUs: data loaders read 0.1 GB/s each = 3,276.8 GB/s; a server gives 2 × 200 Gbit/s ÷ 8 = 50 GB/s
+    → ⌈3,276.8 ÷ 50⌉ = 66 servers (8 would fail the bandwidth check, as the old default did)."""
+    plan = plan_cluster(validate_flat({"gpu_count": 32768}), CATALOG)
+    res = plan.result()
+    assert plan.requirements.storage.node_count == 66 == res["storage"]["storage_node_count"]
+    assert "66" in res["storage"]["derivations"]["storage_node_count"]
+    assert all(c["ok"] for c in res["storage"]["checks"])
+    assert plan.inputs.storage.node_count is None  # what a revision stores: still "choose for me"
+    small = plan_cluster(validate_flat({"gpu_count": 2000}), CATALOG)
+    assert small.requirements.storage.node_count == 8  # at least the seed's 8

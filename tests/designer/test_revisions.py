@@ -63,3 +63,14 @@ def test_other_users_designs_stay_hidden(client, alice, bob, alice_design):
     client.force_login(bob)
     assert client.get(f"/designs/{alice_design.pk}/").status_code == 404
     assert client.post(f"/designs/{alice_design.pk}/clone/").status_code == 404
+
+
+def test_a_revision_keeps_choose_for_me_fields_empty(client, alice):
+    client.force_login(alice)
+    r = client.post("/api/v1/designs/", {"requirements": {"gpu_count": 32768}}, content_type="application/json")
+    head = r.json()["head"]
+    assert head["requirements"]["storage"]["node_count"] is None
+    assert head["results"]["storage"]["storage_node_count"] == 66
+    pk = r.json()["id"]
+    assert client.get(f"/api/v1/designs/{pk}/bom.json").status_code == 200
+    assert client.get(f"/designs/{pk}/export/cabling.csv").status_code == 200
