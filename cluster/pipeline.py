@@ -10,6 +10,7 @@ API; every figure in it carries a derivation.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -29,6 +30,7 @@ from topology import FabricPlan, FabricRequest, FabricRequestError, Topology, pl
 from topology.management_plane import ManagementPlan, plan_management
 from topology.sizing import aggregate_bandwidth_gbps, min_uplink_bandwidth_gbps, ports_for_bandwidth
 from topology.storage_plane import StoragePlan, plan_storage
+from topology.switches import SWITCH_MODELS
 
 RESULT_SCHEMA_VERSION = 2
 
@@ -71,13 +73,35 @@ class Planes:
     management: ManagementPlan
 
 
+def fitting_switches(freq: FabricRequest) -> str:
+    """When a fabric is too big for its switch: the known switch models that would take it, and in how many tiers."""
+    fits = []
+    for name, model in SWITCH_MODELS.items():
+        if model.port_gbps < freq.nic_gbps or (model.radix, model.port_gbps) == (
+            freq.switch_radix,
+            freq.switch_port_gbps,
+        ):
+            continue
+        try:
+            alt = plan_fabric(dataclasses.replace(freq, switch_radix=model.radix, switch_port_gbps=model.port_gbps))
+        except FabricRequestError:
+            continue
+        fits.append(f"{name} ({alt.tier_count} tiers, {alt.switch_count:,} switches)")
+    if not fits:
+        return ""
+    return "; it fits with " + ", ".join(fits) + " — choose one as the switch model"
+
+
 def plan_planes(r: Requirements) -> Planes:
     """The three network planes; engine refusals land on the user's fields."""
     try:
         freq = fabric_request(r)
         fabric = plan_fabric(freq)
     except FabricRequestError as exc:
-        raise _mapped(exc.errors, _FABRIC_FIELDS) from None
+        errors = dict(exc.errors)
+        if "node_count" in errors:
+            errors["node_count"] += fitting_switches(freq)
+        raise _mapped(errors, _FABRIC_FIELDS) from None
     try:
         storage = plan_storage(storage_request(r))
     except FabricRequestError as exc:
