@@ -85,7 +85,8 @@ def test_cli_refuses_a_floor_plan_no_catalog_part_reaches(tmp_path: Path):
 
 def test_a_fabric_too_big_for_its_switch_names_the_switches_that_fit():
     """100,000 GPUs on 64-port QM9700: 3 tiers reach 64³ ÷ 4 = 65,536 endpoints, too few; a 128-port
-    SN5600-400G reaches 524,288 and a 144-port Q3400 699,840, so the refusal names both."""
+    SN5600-400G reaches 128³ ÷ 4 = 524,288, and the 144-port Q3400 (800G ports) fits too, so the refusal
+    names both."""
     with pytest.raises(RequirementsError) as exc:
         plan_cluster(validate_flat({"gpu_count": 100000}))
     message = exc.value.errors["gpu_count"][0]
