@@ -1,5 +1,7 @@
 from django.db import migrations, models
 
+import bom.models
+
 
 def fix_and_top_up(apps, schema_editor):
     """The 2 × 400G DR4 twin-port module was stored as an 800G single-port multimode part: correct it,
@@ -40,6 +42,28 @@ class Migration(migrations.Migration):
                 ],
                 max_length=20,
             ),
+        ),
+        migrations.AlterField(
+            model_name="part",
+            name="kind",
+            field=models.CharField(
+                choices=[
+                    ("switch", "switch"),
+                    ("nic", "nic"),
+                    ("transceiver", "transceiver"),
+                    ("cable", "cable"),
+                    ("node", "node"),
+                    ("storage_node", "storage_node"),
+                    ("appliance", "appliance"),
+                    ("accessory", "accessory"),
+                ],
+                max_length=20,
+            ),
+        ),
+        migrations.AlterField(
+            model_name="pricebook",
+            name="effective_date",
+            field=models.DateField(default=bom.models._today),
         ),
         migrations.RunPython(fix_and_top_up, migrations.RunPython.noop),
     ]
