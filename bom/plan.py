@@ -22,6 +22,7 @@ from bom.parts import PartKind, PartSpec
 from cluster.requests import bom_policy, cluster_shape, rack_layout, resolve
 from cluster.requirements import Requirements
 from power.plan import node_power_w, rack_plan
+from power.racks import RackPlan
 from topology import FabricPlan, Topology
 from topology.management_plane import ManagementPlan
 from topology.storage_plane import StoragePlan
@@ -145,8 +146,12 @@ def network_bom(
     catalog: Catalog,
     *,
     cables: bool = False,
+    racks: RackPlan | None = None,
 ) -> Bom:
-    """The priced BOM of the three planes. ``cables``: count from per-link records instead of link classes."""
+    """The priced BOM of the three planes and their racks. ``cables``: count from per-link records instead
+    of link classes; ``racks``: the design's rack plan (planned here when not given)."""
+    if racks is None:
+        racks = rack_plan(r, node_power_w(r)[0], upper_switch_count(plan, storage, mgmt))
     roles = bom_roles(r, catalog.parts)
     if cables:
         links = plane_links(r, plan, storage, mgmt)
@@ -164,7 +169,7 @@ def network_bom(
         tier_ports=tier_ports(r, plan, storage, mgmt),
         appliances=fabric_manager_lines(r, catalog.parts),
         accessories=lambda trunks: infrastructure_lines(
-            rack_plan(r, node_power_w(r)[0], upper_switch_count(plan, storage, mgmt)),
+            racks,
             switch_count=plan.switch_count + storage.switch_count + mgmt.tor_count + mgmt.spine_count,
             trunk_count=trunks,
             pdu_kw=float(r.power.pdu_kw),

@@ -25,7 +25,7 @@ from cluster.requests import MIN_STORAGE_NODES, fabric_request, management_reque
 from cluster.requirements import Requirements
 from cluster.validate import RequirementsError
 from power import PowerInputError
-from power.plan import NetworkFigures, PowerPlan, plan_power
+from power.plan import NetworkFigures, PowerPlan, node_power_w, plan_power, rack_plan
 from topology import FabricPlan, FabricRequest, FabricRequestError, Topology, plan_fabric
 from topology.management_plane import ManagementPlan, plan_management
 from topology.sizing import aggregate_bandwidth_gbps, min_uplink_bandwidth_gbps, ports_for_bandwidth
@@ -161,10 +161,9 @@ def network_figures(r: Requirements, planes: Planes, bom: Bom) -> NetworkFigures
             f"{watts['transceiver'] / 1000:,.1f} kW + active cables {watts['cable'] / 1000:,.1f} kW"
         )
     given = r.tco.network_capex_usd
-    upper = upper_switch_count(planes.fabric, planes.storage, planes.management)
     network_usd = bom.total_usd() - bom.total_usd(INFRASTRUCTURE)  # racks and PDUs are facility works
     capex = Decimal(given) if given is not None else network_usd
-    return NetworkFigures(power_w, why, capex, upper)
+    return NetworkFigures(power_w, why, capex)
 
 
 @dataclass(frozen=True)
@@ -271,17 +270,19 @@ def plan_cluster(r: Requirements, catalog: Catalog | None = None, *, cables: boo
     catalog = catalog or Catalog.built_in()
     inputs, r = r, resolve(r)
     planes = plan_planes(r)
-    try:
-        bom = network_bom(r, planes.fabric, planes.storage, planes.management, catalog, cables=cables)
+    try:  # the rack plan first: the BOM buys its racks and PDUs, power and cooling follow it
+        upper = upper_switch_count(planes.fabric, planes.storage, planes.management)
+        racks = rack_plan(r, node_power_w(r)[0], upper)
+        bom = network_bom(r, planes.fabric, planes.storage, planes.management, catalog, cables=cables, racks=racks)
     except NoPartReaches as exc:
         raise RequirementsError({"racks_per_row": [str(exc)]}) from None
     except FabricManagerPortsError as exc:
         field = "ufm_server_count" if r.compute_fabric.ufm_server_count else "attached_device_count"
         raise RequirementsError({field: [str(exc)]}) from None
-    except PowerInputError as exc:  # the rack plan, which the racks and PDUs of the BOM follow
+    except PowerInputError as exc:
         raise RequirementsError({k: [v] for k, v in exc.errors.items()}) from None
     try:
-        power = plan_power(r, network_figures(r, planes, bom))
+        power = plan_power(r, network_figures(r, planes, bom), racks)
     except PowerInputError as exc:
         raise RequirementsError({k: [v] for k, v in exc.errors.items()}) from None
     collectives = collectives_summary(r, planes.fabric)

@@ -184,11 +184,15 @@ def cabling_plan(r: Requirements, planes: Planes | ClusterPlan, catalog: Catalog
     return cut_sheet(r, planes.fabric, planes.storage, planes.management, catalog or current_catalog())
 
 
-def revision_exports(revision) -> tuple[dict[str, Any], Any]:
-    """The stored BOM of a revision and its cabling plan (the planes re-planned, nothing re-priced)."""
+def stored_bom(revision) -> dict[str, Any]:
+    """The BOM saved with a revision (recomputed only for a revision saved before BOMs existed)."""
+    return revision.results.get("bom") or evaluate_requirements(requirements_of(revision)).result["bom"]
+
+
+def revision_cabling(revision, catalog: Catalog | None = None):
+    """A revision's cut sheet: the planes re-planned, the parts chosen from ``catalog`` (nothing re-priced)."""
     r = requirements_of(revision)
-    bom = revision.results.get("bom") or evaluate_requirements(r).result["bom"]
-    return bom, cabling_plan(r, plan_planes(r))
+    return cabling_plan(r, plan_planes(r), catalog)
 
 
 EXPORT_CACHE_MAX_BYTES = 2_000_000
@@ -205,13 +209,13 @@ def export_bom(revision, fmt: str, *, show_author: bool = True) -> tuple[bytes, 
     key = f"export:{revision.pk}:{revision.created_at.timestamp()}:{fmt}:{int(show_author)}:{stamp}"
     found = cache.get(key)
     if found is None:
-        found = _export_bom(revision, fmt, show_author=show_author)
+        found = _export_bom(revision, fmt, catalog, show_author=show_author)
         if len(found[0]) <= EXPORT_CACHE_MAX_BYTES:
             cache.set(key, found, 3600)
     return found
 
 
-def _export_bom(revision, fmt: str, *, show_author: bool = True) -> tuple[bytes, str, str]:
+def _export_bom(revision, fmt: str, catalog: Catalog, *, show_author: bool = True) -> tuple[bytes, str, str]:
     """(content, content type, filename) for bom.xlsx / bom.csv / bom.json / cabling.csv."""
     import json
     import re
@@ -221,22 +225,20 @@ def _export_bom(revision, fmt: str, *, show_author: bool = True) -> tuple[bytes,
     slug = re.sub(r"[^A-Za-z0-9]+", "-", revision.name).strip("-")[:60] or "design"
     base = f"{slug}-r{revision.number}"
     if fmt == "bom.json":
-        bom = revision.results.get("bom") or evaluate_requirements(requirements_of(revision)).result["bom"]
-        return json.dumps(bom, indent=2).encode(), "application/json", f"{base}-bom.json"
-    bom, cabling = revision_exports(revision)
-    if fmt == "bom.csv":
-        return bom_csv(bom).encode(), "text/csv", f"{base}-bom.csv"
+        return json.dumps(stored_bom(revision), indent=2).encode(), "application/json", f"{base}-bom.json"
+    if fmt == "bom.csv":  # the BOM alone: no cut sheet to build
+        return bom_csv(stored_bom(revision)).encode(), "text/csv", f"{base}-bom.csv"
     if fmt == "cabling.csv":
-        return cabling_csv(cabling).encode(), "text/csv", f"{base}-cabling.csv"
+        return cabling_csv(revision_cabling(revision, catalog)).encode(), "text/csv", f"{base}-cabling.csv"
     if fmt == "bom.xlsx":
         data = bom_xlsx(
-            bom,
+            stored_bom(revision),
             design_name=revision.name,
             design_notes=revision.notes,
             revision=f"r{revision.number}"
             + (f" by {revision.author.username}" if show_author else "")
             + f", {revision.created_at:%Y-%m-%d %H:%M}",
-            cabling=cabling,
+            cabling=revision_cabling(revision, catalog),
             extra_sheets=tco_sheet(revision.results),
         )
         return data, "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", f"{base}-bom.xlsx"

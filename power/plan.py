@@ -30,7 +30,6 @@ class NetworkFigures:
     power_w: float
     power_derivation: str
     capex_usd: Decimal
-    upper_switch_count: int  # spines, cores, storage spines and management spines: the network row
 
 
 @dataclass(frozen=True)
@@ -212,11 +211,10 @@ def opex_lines(r: Requirements, fac: FacilityPower, net: NetworkFigures) -> tupl
     )
 
 
-def plan_power(r: Requirements, net: NetworkFigures) -> PowerPlan:
-    """Power → racks → cooling and PUE → facility → coolant → capping → TCO → carbon."""
+def plan_power(r: Requirements, net: NetworkFigures, racks: RackPlan) -> PowerPlan:
+    """Racks (planned once, before the BOM) → cooling and PUE → facility → coolant → capping → TCO → carbon."""
     tdp = gpu_tdp_w(r)
     node_w, node_why = node_power_w(r)
-    racks = rack_plan(r, node_w, net.upper_switch_count)
     fac, _kind, pue = facility_plan(r, node_w, node_why, net, racks)
     cooling = cooling_plan(r, fac, racks)
     budget_kw = float(r.power.capping_budget_kw) if r.power.capping_budget_kw else fac.facility_kw

@@ -15,13 +15,9 @@ from bom.models import Part, Price, PriceBook
 from designer.models import ApiToken, Design
 from designer.sweeps import create_sweep
 from tests.designer.conftest import make_design
+from tests.designer.test_api import token_client
 
 pytestmark = pytest.mark.django_db
-
-
-def token_client(user, read_only=False) -> Client:
-    _, key = ApiToken.issue(user, "t", timezone.now() + timedelta(days=1), read_only=read_only)
-    return Client(HTTP_AUTHORIZATION=f"Token {key}")
 
 
 @pytest.fixture
@@ -30,7 +26,7 @@ def staff(db):
 
 
 def test_a_read_only_staff_token_cannot_write_the_catalog(staff):
-    c = token_client(staff, read_only=True)
+    c, _ = token_client(staff, read_only=True)
     price = Price.objects.first()
     part = Part.objects.first()
     book = PriceBook.current()
