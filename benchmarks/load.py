@@ -24,7 +24,8 @@ USERS, SPAWN_RATE, SECONDS = 20, 5, int(os.environ.get("LOAD_SECONDS", "60"))
 
 
 def _env(var_dir: str, port: int) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("DEBUG", "DJANGO_SETTINGS_MODULE")}
+    skip = ("DEBUG", "DJANGO_SETTINGS_MODULE", "DATABASE_URL", "CELERY_BROKER_URL", "CELERY_RESULT_BACKEND")
+    env = {k: v for k, v in os.environ.items() if k not in skip}  # its own SQLite under a temporary VAR_DIR
     env.update(
         SECRET_KEY="load-test-secret-key-0123456789-abcdefghijklmnopqrstuvwxyz",
         VAR_DIR=var_dir,

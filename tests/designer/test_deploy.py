@@ -23,10 +23,19 @@ PRODUCTION_ENV = {
 }
 
 
+# a subprocess of these tests gets its own SQLite and broker under tmp_path, never the suite's servers
+ISOLATED = (
+    "DEBUG",
+    "DJANGO_SETTINGS_MODULE",
+    "DJANGO_ALLOW_ASYNC_UNSAFE",
+    "DATABASE_URL",
+    "CELERY_BROKER_URL",
+    "CELERY_RESULT_BACKEND",
+)
+
+
 def _run(args, tmp_path, **extra):
-    env = {
-        k: v for k, v in os.environ.items() if k not in ("DEBUG", "DJANGO_SETTINGS_MODULE", "DJANGO_ALLOW_ASYNC_UNSAFE")
-    }
+    env = {k: v for k, v in os.environ.items() if k not in ISOLATED}
     env.update(PRODUCTION_ENV, VAR_DIR=str(tmp_path), **extra)
     return subprocess.run([sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True)
 
@@ -66,9 +75,7 @@ def test_gunicorn_serves_pages_and_static_files_with_debug_off(tmp_path):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    env = {
-        k: v for k, v in os.environ.items() if k not in ("DEBUG", "DJANGO_SETTINGS_MODULE", "DJANGO_ALLOW_ASYNC_UNSAFE")
-    }
+    env = {k: v for k, v in os.environ.items() if k not in ISOLATED}
     env.update(PRODUCTION_ENV, VAR_DIR=str(tmp_path), ALLOWED_HOSTS="127.0.0.1")
     gunicorn = os.path.join(os.path.dirname(sys.executable), "gunicorn")
     proc = subprocess.Popen(
