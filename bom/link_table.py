@@ -77,7 +77,7 @@ class LinkTable:
         return b.table()
 
 
-MAX_NICS_PER_NODE = 64  # the requirement's limit: a NIC port id is node × 64 + NIC index
+MAX_NICS_PER_NODE = 256  # the requirement's limit (64 NICs × 4 planes): a NIC port id is node × 256 + port index
 
 
 def nic_port_id(plane: str, segment: str, role: str, device: str, port: str) -> int:
@@ -213,7 +213,7 @@ def compute_table(b: _Builder, plan: FabricPlan, shape: ClusterShape, layout: Ra
     e = fabric_edges(plan)
     n, u, v = e.endpoint_count, e.u, e.v
     torus = plan.topology == Topology.TORUS_3D
-    per_node = shape.gpus_per_node if torus else shape.nics_per_node
+    per_node = shape.gpus_per_node if torus else shape.fabric_ports_per_node
     if torus:
         ar, ac = node_positions(layout, u // per_node)
         zr, zc = node_positions(layout, v // per_node)
@@ -254,7 +254,7 @@ def compute_table(b: _Builder, plan: FabricPlan, shape: ClusterShape, layout: Ra
         sw_dev[dv],
         e.gbps_per_link[down],
         e.links[down],
-        a_nic=(du // per_node) * MAX_NICS_PER_NODE + du % per_node,
+        a_nic=(du // per_node) * MAX_NICS_PER_NODE + shape.nic_port_index(du % per_node),
     )
     up = ~down
     uu, uv = u[up], v[up]

@@ -56,6 +56,19 @@ class ClusterShape:
     ufm_gbps: float = 0.0
     device_count: int = 0  # other fabric-attached devices (e.g. storage gateways on the compute fabric)
     device_ports: int = 2
+    nic_planes: int = 1  # each compute NIC used as this many ports on separate planes
+
+    @property
+    def fabric_ports_per_node(self) -> int:
+        """Compute-fabric ports of one node: NICs × planes."""
+        return self.nics_per_node * self.nic_planes
+
+    def nic_port_index(self, port_in_node):
+        """A node's fabric port (plane-major, as the fabric numbers them) → its port number on the node,
+        NIC-major (NIC × planes + plane), so the planes of one NIC sit side by side in its cage (``ibN``)."""
+        nic = port_in_node % self.nics_per_node
+        plane = port_in_node // self.nics_per_node
+        return nic * self.nic_planes + plane
 
     @property
     def ufm_port_count(self) -> int:
@@ -165,11 +178,11 @@ def compute_links(plan: FabricPlan, shape: ClusterShape, layout: RackLayout) -> 
     tier_of = e.node_tier
     tier_index, counters = _tier_indices(e)
     torus = plan.topology == Topology.TORUS_3D
-    per_node = shape.gpus_per_node if torus else shape.nics_per_node
+    per_node = shape.gpus_per_node if torus else shape.fabric_ports_per_node
 
     def endpoint_name(x: int) -> tuple[str, str, tuple[int, int]]:
         node = x // per_node
-        port = f"ici{x % per_node}" if torus else f"ib{x % per_node}"
+        port = f"ici{x % per_node}" if torus else f"ib{shape.nic_port_index(x % per_node)}"
         return _name("cn", node, 5), port, layout.node_position(node)
 
     # leaf rows: the row of the first node cabled to each leaf

@@ -131,6 +131,11 @@ def flag(default: bool, help: str, flat: str = "") -> Any:
     return _field(FieldSpec("bool", help, default, flat=flat))
 
 
+def int_choice(default: int, help: str, choices: tuple[tuple[int, str], ...], flat: str = "") -> Any:
+    """A whole number from a short list (stored as a small integer)."""
+    return _field(FieldSpec("int", help, default, choices=choices, small=True, flat=flat))
+
+
 def tier_choice(help: str, flat: str = "") -> Any:
     return _field(
         FieldSpec("int", help, None, nullable=True, choices=((1, "1"), (2, "2"), (3, "3")), small=True, flat=flat)

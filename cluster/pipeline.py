@@ -74,10 +74,22 @@ class Planes:
 
 
 def fitting_switches(freq: FabricRequest) -> str:
-    """When a fabric is too big for its switch: the known switch models that would take it, and in how many tiers."""
+    """When a fabric is too big for its switch: the known switch models that would take it, and in how many tiers;
+    on a rail-optimized fabric with fixed rail groups, whether automatic rail groups would make it fit."""
+    hints = []
+    if freq.topology == Topology.RAIL_OPTIMIZED and freq.rail_groups is not None:
+        try:
+            grouped = plan_fabric(dataclasses.replace(freq, rail_groups=None))
+        except FabricRequestError:
+            pass
+        else:
+            hints.append(
+                f"; with automatic rail groups it fits on this switch ({grouped.extras['rail_groups']} groups, "
+                f"{grouped.tier_count} tiers, {grouped.switch_count:,} switches) — leave rail groups empty"
+            )
     fits = []
     for name, model in SWITCH_MODELS.items():
-        if model.port_gbps < freq.nic_gbps or (model.radix, model.port_gbps) == (
+        if model.port_gbps < freq.endpoint_gbps or (model.radix, model.port_gbps) == (
             freq.switch_radix,
             freq.switch_port_gbps,
         ):
@@ -87,9 +99,9 @@ def fitting_switches(freq: FabricRequest) -> str:
         except FabricRequestError:
             continue
         fits.append(f"{name} ({alt.tier_count} tiers, {alt.switch_count:,} switches)")
-    if not fits:
-        return ""
-    return "; it fits with " + ", ".join(fits) + " — choose one as the switch model"
+    if fits:
+        hints.append("; it fits with " + ", ".join(fits) + " — choose one as the switch model")
+    return "".join(hints)
 
 
 def plan_planes(r: Requirements) -> Planes:

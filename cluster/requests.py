@@ -28,6 +28,8 @@ def fabric_request(r: Requirements) -> FabricRequest:
         agg_oversubscription=float(f.agg_oversubscription),
         tiers=f.tiers,
         scalable_unit_nodes=f.scalable_unit_nodes,
+        rail_groups=f.rail_groups,
+        nic_planes=f.nic_planes,
         leaves_per_group=f.leaves_per_group,
         global_oversubscription=float(f.global_oversubscription),
         chips_per_node=r.cluster.gpus_per_node,
@@ -88,6 +90,7 @@ def cluster_shape(r: Requirements) -> ClusterShape:
     return ClusterShape(
         node_count=r.node_count,
         nics_per_node=r.compute_fabric.nics_per_node,
+        nic_planes=r.compute_fabric.nic_planes,
         gpus_per_node=r.cluster.gpus_per_node,
         storage_nics_per_node=s.nics_per_node,
         storage_nic_gbps=float(s.nic_gbps),

@@ -18,6 +18,7 @@ from cluster.fields import (
     FieldSpec,
     choice,
     flag,
+    int_choice,
     long_text,
     money,
     opt_int,
@@ -28,7 +29,7 @@ from cluster.fields import (
     text,
     tier_choice,
 )
-from topology.spec import Topology
+from topology.spec import NIC_PLANE_CHOICES, Topology
 from topology.switches import SWITCH_MODELS
 
 GPU_MODELS: tuple[str, ...] = ("A100-SXM4-80GB", "H100-SXM5", "H200-SXM", "B200", "GB200", "MI300X", "TPU-v4")
@@ -55,6 +56,7 @@ CHAIN_CHOICES = (
     ("legacy_ac", "Legacy AC chain (85 %)"),
 )
 FLUID_CHOICES = (("water", "Water"), ("pg25", "Propylene glycol 25 %"))
+NIC_PLANE_FIELD_CHOICES = tuple((p, f"{p} plane{'s' if p > 1 else ''}") for p in NIC_PLANE_CHOICES)
 NIC_CAGE_CHOICES = (
     ("osfp_single", "Single-port OSFP per NIC port"),
     ("osfp_twin", "Twin-port OSFP cages (DGX H100/H200: 4 cages for 8 ports)"),
@@ -93,6 +95,16 @@ class ComputeFabric:
     agg_oversubscription: float = real(1.0, "Pod-spine oversubscription in 3 tiers", minimum=1, maximum=64)
     tiers: int | None = tier_choice("Switching tiers (empty = the fewest that fit)")
     scalable_unit_nodes: int | None = opt_int("Rail-optimized: nodes per scalable unit (empty = one leaf per rail)")
+    rail_groups: int | None = opt_int(
+        "Rail-optimized: split the rails into this many equal groups, each with its own spines "
+        "(empty = automatic: the fewest groups that keep 2 tiers before adding a core; 1 = spines shared by all rails)",
+        maximum=64,
+    )
+    nic_planes: int = int_choice(
+        1,
+        "Rail-optimized: use each NIC as this many ports on separate planes (e.g. an 800G NIC as 2 × 400G)",
+        NIC_PLANE_FIELD_CHOICES,
+    )
     leaves_per_group: int | None = opt_int(
         "Dragonfly+: leaves per group (empty = the most a spine takes)", maximum=1024
     )

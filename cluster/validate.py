@@ -67,7 +67,8 @@ def _as_int(spec: FieldSpec, raw: Any) -> int:
     if spec.choices:
         allowed = [c for c, _ in spec.choices]
         if value not in allowed:
-            raise _Bad(f"{value} is not a valid choice; choose from {', '.join(map(str, allowed))} or leave empty")
+            empty = " or leave empty" if spec.nullable else ""
+            raise _Bad(f"{value} is not a valid choice; choose from {', '.join(map(str, allowed))}{empty}")
         return value
     return _in_range(spec, value)
 

@@ -63,6 +63,52 @@ def _cat(parts: list[np.ndarray]) -> np.ndarray:
 def clos_edges(plan: FabricPlan) -> FabricEdges:
     w = plan.wiring
     assert isinstance(w, ClosWiring)
+    one = _one_copy_edges(plan, w)
+    return _replicate(one, w) if w.copies > 1 else one
+
+
+def _replicate(one: FabricEdges, w: ClosWiring) -> FabricEdges:
+    """``w.copies`` disjoint copies of one copy's graph (rail groups × NIC planes).
+
+    Endpoints keep the whole fabric's natural order (node-major; a node's ports plane-major,
+    then NIC); switches stay tier by tier, copy by copy within a tier. The bisection halves
+    are each copy's own halves (the same node split), so the cut crosses every copy.
+    """
+    c, n1, r = w.copies, one.endpoint_count, w.rails
+    switch_tier = one.node_tier[n1:]
+    per_tier = np.bincount(switch_tier, minlength=len(one.tier_names)) if switch_tier.size else np.zeros(0, int)
+    tier_base = np.concatenate([[0], np.cumsum(per_tier)[:-1]]).astype(np.int64)
+    index_in_tier = np.arange(switch_tier.size, dtype=np.int64) - tier_base[switch_tier]
+    n = n1 * c
+
+    def node_map(copy: int) -> np.ndarray:
+        local = np.arange(n1, dtype=np.int64)
+        endpoints = (local // r) * (r * c) + copy * r + local % r
+        switches = n + tier_base[switch_tier] * c + copy * per_tier[switch_tier] + index_in_tier
+        return np.concatenate([endpoints, switches])
+
+    maps = [node_map(k) for k in range(c)]
+    tier = np.full(n + switch_tier.size * c, -1, dtype=np.int64)
+    for m in maps:
+        tier[m[n1:]] = switch_tier
+    half = one.bisection_split
+    local_order = one.endpoint_nodes
+    return FabricEdges(
+        endpoint_count=n,
+        node_count=n + switch_tier.size * c,
+        node_tier=tier,
+        tier_names=one.tier_names,
+        u=_cat([m[one.u] for m in maps]),
+        v=_cat([m[one.v] for m in maps]),
+        links=np.tile(one.links, c),
+        gbps_per_link=np.tile(one.gbps_per_link, c),
+        injection_gbps=one.injection_gbps,
+        endpoint_nodes=_cat([m[local_order[:half]] for m in maps] + [m[local_order[half:]] for m in maps]),
+        bisection_split=half * c,
+    )
+
+
+def _one_copy_edges(plan: FabricPlan, w: ClosWiring) -> FabricEdges:
     n = w.endpoint_count
     leaves = leaf_count_of(w)
     s = plan.tiers[0].port_gbps

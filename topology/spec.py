@@ -34,6 +34,15 @@ class Topology(enum.StrEnum):
         }[self.value]
 
 
+NIC_PLANE_CHOICES = (1, 2, 4)
+"""A NIC used as 1, 2 or 4 independent planes (e.g. an 800G ConnectX-8 as 2 × 400G)."""
+
+
+def divisors(n: int) -> list[int]:
+    """The divisors of n in increasing order."""
+    return [d for d in range(1, n + 1) if n % d == 0]
+
+
 class FabricRequestError(ValueError):
     """A request the engine cannot satisfy, keyed by the offending field.
 
@@ -68,6 +77,10 @@ class FabricRequest:
     agg_oversubscription: float = 1.0
     tiers: int | None = None
     scalable_unit_nodes: int | None = None
+    # Rail-optimized: rails split into groups with a spine group each (None = automatic),
+    # and each NIC split into ``nic_planes`` ports of nic_gbps / nic_planes on separate planes
+    rail_groups: int | None = None
+    nic_planes: int = 1
     # Dragonfly+
     leaves_per_group: int | None = None
     global_oversubscription: float = 1.0
@@ -118,6 +131,9 @@ class FabricRequest:
         ratio("global_oversubscription", self.global_oversubscription)
         positive_int("scalable_unit_nodes", self.scalable_unit_nodes, allow_none=True)
         positive_int("leaves_per_group", self.leaves_per_group, allow_none=True)
+        positive_int("rail_groups", self.rail_groups, allow_none=True)
+        positive_int("nic_planes", self.nic_planes)
+        self._check_groups(errors)
         positive_int("chips_per_node", self.chips_per_node)
         positive_real("torus_link_gbps", self.torus_link_gbps)
         if self.tiers is not None:
@@ -142,20 +158,48 @@ class FabricRequest:
             self.topology != Topology.TORUS_3D
             and "nic_gbps" not in errors
             and "switch_port_gbps" not in errors
-            and self.nic_gbps > self.switch_port_gbps
+            and "nic_planes" not in errors
+            and self.endpoint_gbps > self.switch_port_gbps
         ):
             errors["nic_gbps"] = (
-                f"a {self.nic_gbps:g}G NIC is faster than the {self.switch_port_gbps:g}G switch "
+                f"a {self.endpoint_gbps:g}G NIC port is faster than the {self.switch_port_gbps:g}G switch "
                 "ports; choose a switch whose ports are at least as fast as the NIC"
+                + (" or split each NIC into planes (nic_planes)" if self.topology == Topology.RAIL_OPTIMIZED else "")
             )
         if errors:
             raise FabricRequestError(errors)
+
+    def _check_groups(self, errors: dict[str, str]) -> None:
+        """Rail groups must divide the rails; groups and planes exist only on a rail-optimized fabric."""
+        if "rail_groups" in errors or "nic_planes" in errors or "nics_per_node" in errors:
+            return
+        rail = self.topology == Topology.RAIL_OPTIMIZED
+        if self.rail_groups is not None and self.rail_groups > 1:
+            if not rail:
+                errors["rail_groups"] = "rail groups exist only on a rail-optimized fabric; leave it empty or 1"
+            elif self.nics_per_node % self.rail_groups:
+                allowed = ", ".join(str(d) for d in divisors(self.nics_per_node))
+                errors["rail_groups"] = (
+                    f"{self.rail_groups} groups do not divide the {self.nics_per_node} rails into equal groups; "
+                    f"choose one of {allowed} (or leave it empty for automatic)"
+                )
+        if self.nic_planes not in NIC_PLANE_CHOICES:
+            errors["nic_planes"] = f"must be one of {', '.join(map(str, NIC_PLANE_CHOICES))}, got {self.nic_planes}"
+        elif self.nic_planes > 1 and not rail:
+            errors["nic_planes"] = "NIC planes exist only on a rail-optimized fabric; use 1"
+
+    @property
+    def endpoint_gbps(self) -> float:
+        """Speed of one fabric endpoint: a NIC port, or one plane of a NIC split into planes."""
+        if self.topology == Topology.TORUS_3D:
+            return self.torus_link_gbps
+        return self.nic_gbps / self.nic_planes
 
     @property
     def endpoint_count(self) -> int:
         if self.topology == Topology.TORUS_3D:
             return self.node_count * self.chips_per_node
-        return self.node_count * self.nics_per_node
+        return self.node_count * self.nics_per_node * self.nic_planes
 
 
 @dataclass(frozen=True)
@@ -238,6 +282,11 @@ class ClosWiring:
     agg_up: int = 0
     cores_per_group: int = 0
     agg_to_core_links: int = 0
+    copies: int = 1
+    """Disjoint copies of this wiring (rail groups × NIC planes). The fields above describe
+    one copy; in the whole fabric endpoint ``e`` is node ``e // (rails × copies)`` and copy
+    ``(e % (rails × copies)) // rails``: a node's ports are numbered plane-major, then NIC."""
+    planes: int = 1
 
 
 @dataclass(frozen=True)

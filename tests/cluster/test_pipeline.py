@@ -84,12 +84,15 @@ def test_cli_refuses_a_floor_plan_no_catalog_part_reaches(tmp_path: Path):
 
 
 def test_a_fabric_too_big_for_its_switch_names_the_switches_that_fit():
-    """100,000 GPUs on 64-port QM9700: 3 tiers reach 64³ ÷ 4 = 65,536 endpoints, too few; a 128-port
+    """100,000 GPUs on 64-port QM9700 with the spines shared by all rails (rail_groups = 1): 3 tiers reach
+    64 pods × 32 leaves of 4 SUs × 32 nodes × 8 rails = 65,536 endpoints, too few; a 128-port
     SN5600-400G reaches 128³ ÷ 4 = 524,288, and the 144-port Q3400 (800G ports) fits too, so the refusal
-    names both."""
+    names both — and that automatic rail groups make it fit on the QM9700 (2 groups of 4 rails: pods of
+    8 SUs, 64 pods × 256 nodes = 16,384 ≥ 12,500 nodes)."""
     with pytest.raises(RequirementsError) as exc:
-        plan_cluster(validate_flat({"gpu_count": 100000}))
+        plan_cluster(validate_flat({"gpu_count": 100000, "rail_groups": 1}))
     message = exc.value.errors["gpu_count"][0]
     assert "65,536 endpoints" in message and "it fits with" in message
     assert "SN5600-400G (3 tiers" in message and "Q3400 (3 tiers" in message
     assert "QM9700 (" not in message  # the model that does not fit is not offered
+    assert "with automatic rail groups it fits on this switch (2 groups, 3 tiers" in message

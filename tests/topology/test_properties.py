@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from topology import FabricRequest, FabricRequestError, Topology, plan_fabric
 from topology.graph import fabric_edges, verify_plan
+from topology.spec import ClosWiring, divisors
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -21,10 +22,20 @@ ratios = st.sampled_from([1.0, 1.0, 1.5, 2.0, 3.0])
 @st.composite
 def clos_requests(draw, topology: Topology):
     nic, port = draw(speeds)
+    nics = draw(st.integers(1, 8))
+    grouping = {}
+    if topology == Topology.RAIL_OPTIMIZED:
+        planes = draw(st.sampled_from([1, 1, 2]))
+        grouping = {
+            "rail_groups": draw(st.one_of(st.none(), st.sampled_from(divisors(nics)))),
+            "nic_planes": planes,
+        }
+        nic *= planes  # an 800G NIC as 2 × 400G planes
     return FabricRequest(
         topology=topology,
+        **grouping,
         node_count=draw(st.integers(1, 120)),
-        nics_per_node=draw(st.integers(1, 8)),
+        nics_per_node=nics,
         nic_gbps=nic,
         switch_port_gbps=port,
         switch_radix=draw(st.sampled_from([4, 6, 8, 12, 16, 32])),
@@ -148,4 +159,11 @@ def test_non_blocking_bisection_is_half_the_injection(topology, nodes, nics, rad
     if topology == Topology.RAIL_OPTIMIZED:
         assert plan.tier_count >= 2  # automatic sizing joins the rails with spines
     n = plan.endpoint_count
-    assert plan.bisection_gbps == pytest.approx((n // 2) * b)
+    w = plan.wiring
+    assert isinstance(w, ClosWiring)
+    # rail groups are disjoint copies, each halved by the same node split: N·B/2 when the
+    # node count is even; with an odd count each copy's odd endpoint is left out
+    per_copy = nodes * w.rails if topology == Topology.RAIL_OPTIMIZED else n
+    assert plan.bisection_gbps == pytest.approx(w.copies * (per_copy // 2) * b)
+    if nodes % 2 == 0:
+        assert plan.bisection_gbps == pytest.approx(n * b / 2)

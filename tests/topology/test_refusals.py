@@ -68,8 +68,30 @@ def test_rail_su_too_large_for_a_pod():
         nics_per_node=8,
         scalable_unit_nodes=200,
         tiers=3,
+        rail_groups=1,
     )
     assert "scalable_unit_nodes" in errors
+
+
+def test_rail_groups_must_divide_the_rails():
+    errors = errors_of(topology=Topology.RAIL_OPTIMIZED, nics_per_node=8, rail_groups=3)
+    assert "rail_groups" in errors and "choose one of 1, 2, 4, 8" in errors["rail_groups"]
+
+
+def test_rail_groups_and_planes_only_on_rail_optimized():
+    errors = errors_of(topology=Topology.FAT_TREE, rail_groups=2, nic_planes=2)
+    assert "rail-optimized" in errors["rail_groups"] and "rail-optimized" in errors["nic_planes"]
+
+
+def test_nic_planes_choices():
+    errors = errors_of(topology=Topology.RAIL_OPTIMIZED, nic_planes=3)
+    assert errors["nic_planes"] == "must be one of 1, 2, 4, got 3"
+
+
+def test_an_800g_nic_on_400g_ports_names_planes():
+    errors = errors_of(topology=Topology.RAIL_OPTIMIZED, nic_gbps=800, switch_port_gbps=400)
+    assert "800G NIC port is faster than the 400G switch ports" in errors["nic_gbps"]
+    assert "nic_planes" in errors["nic_gbps"]
 
 
 def test_unknown_switch_model():
