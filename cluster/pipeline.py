@@ -25,6 +25,7 @@ from cluster.requests import MIN_STORAGE_NODES, fabric_request, management_reque
 from cluster.requirements import Requirements
 from cluster.validate import RequirementsError
 from power import PowerInputError
+from power.cooling import default_rack_budget_kw
 from power.plan import NetworkFigures, PowerPlan, node_power_w, plan_power, rack_plan
 from topology import FabricPlan, FabricRequest, FabricRequestError, Topology, plan_fabric
 from topology.management_plane import ManagementPlan, plan_management
@@ -220,6 +221,9 @@ class ClusterPlan:
         bom["price_book"] = self.price_book
         bom["checks"].extend(self.floor_plan_checks())
         power = self.power.to_dict()
+        if self.inputs is not None and self.inputs.power.rack_budget_kw is None:
+            _, why = default_rack_budget_kw(r.cooling.type)
+            power.setdefault("derivations", {})["rack_budget_kw"] = f"{why} = {r.power.rack_budget_kw:g} kW"
         return {
             "schema_version": RESULT_SCHEMA_VERSION,
             "cluster": {

@@ -10,6 +10,7 @@ from bom.layout import RackLayout
 from bom.links import ClusterShape
 from bom.parts import PartKind
 from cluster.requirements import Requirements
+from power.cooling import default_rack_budget_kw
 from topology import FabricRequest, FabricRequestError, Topology
 from topology.management_plane import ManagementRequest
 from topology.storage_plane import StorageRequest, plan_storage
@@ -149,8 +150,12 @@ MIN_STORAGE_NODES = 8
 
 
 def resolve(r: Requirements) -> Requirements:
-    """Fill the fields left for the tool to choose: the storage server count from what the storage plan
-    says bandwidth and capacity need (at least 8; seed §14.8 starts from 8)."""
+    """Fill the fields left for the tool to choose: the rack budget from the cooling type
+    (power/cooling.py), the storage server count from what the storage plan says bandwidth and
+    capacity need (at least 8; seed §14.8 starts from 8)."""
+    if r.power.rack_budget_kw is None:
+        budget, _ = default_rack_budget_kw(r.cooling.type)
+        r = dataclasses.replace(r, power=dataclasses.replace(r.power, rack_budget_kw=budget))
     if r.storage.node_count is not None:
         return r
     probe = dataclasses.replace(r, storage=dataclasses.replace(r.storage, node_count=MIN_STORAGE_NODES))

@@ -251,7 +251,12 @@ class Power:
     mgmt_node_power_w: float = real(1500.0, "Management/login server power [W]", 0, 1e5)
     mgmt_node_u: int = pos_int(1, "Management/login server height [U]", maximum=48)
     network_power_kw: float | None = opt_real("Network power [kW] (empty = switches + optics from the BOM)", 0, 1e6)
-    rack_budget_kw: float = real(40.0, "Power budget per rack [kW]", 0.1, 1000)
+    rack_budget_kw: float | None = opt_real(
+        "Power budget per rack [kW] (empty = what the cooling type holds: air 41, air with containment 60, "
+        "direct-to-chip 140, immersion 250)",
+        0.1,
+        1000,
+    )
     rack_u: int = pos_int(42, "Rack height [U]", maximum=60)
     pdu_kw: float = real(17.3, "Rack PDU rating [kW] (3-phase 208 V 60 A at 80 %: 17.3); A + B feeds", 1, 200)
     electricity_usd_per_kwh: Decimal = money("0.08", "Electricity price [$/kWh]", maximum=10, places=4)

@@ -14,9 +14,11 @@ from typing import Any
 
 from power import PowerInputError
 
-# Highest rack density [kW] each cooling type holds (seed P3; the GB200 NVL72's ≈120–132 kW
-# racks are cooled direct-to-chip, so that limit is set above them).
-MAX_RACK_KW: dict[str, float] = {"air": 40.0, "air_containment": 60.0, "direct_to_chip": 140.0, "immersion": 250.0}
+# Highest rack density [kW] each cooling type holds (seed P3: air ≈30–40 kW, up to ≈60 kW with
+# containment; the GB200 NVL72's ≈120–132 kW racks are cooled direct-to-chip, so that limit is set
+# above them). Air is set at 41 kW: NVIDIA's air-cooled DGX H100 SuperPOD puts four DGX H100 per
+# rack, 4 × 10.2 kW = 40.8 kW (DGX SuperPOD Data Center Design, DGX H100, "Planning").
+MAX_RACK_KW: dict[str, float] = {"air": 41.0, "air_containment": 60.0, "direct_to_chip": 140.0, "immersion": 250.0}
 COOLING_ORDER = ("air", "air_containment", "direct_to_chip", "immersion")
 # Share of IT heat the liquid loop captures (the rest goes to room air).
 LIQUID_CAPTURE_FRAC: dict[str, float] = {"air": 0.0, "air_containment": 0.0, "direct_to_chip": 0.8, "immersion": 1.0}
@@ -39,6 +41,15 @@ def coolant_flow_l_per_min(heat_kw: float, delta_t_k: float, fluid: Fluid) -> fl
     """ṁ = Q ÷ (c·ΔT) [kg/s] → litres per minute."""
     kg_s = heat_kw / (fluid.specific_heat_kj_per_kg_k * delta_t_k)
     return kg_s / fluid.density_kg_per_l * 60
+
+
+def default_rack_budget_kw(cooling_type: str) -> tuple[float, str]:
+    """The rack budget when the user leaves it empty: what the cooling type holds (air when that is empty too)."""
+    kind = cooling_type or "air"
+    why = f"left empty: the {kind.replace('_', ' ')} limit of {MAX_RACK_KW[kind]:g} kW per rack"
+    if not cooling_type:
+        why += " (cooling left empty too: air, the least intensive)"
+    return MAX_RACK_KW[kind], why
 
 
 def cooling_for_density(rack_kw: float) -> str:

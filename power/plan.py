@@ -126,7 +126,7 @@ def facility_plan(r: Requirements, node_w: float, node_why: str, net: NetworkFig
         chain=p.electrical_chain,
         network_source=net.power_derivation,
     )
-    fac.derivations["compute_kw"] = f"{r.node_count:,} nodes × {node_why}"
+    fac.derivations["compute_kw"] = f"{r.node_count:,} nodes × ({node_why}) = {fac.compute_kw:,.1f} kW"
     if pue_why:
         fac.derivations["pue"] = pue_why
     return fac, kind, pue

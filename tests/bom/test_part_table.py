@@ -235,14 +235,16 @@ def test_storage_gateways_on_the_compute_fabric_take_leaf_ports_and_are_cabled()
 
 
 def test_the_floor_plan_and_the_rack_plan_put_the_same_nodes_in_a_rack():
-    """Defaults: a node is 8 × 700 W + 4,600 W = 10.2 kW; a 40 kW rack holds ⌊40 ÷ 10.2⌋ = 3 — the cable
-    lengths (floor plan) and the rack count, PDUs and racks (rack plan) all use 3."""
+    """Defaults: a node is 8 × 700 W + 4,600 W = 10.2 kW; the rack budget left empty is air cooling's 41 kW
+    (NVIDIA's air-cooled DGX H100 racks: 4 × 10.2 = 40.8 kW), which holds ⌊41 ÷ 10.2⌋ = 4 — the cable
+    lengths (floor plan) and the rack count, PDUs and racks (rack plan) all use 4. A 40 kW budget holds 3."""
     plan = plan_cluster(validate_flat({"gpu_count": 2000}), CATALOG)
-    assert plan.power.racks.nodes_per_rack == 3
-    assert plan.power.racks.compute_rack_count == 84  # ⌈250 ÷ 3⌉
+    assert plan.power.racks.nodes_per_rack == 4
+    assert plan.power.racks.compute_rack_count == 63  # ⌈250 ÷ 4⌉
+    assert plan.result()["power"]["derivations"]["rack_budget_kw"].startswith("left empty: the air limit of 41 kW")
     assert not [c for c in plan.result()["bom"]["checks"] if c["field"] == "nodes_per_rack"]
-    forced = plan_cluster(validate_flat({"gpu_count": 2000, "nodes_per_rack": 4}), CATALOG).result()
-    check = next(c for c in forced["bom"]["checks"] if c["field"] == "nodes_per_rack")
+    forced = plan_cluster(validate_flat({"gpu_count": 2000, "nodes_per_rack": 4, "rack_budget_kw": 40}), CATALOG)
+    check = next(c for c in forced.result()["bom"]["checks"] if c["field"] == "nodes_per_rack")
     assert not check["ok"] and "puts 4 nodes in a rack" in check["message"] and "hold 3" in check["message"]
 
 

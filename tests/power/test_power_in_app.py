@@ -20,7 +20,7 @@ from tests.designer.conftest import form_data, make_design
         (
             {"node_power_w": "10000", "rack_budget_kw": "50", "cooling_type": "air"},
             "cooling_type",
-            "air cooling holds about 40 kW per rack",
+            "air cooling holds about 41 kW per rack",
         ),
         ({"coolant_return_c": "30"}, "coolant_return_c", "warmer than the supply"),
         ({"electricity_usd_per_kwh": "-1"}, "electricity_usd_per_kwh", "too small"),

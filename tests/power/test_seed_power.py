@@ -151,7 +151,7 @@ def test_p2_capping_points_and_the_80_percent_claim():
         (
             lambda: plan_cooling(CoolingRequest(rack_kw=45, it_kw=100, facility_kw=120, cooling_type="air")),
             "cooling_type",
-            "air cooling holds about 40 kW per rack; these racks draw 45.0 kW. Choose air containment",
+            "air cooling holds about 41 kW per rack; these racks draw 45.0 kW. Choose air containment",
         ),
         (
             lambda: plan_cooling(
