@@ -32,6 +32,8 @@ FABRIC_MANAGER = "fabric manager"
 ATTACHED = "fabric-attached devices"
 ROLE_NAMES = {
     "compute_switch": "compute switches",
+    "compute_spine_switch": "compute spine switches",
+    "compute_core_switch": "compute core switches",
     "storage_switch": "storage switches",
     "mgmt_tor": "management ToRs",
     "mgmt_spine": "management spines",
@@ -70,9 +72,11 @@ class Roles:
     compute_nic: PartSpec | None
     storage_nic: PartSpec
     storage_node_nic: PartSpec
+    compute_spine_switch: PartSpec | None = None  # a spine model of its own (None: the leaf's)
+    compute_core_switch: PartSpec | None = None
 
     def switch(self, role: str) -> PartSpec:
-        return getattr(self, role)
+        return getattr(self, role) or self.compute_switch
 
 
 @dataclass(frozen=True)
@@ -210,6 +214,8 @@ def part_chooser(catalog: Iterable[PartSpec], roles: Roles, policy: BomPolicy) -
     }
     for plane, role in (
         ("compute", "compute_switch"),
+        ("compute", "compute_spine_switch"),
+        ("compute", "compute_core_switch"),
         ("storage", "storage_switch"),
         ("management", "mgmt_tor"),
         ("management", "mgmt_spine"),

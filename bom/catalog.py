@@ -137,6 +137,18 @@ SWITCHES = [
         "2x400G",
     ),
     _sw(
+        "7816R3",
+        "Arista",
+        "7800R3 16-slot modular chassis, 16 × 36-port 400G line cards (576 × 400G QSFP-DD)",
+        576,
+        400,
+        "1400000",
+        ASSUMED,
+        True,
+        16000,
+        28,
+    ),
+    _sw(
         "SN5600-400G",
         "NVIDIA",
         "Spectrum-4 with each 800G port split 2 × 400G",

@@ -97,7 +97,14 @@ def bom_csv(bom: dict[str, Any]) -> str:
     return buf.getvalue()
 
 
-SWITCH_ROLES = ("compute_switch", "storage_switch", "mgmt_tor", "mgmt_spine")
+SWITCH_ROLES = (
+    "compute_switch",
+    "compute_spine_switch",
+    "compute_core_switch",
+    "storage_switch",
+    "mgmt_tor",
+    "mgmt_spine",
+)
 
 
 def cabling_rows(links: Iterable[Link], parts_of) -> list[dict[str, Any]]:

@@ -248,7 +248,7 @@ def compute_table(b: _Builder, plan: FabricPlan, shape: ClusterShape, layout: Ra
         "compute",
         tier[dv],
         [f"node–{t}" for t in names],
-        ("nic", "compute_switch"),
+        ("nic", shape.compute_tier_roles[0]),
         (ar, ac, sw_r[dv], sw_c[dv]),
         np.full(du.size, NO_DEVICE),
         sw_dev[dv],
@@ -256,22 +256,27 @@ def compute_table(b: _Builder, plan: FabricPlan, shape: ClusterShape, layout: Ra
         e.links[down],
         a_nic=(du // per_node) * MAX_NICS_PER_NODE + shape.nic_port_index(du % per_node),
     )
-    up = ~down
-    uu, uv = u[up], v[up]
     k = len(names)
-    _add(
-        b,
-        layout,
-        "compute",
-        tier[uu] * k + tier[uv],
-        [f"{x}–{y}" for x in names for y in names],
-        ("compute_switch", "compute_switch"),
-        (sw_r[uu], sw_c[uu], sw_r[uv], sw_c[uv]),
-        sw_dev[uu],
-        sw_dev[uv],
-        e.gbps_per_link[up],
-        e.links[up],
-    )
+    roles = shape.compute_tier_roles
+    for lower in range(k):
+        for upper in range(k):
+            pick = ~down & (tier[u] == lower) & (tier[v] == upper)
+            if not pick.any():
+                continue
+            uu, uv = u[pick], v[pick]
+            _add(
+                b,
+                layout,
+                "compute",
+                tier[uu] * k + tier[uv],
+                [f"{x}–{y}" for x in names for y in names],
+                (roles[lower], roles[upper]),
+                (sw_r[uu], sw_c[uu], sw_r[uv], sw_c[uv]),
+                sw_dev[uu],
+                sw_dev[uv],
+                e.gbps_per_link[pick],
+                e.links[pick],
+            )
     _fabric_manager_rows(b, plan, e, shape, layout, sw_r, sw_c, sw_dev)
 
 

@@ -57,6 +57,9 @@ class ClusterShape:
     device_count: int = 0  # other fabric-attached devices (e.g. storage gateways on the compute fabric)
     device_ports: int = 2
     nic_planes: int = 1  # each compute NIC used as this many ports on separate planes
+    compute_tier_roles: tuple[str, ...] = ("compute_switch", "compute_switch", "compute_switch")
+    """The switch role of each compute tier (leaf, spine, core): a tier with a model of its own has a role of
+    its own, so its modules are counted by its own cages."""
 
     @property
     def fabric_ports_per_node(self) -> int:
@@ -223,7 +226,7 @@ def compute_links(plan: FabricPlan, shape: ClusterShape, layout: RackLayout) -> 
                     "compute",
                     f"node–{names[int(tier_of[v]) + 1]}",
                     (a_dev, a_port, "nic", a_pos),
-                    (z_dev, ports.take(z_dev), "compute_switch", z_pos),
+                    (z_dev, ports.take(z_dev), shape.compute_tier_roles[int(tier_of[v])], z_pos),
                     gbps,
                 )
             else:
@@ -234,8 +237,8 @@ def compute_links(plan: FabricPlan, shape: ClusterShape, layout: RackLayout) -> 
                     layout,
                     "compute",
                     seg,
-                    (a_dev, ports.take(a_dev), "compute_switch", a_pos),
-                    (z_dev, ports.take(z_dev), "compute_switch", z_pos),
+                    (a_dev, ports.take(a_dev), shape.compute_tier_roles[int(tier_of[u])], a_pos),
+                    (z_dev, ports.take(z_dev), shape.compute_tier_roles[int(tier_of[v])], z_pos),
                     gbps,
                 )
     if shape.attached_port_count and not torus:

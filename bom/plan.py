@@ -19,13 +19,14 @@ from bom.export import cabling_rows
 from bom.links import all_links
 from bom.media import NIC_CAGES, PartChooser
 from bom.parts import PartKind, PartSpec
-from cluster.requests import bom_policy, cluster_shape, rack_layout, resolve
+from cluster.requests import bom_policy, cluster_shape, compute_tier_roles, rack_layout, resolve
 from cluster.requirements import Requirements
 from power.plan import node_power_w, rack_plan
 from power.racks import RackPlan
 from topology import FabricPlan, Topology
 from topology.management_plane import ManagementPlan
 from topology.storage_plane import StoragePlan
+from topology.switches import SWITCH_MODELS
 
 
 @dataclass(frozen=True)
@@ -54,12 +55,24 @@ def bom_roles(r: Requirements, catalog: Sequence[PartSpec]) -> Roles:
         else find_nic(catalog, float(f.nic_gbps), NIC_CAGES[f.nic_cage][0]),
         storage_nic=find_nic(catalog, float(s.nic_gbps)),
         storage_node_nic=find_nic(catalog, float(s.node_nic_gbps)),
+        compute_spine_switch=_tier_switch(catalog, f.spine_switch_model),
+        compute_core_switch=_tier_switch(catalog, f.core_switch_model),
     )
 
 
-def switch_counts(plan: FabricPlan, storage: StoragePlan, mgmt: ManagementPlan) -> list[tuple[str, str, str, int, str]]:
+def _tier_switch(catalog: Sequence[PartSpec], name: str) -> PartSpec | None:
+    if not name:
+        return None
+    model = SWITCH_MODELS[name]
+    return find_switch(catalog, name=name, radix=model.radix, port_gbps=model.port_gbps)
+
+
+def switch_counts(
+    plan: FabricPlan, storage: StoragePlan, mgmt: ManagementPlan, roles_of_tiers: tuple[str, ...] = ()
+) -> list[tuple[str, str, str, int, str]]:
     """(plane, role, tier, count, derivation) for every switch tier of the three planes."""
-    out = [("compute", "compute_switch", t.name, t.switch_count, t.derivation) for t in plan.tiers]
+    roles = dict(zip(("leaf", "spine", "core"), roles_of_tiers or ("compute_switch",) * 3, strict=True))
+    out = [("compute", roles.get(t.name, "compute_switch"), t.name, t.switch_count, t.derivation) for t in plan.tiers]
     if storage.fabric is not None:
         out += [("storage", "storage_switch", t.name, t.switch_count, t.derivation) for t in storage.fabric.tiers]
     else:
@@ -160,7 +173,7 @@ def network_bom(
 
         links = plane_link_table(plan, storage, mgmt, cluster_shape(r), rack_layout(r))
     return build_bom(
-        switches=switch_counts(plan, storage, mgmt),
+        switches=switch_counts(plan, storage, mgmt, compute_tier_roles(r)),
         nic_counts=nic_counts(r, roles),
         links=links,
         roles=roles,

@@ -14,6 +14,27 @@ from power.cooling import default_rack_budget_kw
 from topology import FabricRequest, FabricRequestError, Topology
 from topology.management_plane import ManagementRequest
 from topology.storage_plane import StorageRequest, plan_storage
+from topology.switches import SWITCH_MODELS
+
+
+def tier_radix(r: Requirements, tier: str) -> int | None:
+    """The radix of a spine or core model chosen for its tier (None: the leaf's). Per-tier models run
+    the leaf's port speed: a different speed is a field error naming the models that match."""
+    f = r.compute_fabric
+    name = getattr(f, f"{tier}_switch_model")
+    if not name:
+        return None
+    model = SWITCH_MODELS[name]
+    if model.port_gbps != float(f.switch_port_gbps):
+        same = sorted(m.name for m in SWITCH_MODELS.values() if m.port_gbps == float(f.switch_port_gbps))
+        slower = model.port_gbps < float(f.nic_gbps) / f.nic_planes
+        raise FabricRequestError.single(
+            f"{tier}_switch_model",
+            f"{name} runs {model.port_gbps:g}G ports"
+            + (f", slower than the {float(f.nic_gbps) / f.nic_planes:g}G NIC ports" if slower else "")
+            + f"; every tier runs the leaf's {float(f.switch_port_gbps):g}G: choose one of {', '.join(same)}",
+        )
+    return model.radix
 
 
 def fabric_request(r: Requirements) -> FabricRequest:
@@ -31,6 +52,10 @@ def fabric_request(r: Requirements) -> FabricRequest:
         scalable_unit_nodes=f.scalable_unit_nodes,
         rail_groups=f.rail_groups,
         nic_planes=f.nic_planes,
+        spine_radix=tier_radix(r, "spine"),
+        core_radix=tier_radix(r, "core"),
+        leaf_nodes=f.leaf_nodes,
+        pod_nodes=f.pod_nodes,
         leaves_per_group=f.leaves_per_group,
         global_oversubscription=float(f.global_oversubscription),
         chips_per_node=r.cluster.gpus_per_node,
@@ -86,12 +111,23 @@ def management_request(r: Requirements) -> ManagementRequest:
     )
 
 
+def compute_tier_roles(r: Requirements) -> tuple[str, str, str]:
+    """The BOM role of each compute tier: a spine or core with a model of its own is bought as its own part."""
+    f = r.compute_fabric
+    return (
+        "compute_switch",
+        "compute_spine_switch" if f.spine_switch_model else "compute_switch",
+        "compute_core_switch" if f.core_switch_model else "compute_switch",
+    )
+
+
 def cluster_shape(r: Requirements) -> ClusterShape:
     s, m = r.storage, r.management
     return ClusterShape(
         node_count=r.node_count,
         nics_per_node=r.compute_fabric.nics_per_node,
         nic_planes=r.compute_fabric.nic_planes,
+        compute_tier_roles=compute_tier_roles(r),
         gpus_per_node=r.cluster.gpus_per_node,
         storage_nics_per_node=s.nics_per_node,
         storage_nic_gbps=float(s.nic_gbps),

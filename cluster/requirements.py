@@ -90,10 +90,27 @@ class ComputeFabric:
         blank=True,
     )
     switch_radix: int = pos_int(64, "Fabric switch ports", maximum=1024, minimum=2)
+    spine_switch_model: str = choice(
+        "",
+        "Spine switch model, when the spines differ from the leaves (e.g. a modular chassis; same port speed)",
+        SWITCH_CHOICES,
+        max_length=40,
+        blank=True,
+    )
+    core_switch_model: str = choice(
+        "", "Core switch model, when the cores differ from the leaves (same port speed)", SWITCH_CHOICES, 40, True
+    )
     switch_port_gbps: float = real(400.0, "Fabric switch port speed [Gbit/s]", minimum=1, maximum=3200)
     oversubscription: float = real(1.0, "Leaf oversubscription r:1 (1 = non-blocking)", minimum=1, maximum=64)
     agg_oversubscription: float = real(1.0, "Pod-spine oversubscription in 3 tiers", minimum=1, maximum=64)
     tiers: int | None = tier_choice("Switching tiers (empty = the fewest that fit)")
+    leaf_nodes: int | None = opt_int(
+        "Fat-tree: nodes per leaf, e.g. one ToR per rack of 2 nodes (empty = fill the leaf)", maximum=1024
+    )
+    pod_nodes: int | None = opt_int(
+        "Nodes per pod in 3 tiers: full bisection inside, the pod-spine taper above (empty = as many as a spine takes)",
+        maximum=10_000_000,
+    )
     scalable_unit_nodes: int | None = opt_int("Rail-optimized: nodes per scalable unit (empty = one leaf per rail)")
     rail_groups: int | None = opt_int(
         "Rail-optimized: split the rails into this many equal groups, each with its own spines "

@@ -35,6 +35,7 @@ class LeafLayer:
     leaf_up: int
     endpoint_gbps: float
     leaf_oversubscription: float
+    endpoints_per_node: int = 1  # a fat-tree's NICs per node (whole nodes per leaf, pods in nodes)
 
     @property
     def leaves_per_unit(self) -> int:
@@ -144,6 +145,17 @@ def _wiring(leaf: LeafLayer, tiers: int, **kw) -> ClosWiring:
     )
 
 
+@dataclass(frozen=True)
+class Upper:
+    """The tiers above the leaves: each tier's radix (per-tier switch models), the pod size, the taper."""
+
+    spine_radix: int
+    core_radix: int
+    port_gbps: float
+    agg_oversubscription: float = 1.0
+    pod_nodes: int | None = None  # explicit pod size (3 tiers); None: as many as a pod spine takes
+
+
 def stack_clos(
     leaf: LeafLayer,
     *,
@@ -151,18 +163,23 @@ def stack_clos(
     radix: int,
     port_gbps: float,
     agg_oversubscription: float,
+    spine_radix: int | None = None,
+    core_radix: int | None = None,
+    pod_nodes: int | None = None,
 ) -> ClosTiers:
     """Size the spine (and core) tiers above a leaf layer.
 
-    ``tiers`` is 1, 2 or 3 (already decided by the caller). Raises
-    :class:`FabricRequestError` on ``node_count`` when the fabric does not fit.
+    ``tiers`` is 1, 2 or 3 (already decided by the caller); ``radix`` is the leaf's, the spine and
+    core radix default to it. Raises :class:`FabricRequestError` on ``node_count`` when the fabric
+    does not fit, on ``pod_nodes`` when the pod does not fit its spines.
     """
+    up = Upper(spine_radix or radix, core_radix or radix, port_gbps, agg_oversubscription, pod_nodes)
     leaf_tier = _leaf_tier(leaf, tiers, radix, port_gbps)
     if tiers == 1:
         return _one_tier(leaf, leaf_tier, radix)
     if tiers == 2:
-        return _two_tiers(leaf, leaf_tier, radix, port_gbps)
-    return _three_tiers(leaf, leaf_tier, radix, port_gbps, agg_oversubscription)
+        return _two_tiers(leaf, leaf_tier, up.spine_radix, port_gbps)
+    return _three_tiers(leaf, leaf_tier, up)
 
 
 def _leaf_tier(leaf: LeafLayer, tiers: int, k: int, s: float) -> Tier:
@@ -254,8 +271,39 @@ def _two_tiers(leaf: LeafLayer, leaf_tier: Tier, k: int, s: float) -> ClosTiers:
     return ClosTiers((leaf_tier, spine_tier), wiring, leaf_count * u, max_ep, {"max_endpoint_count": why})
 
 
-def _leaves_per_pod(leaf: LeafLayer, k: int, agg_down_max: int) -> int:
-    """Three tiers: a pod is as many whole SUs (or leaves) as a pod spine takes down."""
+def _explicit_pod(leaf: LeafLayer, k: int, agg_down_max: int, pod_nodes: int) -> int:
+    """Leaves in a pod of ``pod_nodes`` nodes; the pod must hold whole leaves (whole SUs) and fit its spines."""
+    if leaf.su_nodes:
+        if pod_nodes % leaf.su_nodes:
+            raise FabricRequestError.single(
+                "pod_nodes",
+                f"a pod holds whole scalable units of {leaf.su_nodes} nodes; {pod_nodes:,} is not a multiple "
+                f"(e.g. {max(1, pod_nodes // leaf.su_nodes) * leaf.su_nodes:,})",
+            )
+        leaves = pod_nodes // leaf.su_nodes * leaf.leaves_per_unit
+    else:
+        per_leaf_nodes = leaf.leaf_down // leaf.endpoints_per_node
+        if leaf.leaf_down % leaf.endpoints_per_node or not per_leaf_nodes or pod_nodes % per_leaf_nodes:
+            raise FabricRequestError.single(
+                "pod_nodes",
+                f"a pod holds whole leaves; a leaf takes {leaf.leaf_down} endpoints = "
+                f"{leaf.leaf_down / leaf.endpoints_per_node:g} node(s) of {leaf.endpoints_per_node} NICs, "
+                f"so {pod_nodes:,} nodes are not whole leaves (set nodes per leaf so a leaf holds whole nodes)",
+            )
+        leaves = pod_nodes // per_leaf_nodes
+    if leaves > agg_down_max:
+        raise FabricRequestError.single(
+            "pod_nodes",
+            f"a pod of {pod_nodes:,} nodes has {leaves:,} leaves, but a {k}-port pod spine at this taper takes "
+            f"at most {agg_down_max} leaves down; use smaller pods, a larger spine model or more taper",
+        )
+    return leaves
+
+
+def _leaves_per_pod(leaf: LeafLayer, k: int, agg_down_max: int, pod_nodes: int | None = None) -> int:
+    """Three tiers: a pod is as many whole SUs (or leaves) as a pod spine takes down, or as given."""
+    if pod_nodes:
+        return _explicit_pod(leaf, k, agg_down_max, pod_nodes)
     if not leaf.su_nodes:
         return agg_down_max
     units_per_pod = agg_down_max // leaf.leaves_per_unit
@@ -268,11 +316,12 @@ def _leaves_per_pod(leaf: LeafLayer, k: int, agg_down_max: int) -> int:
     return units_per_pod * leaf.leaves_per_unit
 
 
-def _three_tiers(leaf: LeafLayer, leaf_tier: Tier, k: int, s: float, agg_oversubscription: float) -> ClosTiers:
+def _three_tiers(leaf: LeafLayer, leaf_tier: Tier, up: Upper) -> ClosTiers:
     """Pods of leaves under aggregation ("spine") switches, cores above."""
     n, leaf_count, u = leaf.endpoint_count, leaf_tier.switch_count, leaf.leaf_up
-    agg = port_split(k, s, s, agg_oversubscription, field_name="agg_oversubscription")
-    leaves_per_pod = _leaves_per_pod(leaf, k, agg.down)
+    ks, k, s, agg_oversubscription = up.spine_radix, up.core_radix, up.port_gbps, up.agg_oversubscription
+    agg = port_split(ks, s, s, agg_oversubscription, field_name="agg_oversubscription")
+    leaves_per_pod = _leaves_per_pod(leaf, ks, agg.down, up.pod_nodes)
     agg_down = leaves_per_pod  # one link from every leaf to every pod spine
     agg_up = math.ceil(agg_down / agg_oversubscription - 1e-9)
     pod_shape = {"leaf_up": u, "leaves_per_pod": leaves_per_pod, "aggs_per_pod": u, "leaf_to_agg_links": 1}
@@ -292,7 +341,7 @@ def _three_tiers(leaf: LeafLayer, leaf_tier: Tier, k: int, s: float, agg_oversub
     agg_tier = Tier(
         name="spine",
         switch_count=agg_count,
-        radix=k,
+        radix=ks,
         port_gbps=s,
         down_ports_per_switch=agg_down,
         up_ports_per_switch=agg_up,
@@ -334,7 +383,7 @@ def _three_tiers(leaf: LeafLayer, leaf_tier: Tier, k: int, s: float, agg_oversub
             else f"{leaf.leaf_down} endpoints"
         )
         + f" = {max_ep:,}"
-        + (" (k³/4 at 1:1)" if 2 * leaf.leaf_down == k and 2 * agg_down == k and not leaf.su_nodes else "")
+        + (" (k³/4 at 1:1)" if 2 * leaf.leaf_down == k == ks and 2 * agg_down == k and not leaf.su_nodes else "")
     )
     links = leaf_count * u + agg_count * agg_up
     return ClosTiers((leaf_tier, agg_tier, core_tier), wiring, links, max_ep, {"max_endpoint_count": why})

@@ -7,6 +7,8 @@ Seed chapter §14.1: a 2-tier leaf–spine of k-port switches serves k²/2 endpo
 
 from __future__ import annotations
 
+import math
+
 from topology.bisection import clos_bisection
 from topology.clos import LeafLayer, pod_count_of, stack_clos
 from topology.sizing import port_split
@@ -24,7 +26,18 @@ def fat_tree_leaf_layer(req: FabricRequest, tiers: int) -> LeafLayer:
             )
         return LeafLayer(n, 1, req.node_count, 0, 1, k, 0, req.nic_gbps, 1.0)
     split = port_split(k, req.nic_gbps, req.switch_port_gbps, req.oversubscription)
-    return LeafLayer(n, 1, req.node_count, 0, 1, split.down, split.up, req.nic_gbps, split.oversubscription)
+    down, up, ratio = split.down, split.up, split.oversubscription
+    if req.leaf_nodes:
+        down = req.leaf_nodes * req.nics_per_node
+        if down > split.down:
+            raise FabricRequestError.single(
+                "leaf_nodes",
+                f"{req.leaf_nodes} nodes × {req.nics_per_node} NICs = {down} down ports, but a {k}-port leaf at "
+                f"{req.oversubscription:g}:1 takes at most {split.down} ({split.down // req.nics_per_node} nodes)",
+            )
+        up = math.ceil(down * req.nic_gbps / (req.oversubscription * req.switch_port_gbps) - 1e-9)
+        ratio = down * req.nic_gbps / (up * req.switch_port_gbps)
+    return LeafLayer(n, 1, req.node_count, 0, 1, down, up, req.nic_gbps, ratio, endpoints_per_node=req.nics_per_node)
 
 
 def plan_fat_tree(req: FabricRequest) -> FabricPlan:
@@ -36,7 +49,7 @@ def plan_clos(
     req: FabricRequest, leaf_layer_for, topology: Topology, auto_tiers: tuple[int, ...] = (1, 2, 3)
 ) -> FabricPlan:
     """Try the requested tier count, or each of ``auto_tiers`` in turn, and build the plan."""
-    candidates = [req.tiers] if req.tiers else list(auto_tiers)
+    candidates = [req.tiers] if req.tiers else [3] if req.pod_nodes else list(auto_tiers)
     last_error: FabricRequestError | None = None
     for tiers in candidates:
         try:
@@ -47,6 +60,9 @@ def plan_clos(
                 radix=req.switch_radix,
                 port_gbps=req.switch_port_gbps,
                 agg_oversubscription=req.agg_oversubscription,
+                spine_radix=req.spine_radix,
+                core_radix=req.core_radix,
+                pod_nodes=req.pod_nodes,
             )
         except FabricRequestError as exc:
             last_error = exc

@@ -72,7 +72,7 @@ def _choose(req: FabricRequest) -> tuple[FabricPlan, int, str]:
     if they fit; else the fewest equal rail groups that keep 2 tiers; only then add a core
     (again with the fewest groups that fit).
     """
-    tier_options = [req.tiers] if req.tiers else [2, 3]
+    tier_options = [req.tiers] if req.tiers else [3] if req.pod_nodes else [2, 3]
     group_options = [req.rail_groups] if req.rail_groups else divisors(req.nics_per_node)
     refused: list[str] = []
     first_error: FabricRequestError | None = None  # of the last tier count tried, with the fewest groups

@@ -81,6 +81,11 @@ class FabricRequest:
     # and each NIC split into ``nic_planes`` ports of nic_gbps / nic_planes on separate planes
     rail_groups: int | None = None
     nic_planes: int = 1
+    # Per-tier switch models (radix; every tier runs switch_port_gbps) and explicit sizes
+    spine_radix: int | None = None  # None: the leaf's switch_radix
+    core_radix: int | None = None
+    leaf_nodes: int | None = None  # fat-tree: nodes per leaf (a ToR per rack); None: fill the leaf
+    pod_nodes: int | None = None  # 3 tiers: nodes per pod, full bisection inside, the taper above
     # Dragonfly+
     leaves_per_group: int | None = None
     global_oversubscription: float = 1.0
@@ -132,21 +137,14 @@ class FabricRequest:
         positive_int("scalable_unit_nodes", self.scalable_unit_nodes, allow_none=True)
         positive_int("leaves_per_group", self.leaves_per_group, allow_none=True)
         positive_int("rail_groups", self.rail_groups, allow_none=True)
+        for name in ("spine_radix", "core_radix", "leaf_nodes", "pod_nodes"):
+            positive_int(name, getattr(self, name), allow_none=True)
+        self._check_sizes(errors)
         positive_int("nic_planes", self.nic_planes)
         self._check_groups(errors)
         positive_int("chips_per_node", self.chips_per_node)
         positive_real("torus_link_gbps", self.torus_link_gbps)
-        if self.tiers is not None:
-            if isinstance(self.tiers, bool) or not isinstance(self.tiers, int):
-                errors["tiers"] = f"must be 1, 2 or 3 (or empty for automatic), got {self.tiers!r}"
-            elif self.tiers not in (1, 2, 3):
-                errors["tiers"] = f"must be 1, 2 or 3 (or empty for automatic), got {self.tiers}"
-        if self.torus_dims is not None:
-            dims = tuple(self.torus_dims)
-            if len(dims) != 3 or any(isinstance(d, bool) or not isinstance(d, int) or d < 1 for d in dims):
-                errors["torus_dims"] = f"must be three whole numbers ≥ 1, got {self.torus_dims!r}"
-            else:
-                object.__setattr__(self, "torus_dims", dims)
+        self._check_tiers_and_dims(errors)
         if (
             "switch_radix" not in errors
             and isinstance(self.switch_radix, int)
@@ -168,6 +166,42 @@ class FabricRequest:
             )
         if errors:
             raise FabricRequestError(errors)
+
+    def _check_tiers_and_dims(self, errors: dict[str, str]) -> None:
+        if self.tiers is not None:
+            if isinstance(self.tiers, bool) or not isinstance(self.tiers, int):
+                errors["tiers"] = f"must be 1, 2 or 3 (or empty for automatic), got {self.tiers!r}"
+            elif self.tiers not in (1, 2, 3):
+                errors["tiers"] = f"must be 1, 2 or 3 (or empty for automatic), got {self.tiers}"
+        if self.torus_dims is not None:
+            dims = tuple(self.torus_dims)
+            if len(dims) != 3 or any(isinstance(d, bool) or not isinstance(d, int) or d < 1 for d in dims):
+                errors["torus_dims"] = f"must be three whole numbers ≥ 1, got {self.torus_dims!r}"
+            else:
+                object.__setattr__(self, "torus_dims", dims)
+
+    def _check_sizes(self, errors: dict[str, str]) -> None:
+        """Per-tier radix ≥ 2; nodes per leaf on a fat-tree only; pods only in 3 tiers."""
+        for name in ("spine_radix", "core_radix"):
+            value = getattr(self, name)
+            if name not in errors and value is not None and value < 2:
+                errors[name] = f"a switch needs at least 2 ports, got {value}"
+        if self.leaf_nodes is not None and "leaf_nodes" not in errors and self.topology != Topology.FAT_TREE:
+            errors["leaf_nodes"] = (
+                "nodes per leaf apply to a fat-tree; a rail-optimized fabric groups nodes by scalable_unit_nodes"
+            )
+        if self.pod_nodes is not None and "pod_nodes" not in errors:
+            if self.topology not in (Topology.FAT_TREE, Topology.RAIL_OPTIMIZED):
+                errors["pod_nodes"] = "pods apply to fat-tree and rail-optimized fabrics"
+            elif self.tiers in (1, 2):
+                errors["pod_nodes"] = (
+                    f"pods sit under a core: they need 3 tiers, but tiers is {self.tiers}; "
+                    "set 3 tiers or leave it empty"
+                )
+            elif self.node_count > 0 and self.pod_nodes > self.node_count:
+                errors["pod_nodes"] = (
+                    f"a pod of {self.pod_nodes:,} nodes is larger than the {self.node_count:,}-node cluster"
+                )
 
     def _check_groups(self, errors: dict[str, str]) -> None:
         """Rail groups must divide the rails; groups and planes exist only on a rail-optimized fabric."""

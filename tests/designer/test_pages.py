@@ -1,6 +1,9 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+from django.conf import settings
 from django.core.management import call_command
 
 from designer.models import Design, DesignRevision
@@ -15,8 +18,9 @@ def test_landing_lists_demo_designs_after_load_demo(client):
     body = r.content.decode()
     assert "Seed 2,000-GPU H100 cluster" in body
     assert "TPU-v4-like 3D torus" in body
-    call_command("load_demo")  # idempotent
-    assert Design.objects.filter(owner__username="demo").count() == 6
+    call_command("load_demo")  # idempotent: one design per example file, loaded once
+    examples = len(list((Path(settings.BASE_DIR) / "examples").glob("*.yaml")))
+    assert Design.objects.filter(owner__username="demo").count() == examples == 8
 
 
 @pytest.mark.django_db

@@ -31,17 +31,26 @@ def clos_requests(draw, topology: Topology):
             "nic_planes": planes,
         }
         nic *= planes  # an 800G NIC as 2 × 400G planes
+    tiers = draw(st.sampled_from([None, 2, 3]))
+    nodes = draw(st.integers(1, 120))
+    radix = st.one_of(st.none(), st.sampled_from([4, 8, 16, 48]))
+    grouping["spine_radix"] = draw(radix)  # per-tier switch models
+    grouping["core_radix"] = draw(radix)
+    if tiers != 2:
+        grouping["pod_nodes"] = draw(st.one_of(st.none(), st.integers(1, nodes)))
+    if topology == Topology.FAT_TREE:
+        grouping["leaf_nodes"] = draw(st.one_of(st.none(), st.integers(1, 4)))
     return FabricRequest(
         topology=topology,
         **grouping,
-        node_count=draw(st.integers(1, 120)),
+        node_count=nodes,
         nics_per_node=nics,
         nic_gbps=nic,
         switch_port_gbps=port,
         switch_radix=draw(st.sampled_from([4, 6, 8, 12, 16, 32])),
         oversubscription=draw(ratios),
         agg_oversubscription=draw(ratios),
-        tiers=draw(st.sampled_from([None, 2, 3])),
+        tiers=tiers,
         scalable_unit_nodes=draw(st.one_of(st.none(), st.integers(1, 16))),
     )
 
