@@ -129,6 +129,26 @@ def _grouped(row: dict[str, Any], groups: int, what: str) -> None:
     ]
 
 
+def _copies(row: dict[str, Any], extras: dict[str, Any]) -> None:
+    """Boxes of a row by rail group (× plane): each group has its own leaves, spines and cores."""
+    groups, planes = extras.get("rail_groups", 1), extras.get("nic_planes", 1)
+    per_group = extras.get("rails_per_group", 1)
+    names = []
+    for p in range(planes):
+        for g in range(groups):
+            rails = f"rail {g * per_group}" + (f"–{(g + 1) * per_group - 1}" if per_group > 1 else "")
+            names.append((f"plane {p}, " if planes > 1 else "") + rails)
+    copies = len(names)
+    boxes = min(copies, MAX_BOXES)
+    shown = _split(copies, boxes)
+    per = row["count"] // copies
+    row["boxes"] = boxes
+    row["labels"] = [
+        (names[sum(shown[:j])] if s == 1 else f"{s} groups") + f": {per * s:,} {_plural(row['label'])}"
+        for j, s in enumerate(shown)
+    ]
+
+
 def compute_diagram(result: dict[str, Any]) -> dict[str, Any]:
     f = result["compute_fabric"]
     c = result["cluster"]
@@ -150,9 +170,12 @@ def compute_diagram(result: dict[str, Any]) -> dict[str, Any]:
     ]
     rails = f["extras"].get("rail_count")
     pods = f["extras"].get("pod_count", 1)
+    copies = f["extras"].get("rail_groups", 1) * f["extras"].get("nic_planes", 1)
     for t in f["tiers"]:
         row = {"label": t["name"], "count": t["switch_count"], "kind": t["name"], "unit": f"{t['name']}s"}
-        if t["name"] == "leaf" and rails and rails > 1:
+        if copies > 1:
+            _copies(row, f["extras"])
+        elif t["name"] == "leaf" and rails and rails > 1:
             per = t["switch_count"] // rails
             boxes = min(rails, MAX_BOXES)
             shown = _split(rails, boxes)
@@ -171,7 +194,12 @@ def compute_diagram(result: dict[str, Any]) -> dict[str, Any]:
     grouped = f["topology"] == "dragonfly_plus" or pods > 1
     for i, t in enumerate(f["tiers"][:-1]):
         link = {"lower": i + 1, "upper": i + 2, "count": t["uplink_count"], "gbps": t["uplink_gbps"]}
-        if grouped and i == 0:  # leaf → spine stays inside its pod or group
+        if copies > 1:  # every tier stays inside its rail group / plane
+            link.update(
+                pattern="aligned",
+                note="inside each " + ("plane" if copies == f["extras"].get("nic_planes") else "rail group"),
+            )
+        elif grouped and i == 0:  # leaf → spine stays inside its pod or group
             link.update(pattern="aligned", note="inside each " + ("group" if pods == 1 else "pod"))
         links.append(link)
     if f["topology"] == "dragonfly_plus":
@@ -228,6 +256,13 @@ def torus_diagram(f: dict[str, Any]) -> dict[str, Any]:
     return _fig_json(fig)
 
 
+def _rail_names(rails: int, planes: int) -> list[str]:
+    if planes <= 1:
+        return [f"rail {r}" for r in range(rails)]
+    per = rails // planes
+    return [f"plane {r // per} · rail {r % per}" for r in range(rails)]
+
+
 def rail_view(result: dict[str, Any]) -> dict[str, Any] | None:
     """Rails × scalable units: which leaf group takes which nodes' NIC r."""
     f = result["compute_fabric"]
@@ -245,7 +280,7 @@ def rail_view(result: dict[str, Any]) -> dict[str, Any] | None:
         go.Heatmap(
             z=z,
             x=[f"SU {s}" for s in range(su_count)],
-            y=[f"rail {r}" for r in range(rails)],
+            y=_rail_names(rails, f["extras"].get("nic_planes", 1)),
             text=text,
             texttemplate="%{text}" if su_count * rails <= 400 else None,
             colorscale="Blues",

@@ -351,7 +351,12 @@ def _three_tiers(leaf: LeafLayer, leaf_tier: Tier, up: Upper) -> ClosTiers:
         uplink_gbps=s,
         oversubscription=agg_down / agg_up,
         derivation=(
-            f"pods of up to {leaves_per_pod} leaves; {leaf_count:,} leaves → {pods} pods; "
+            (
+                f"pods of {up.pod_nodes:,} nodes = {leaves_per_pod} leaves (as given); "
+                if up.pod_nodes
+                else f"pods of up to {leaves_per_pod} leaves; "
+            )
+            + f"{leaf_count:,} leaves → {pods} pods; "
             f"each leaf sends 1 link to each of {u} pod spines → {pods} × {u} = {agg_count:,} "
             f"spines; each spine {agg_down} down, {agg_up} up = {agg_down / agg_up:.3g}:1"
         ),
