@@ -381,7 +381,7 @@ def build_bom(
             _line(pl, cat, part, qty, why, False) for pl, cat, part, qty, why in accessories(counts.trunks) if qty
         ]
     lines += _spare_lines(lines, policy)
-    plane_order = {"compute": 0, "storage": 1, "management": 2, "infrastructure": 3}
+    plane_order = {"nvlink": 0, "compute": 1, "storage": 2, "management": 3, "infrastructure": 4}
     cat_order = {"switch": 0, "nic": 1, "fabric": 2, "transceiver": 3, "cable": 4, "rack": 5, "pdu": 6, "patch": 7}
     lines.sort(key=lambda ln: (plane_order.get(ln.plane, 9), ln.spare, cat_order.get(ln.category.split()[0], 9)))
     checks += _catalog_and_headroom_checks(lines, tier_ports or {}, policy)

@@ -694,7 +694,31 @@ ACCESSORIES = [
     _acc("CM-1U-H", "1U horizontal cable manager", "90", 1),
 ]
 
+INCLUDED_IN_RACK = "included in the rack-scale system (priced with its compute trays)"
+
+SCALE_UP = [
+    PartSpec(
+        sku="NVL5-SWITCH-TRAY",
+        kind=PartKind.SCALE_UP,
+        vendor="NVIDIA",
+        description="NVLink 5 switch tray, 2 NVLink switch chips, 1U (NVL72 rack: 9 per rack)",
+        unit_price_usd=D("0"),
+        price_source=INCLUDED_IN_RACK,
+        power_w=400,
+        rack_units=1,
+    ),
+    PartSpec(
+        sku="NVL72-NVLINK-SPINE",
+        kind=PartKind.SCALE_UP,
+        vendor="NVIDIA",
+        description="NVLink spine of one NVL72 rack: copper cable cartridges, 72 GPUs × 18 links to 18 switch chips",
+        unit_price_usd=D("0"),
+        price_source=INCLUDED_IN_RACK,
+    ),
+]
+
 DEFAULT_PARTS: tuple[PartSpec, ...] = (
+    *SCALE_UP,
     *SWITCHES,
     *NICS,
     *TRANSCEIVERS,

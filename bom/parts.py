@@ -16,6 +16,7 @@ class PartKind(enum.StrEnum):
     STORAGE_NODE = "storage_node"
     APPLIANCE = "appliance"  # fabric-management (UFM) servers
     ACCESSORY = "accessory"  # racks, PDUs, patch panels, cable managers
+    SCALE_UP = "scale_up"  # NVLink switch trays and spines of rack-scale systems (part of the rack)
 
 
 class CableMedia(enum.StrEnum):

@@ -22,6 +22,7 @@ from bom.parts import PartKind, PartSpec
 from cluster.requests import bom_policy, cluster_shape, compute_tier_roles, rack_layout, resolve
 from cluster.requirements import Requirements
 from power.plan import node_power_w, rack_plan
+from power.rack_systems import rack_scale_system
 from power.racks import RackPlan
 from topology import FabricPlan, Topology
 from topology.management_plane import ManagementPlan
@@ -140,6 +141,40 @@ def fabric_manager_lines(r: Requirements, catalog: Sequence[PartSpec]) -> list[t
     return [("compute", "fabric manager", part, f.ufm_server_count, why)]
 
 
+def nvlink_lines(
+    r: Requirements, catalog: Sequence[PartSpec], racks: RackPlan
+) -> list[tuple[str, str, PartSpec, int, str]]:
+    """A rack-scale system's NVLink plane: its switch trays and its spine, one domain per rack. They come with
+    the rack (their price is in the compute trays'); listed so the rack's contents and power are auditable."""
+    system = rack_scale_system(r.cluster.gpu_model)
+    if system is None:
+        return []
+    by_sku = {p.sku: p for p in catalog}
+    tray = by_sku.get("NVL5-SWITCH-TRAY") or placeholder(PartKind.SCALE_UP, "NVL5-SWITCH-TRAY", "NVLink switch tray")
+    spine = by_sku.get("NVL72-NVLINK-SPINE") or placeholder(PartKind.SCALE_UP, "NVL72-NVLINK-SPINE", "NVLink spine")
+    n = racks.compute_rack_count
+    chips = system.switch_trays * system.switch_chips_per_tray
+    return [
+        (
+            "nvlink",
+            "NVLink switch tray",
+            tray,
+            n * system.switch_trays,
+            f"{n:,} {system.name} racks (one NVLink domain of {system.domain_gpus} GPUs each) × "
+            f"{system.switch_trays} switch trays = {n * system.switch_trays:,}; {chips} switch chips per rack, "
+            f"one NVLink 5 link from every GPU to every chip",
+        ),
+        (
+            "nvlink",
+            "NVLink spine",
+            spine,
+            n,
+            f"one per rack: {system.domain_gpus} GPUs × {system.nvlink_links_per_gpu} links = "
+            f"{system.nvlink_link_count:,} copper GPU–switch links in the rack's cable cartridges",
+        ),
+    ]
+
+
 def chooser_for(r: Requirements, catalog: Catalog, roles: Roles | None = None) -> PartChooser:
     """The one chooser of cables and transceivers the BOM and the cut sheet share."""
     return part_chooser(catalog.parts, roles or bom_roles(r, catalog.parts), bom_policy(r))
@@ -180,7 +215,7 @@ def network_bom(
         chooser=chooser_for(r, catalog, roles),
         policy=bom_policy(r),
         tier_ports=tier_ports(r, plan, storage, mgmt),
-        appliances=fabric_manager_lines(r, catalog.parts),
+        appliances=nvlink_lines(r, catalog.parts, racks) + fabric_manager_lines(r, catalog.parts),
         accessories=lambda trunks: infrastructure_lines(
             racks,
             switch_count=plan.switch_count + storage.switch_count + mgmt.tor_count + mgmt.spine_count,

@@ -27,6 +27,7 @@ from cluster.validate import RequirementsError
 from power import PowerInputError
 from power.cooling import default_rack_budget_kw
 from power.plan import NetworkFigures, PowerPlan, node_power_w, plan_power, rack_plan
+from power.rack_systems import rack_scale_system
 from topology import FabricPlan, FabricRequest, FabricRequestError, Topology, plan_fabric
 from topology.management_plane import ManagementPlan, plan_management
 from topology.sizing import aggregate_bandwidth_gbps, min_uplink_bandwidth_gbps, ports_for_bandwidth
@@ -222,7 +223,7 @@ class ClusterPlan:
         bom["checks"].extend(self.floor_plan_checks())
         power = self.power.to_dict()
         if self.inputs is not None and self.inputs.power.rack_budget_kw is None:
-            _, why = default_rack_budget_kw(r.cooling.type)
+            _, why = default_rack_budget_kw(r.cooling.type, rack_scale_system(r.cluster.gpu_model) is not None)
             power.setdefault("derivations", {})["rack_budget_kw"] = f"{why} = {r.power.rack_budget_kw:g} kW"
         return {
             "schema_version": RESULT_SCHEMA_VERSION,

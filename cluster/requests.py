@@ -11,6 +11,7 @@ from bom.links import ClusterShape
 from bom.parts import PartKind
 from cluster.requirements import Requirements
 from power.cooling import default_rack_budget_kw
+from power.rack_systems import rack_scale_system
 from topology import FabricRequest, FabricRequestError, Topology
 from topology.management_plane import ManagementRequest
 from topology.storage_plane import StorageRequest, plan_storage
@@ -156,6 +157,9 @@ def rack_layout(r: Requirements) -> RackLayout:
 def floor_plan_nodes_per_rack(r: Requirements) -> int:
     if r.bom.nodes_per_rack is not None:
         return r.bom.nodes_per_rack
+    system = rack_scale_system(r.cluster.gpu_model)
+    if system is not None:
+        return system.compute_trays
     from power.plan import node_power_w
     from power.racks import nodes_per_rack
 
@@ -190,7 +194,7 @@ def resolve(r: Requirements) -> Requirements:
     (power/cooling.py), the storage server count from what the storage plan says bandwidth and
     capacity need (at least 8; seed §14.8 starts from 8)."""
     if r.power.rack_budget_kw is None:
-        budget, _ = default_rack_budget_kw(r.cooling.type)
+        budget, _ = default_rack_budget_kw(r.cooling.type, rack_scale_system(r.cluster.gpu_model) is not None)
         r = dataclasses.replace(r, power=dataclasses.replace(r.power, rack_budget_kw=budget))
     if r.storage.node_count is not None:
         return r

@@ -32,7 +32,17 @@ from cluster.fields import (
 from topology.spec import NIC_PLANE_CHOICES, Topology
 from topology.switches import SWITCH_MODELS
 
-GPU_MODELS: tuple[str, ...] = ("A100-SXM4-80GB", "H100-SXM5", "H200-SXM", "B200", "GB200", "MI300X", "TPU-v4")
+GPU_MODELS: tuple[str, ...] = (
+    "A100-SXM4-80GB",
+    "H100-SXM5",
+    "H200-SXM",
+    "B200",
+    "B300",
+    "GB200",
+    "GB300",
+    "MI300X",
+    "TPU-v4",
+)
 TOPOLOGY_CHOICES: tuple[tuple[str, str], ...] = tuple((t.value, t.label) for t in Topology)
 SWITCH_CHOICES: tuple[tuple[str, str], ...] = tuple(
     (name, f"{name} — {m.radix} × {m.port_gbps:g}G") for name, m in SWITCH_MODELS.items()

@@ -16,6 +16,7 @@ from typing import Any
 
 from cluster.fields import FieldSpec
 from cluster.requirements import FIELD_BY_FLAT, FIELDS, SECTIONS, Field, Requirements, field_path
+from power.rack_systems import rack_scale_system
 from topology.switches import SWITCH_MODELS
 
 _INT = re.compile(r"^[+-]?[0-9]+$")
@@ -212,6 +213,9 @@ def _cross_field_errors(v: dict[str, Any], given: set[str], bad: Mapping[str, An
             )
     if {"gpu_count", "gpus_per_node"} & set(bad):
         return errors
+    _rack_scale(v, given, errors)
+    if errors.keys() & {"gpus_per_node", "gpu_count"}:
+        return errors
     per, gpus = v["gpus_per_node"], v["gpu_count"]
     if "nics_per_node" not in given and "gpus_per_node" in given:
         v["nics_per_node"] = per
@@ -221,6 +225,30 @@ def _cross_field_errors(v: dict[str, Any], given: set[str], bad: Mapping[str, An
             f"(e.g. {gpus - gpus % per:,} or {gpus - gpus % per + per:,})"
         )
     return errors
+
+
+def _rack_scale(v: dict[str, Any], given: set[str], errors: dict[str, str]) -> None:
+    """A rack-scale NVLink system (GB200/GB300 NVL72): a node is a compute tray, GPUs come in whole racks."""
+    system = rack_scale_system(v.get("gpu_model") or "")
+    if system is None:
+        return
+    if "gpus_per_node" not in given:
+        v["gpus_per_node"] = system.gpus_per_tray
+        if "nics_per_node" not in given:
+            v["nics_per_node"] = system.gpus_per_tray
+    elif v["gpus_per_node"] != system.gpus_per_tray:
+        errors["gpus_per_node"] = (
+            f"a {system.name} node is a compute tray of {system.gpus_per_tray} GPUs; "
+            f"set {system.gpus_per_tray} (or leave it empty)"
+        )
+        return
+    gpus, dom = v["gpu_count"], system.domain_gpus
+    if gpus % dom:
+        low = gpus - gpus % dom
+        errors["gpu_count"] = (
+            f"{system.name} comes in whole racks of {dom} GPUs (one NVLink domain each); {gpus:,} is not a "
+            f"multiple of {dom}: use " + (f"{low:,} or " if low else "") + f"{low + dom:,}"
+        )
 
 
 def flatten(data: Any) -> dict[str, Any]:

@@ -87,11 +87,9 @@ PRESETS: dict[str, dict[str, Any]] = {
             "scalable_unit_nodes": 18,
             "storage_node_count": 8,
             "checkpoint_shard_mb": None,
-            # an NVL72 rack: 18 one-U compute trays of 4 GPUs, ≈120 kW, liquid cooled (seed P1, P7)
-            "node_power_w": 6600,
-            "node_u": 1,
-            "rack_budget_kw": 120,
-            "rack_u": 48,
+            # an NVL72 rack: 18 one-U compute trays of 4 GPUs + 9 NVLink switch trays, ≈120 kW, liquid
+            # cooled (seed P1, P7); tray power, rack units and the rack itself come from power/rack_systems.py
+            "rack_budget_kw": 140,
             "cooling_type": "direct_to_chip",
             "pue": 1.08,
         },

@@ -43,12 +43,17 @@ def coolant_flow_l_per_min(heat_kw: float, delta_t_k: float, fluid: Fluid) -> fl
     return kg_s / fluid.density_kg_per_l * 60
 
 
-def default_rack_budget_kw(cooling_type: str) -> tuple[float, str]:
-    """The rack budget when the user leaves it empty: what the cooling type holds (air when that is empty too)."""
-    kind = cooling_type or "air"
+def default_rack_budget_kw(cooling_type: str, liquid_only: bool = False) -> tuple[float, str]:
+    """The rack budget when the user leaves it empty: what the cooling type holds (when that is empty too:
+    air, or direct-to-chip liquid for a rack-scale system that must be liquid cooled)."""
+    kind = cooling_type or ("direct_to_chip" if liquid_only else "air")
     why = f"left empty: the {kind.replace('_', ' ')} limit of {MAX_RACK_KW[kind]:g} kW per rack"
     if not cooling_type:
-        why += " (cooling left empty too: air, the least intensive)"
+        why += (
+            " (cooling left empty too: a rack-scale NVLink system is liquid cooled, seed §14.7)"
+            if liquid_only
+            else " (cooling left empty too: air, the least intensive)"
+        )
     return MAX_RACK_KW[kind], why
 
 

@@ -47,11 +47,12 @@ class ItLoad:
     mgmt_node_w: float = 0.0
     network_w: float = 0.0
     average_load_frac: float = 1.0
+    scale_up_w: float = 0.0  # NVLink switch trays of rack-scale systems, counted with compute
 
     def __post_init__(self) -> None:
         errors: dict[str, str] = {}
         require_positive(errors, compute_node_w=self.compute_node_w)
-        for name in ("storage_node_w", "mgmt_node_w", "network_w"):
+        for name in ("storage_node_w", "mgmt_node_w", "network_w", "scale_up_w"):
             if getattr(self, name) < 0:
                 errors[name] = f"must be ≥ 0, got {getattr(self, name)}"
         if self.compute_node_count < 1:
@@ -99,7 +100,7 @@ class FacilityPower:
 
 def it_power_kw(load: ItLoad) -> dict[str, float]:
     return {
-        "compute": load.compute_node_count * load.compute_node_w / 1000,
+        "compute": (load.compute_node_count * load.compute_node_w + load.scale_up_w) / 1000,
         "storage": load.storage_node_count * load.storage_node_w / 1000,
         "mgmt": load.mgmt_node_count * load.mgmt_node_w / 1000,
         "network": load.network_w / 1000,

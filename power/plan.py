@@ -19,6 +19,7 @@ from power.carbon import RunFootprint, TrainingRun, annual_co2_t, training_run_f
 from power.cooling import CoolingPlan, CoolingRequest, cooling_for_density, plan_cooling
 from power.facility import PUE_BY_COOLING, FacilityPower, ItLoad, plan_facility
 from power.gpus import GPU_TDP_W
+from power.rack_systems import rack_scale_system
 from power.racks import RackPlan, RackRequest, plan_racks
 from power.tco import CostLine, Tco, TcoInputs, line, total_cost_of_ownership
 
@@ -67,24 +68,44 @@ def gpu_tdp_w(r: Requirements) -> float:
 
 
 def node_power_w(r: Requirements) -> tuple[float, str]:
-    """A compute node's draw: as given, or GPUs × TDP + the host (CPUs, memory, NICs, fans)."""
+    """A compute node's draw: as given, or GPUs × TDP + the host (CPUs, memory, NICs, fans); for a rack-scale
+    NVLink system the node is a compute tray with the system's tray host (power/rack_systems.py)."""
     p, per = r.power, r.cluster.gpus_per_node
     if p.node_power_w:
         return float(p.node_power_w), f"{float(p.node_power_w):,.0f} W as given"
     tdp = gpu_tdp_w(r)
+    system = rack_scale_system(r.cluster.gpu_model)
+    if system is not None:
+        watts = system.tray_w(tdp)
+        return watts, (
+            f"{system.gpus_per_tray} × {tdp:,.0f} W TDP + {system.tray_host_w:,.0f} W tray host (Grace CPUs, memory, "
+            f"NICs, fans; {system.name}) = {watts:,.0f} W per compute tray"
+        )
     watts = tdp * per + float(p.host_overhead_w)
     return watts, f"{per} × {tdp:g} W TDP + {float(p.host_overhead_w):,.0f} W host = {watts:,.0f} W"
 
 
 def rack_plan(r: Requirements, node_w: float, upper_switch_count: int) -> RackPlan:
     p, infra = r.power, r.management.node_count + r.management.login_node_count
+    system = rack_scale_system(r.cluster.gpu_model)
+    scale = (
+        {
+            "trays_per_rack": system.compute_trays,
+            "rack_fixed_w": system.switch_trays * system.switch_tray_w,
+            "rack_fixed_u": system.rack_u - system.compute_trays * system.tray_u,
+            "system_name": system.name,
+        }
+        if system is not None
+        else {}
+    )
     return plan_racks(
         RackRequest(
+            **scale,
             node_count=r.node_count,
             node_kw=node_w / 1000,
-            node_u=p.node_u,
+            node_u=system.tray_u if system is not None else p.node_u,
             rack_budget_kw=float(p.rack_budget_kw),
-            rack_u=p.rack_u,
+            rack_u=p.rack_u,  # storage and management racks; a rack-scale system comes in its own rack
             racks_per_row=r.bom.racks_per_row,
             upper_switch_count=upper_switch_count,
             storage_node_count=r.storage.node_count,
@@ -117,6 +138,7 @@ def facility_plan(r: Requirements, node_w: float, node_why: str, net: NetworkFig
         float(p.mgmt_node_power_w),
         net.power_w,
         float(p.average_load_frac),
+        scale_up_w=_switch_tray_w(r, racks),
     )
     kind, pue, pue_why = cooling_and_pue(r, racks)
     fac = plan_facility(
@@ -126,10 +148,25 @@ def facility_plan(r: Requirements, node_w: float, node_why: str, net: NetworkFig
         chain=p.electrical_chain,
         network_source=net.power_derivation,
     )
-    fac.derivations["compute_kw"] = f"{r.node_count:,} nodes × ({node_why}) = {fac.compute_kw:,.1f} kW"
+    trays = ""
+    system = rack_scale_system(r.cluster.gpu_model)
+    if system is not None:
+        trays = (
+            f" + {racks.compute_rack_count:,} racks × {system.switch_trays} NVLink switch trays × "
+            f"{system.switch_tray_w:,.0f} W"
+        )
+    fac.derivations["compute_kw"] = f"{r.node_count:,} nodes × ({node_why}){trays} = {fac.compute_kw:,.1f} kW"
     if pue_why:
         fac.derivations["pue"] = pue_why
     return fac, kind, pue
+
+
+def _switch_tray_w(r: Requirements, racks: RackPlan) -> float:
+    """NVLink switch trays of a rack-scale system draw power of their own, counted with the compute racks."""
+    system = rack_scale_system(r.cluster.gpu_model)
+    if system is None:
+        return 0.0
+    return racks.compute_rack_count * system.switch_trays * system.switch_tray_w
 
 
 def cooling_plan(r: Requirements, fac: FacilityPower, racks: RackPlan) -> CoolingPlan:

@@ -31,6 +31,11 @@ class RackRequest:
     mgmt_node_count: int = 0
     mgmt_node_kw: float = 1.5
     mgmt_node_u: int = 1
+    # a rack-scale NVLink system: a fixed number of compute trays per rack, plus its NVLink switch trays
+    trays_per_rack: int | None = None
+    rack_fixed_w: float = 0.0
+    rack_fixed_u: int = 0
+    system_name: str = ""
 
     def __post_init__(self) -> None:
         errors: dict[str, str] = {}
@@ -48,7 +53,9 @@ class RackRequest:
         ):
             if getattr(self, name) < 1:
                 errors[name] = f"must be at least 1, got {getattr(self, name)}"
-        if not errors:
+        if not errors and self.trays_per_rack:
+            self._check_rack_scale(errors)
+        elif not errors:
             if self.rack_budget_kw < self.node_kw:
                 errors["rack_budget_kw"] = (
                     f"a {self.rack_budget_kw:g} kW rack budget cannot hold even one {self.node_kw:g} kW node; "
@@ -58,6 +65,16 @@ class RackRequest:
                 errors["rack_u"] = f"a {self.rack_u}U rack cannot hold a {self.node_u}U node"
         if errors:
             raise PowerInputError(errors)
+
+
+    def _check_rack_scale(self, errors: dict[str, str]) -> None:
+        rack_kw = self.trays_per_rack * self.node_kw + self.rack_fixed_w / 1000
+        if self.rack_budget_kw < rack_kw - 1e-9:
+            errors["rack_budget_kw"] = (
+                f"a {self.system_name} rack draws {rack_kw:,.1f} kW ({self.trays_per_rack} compute trays × "
+                f"{self.node_kw:g} kW + {self.rack_fixed_w / 1000:g} kW of NVLink switch trays) and cannot be split; "
+                f"raise the rack budget to at least {rack_kw:,.1f} kW (direct-to-chip liquid cooling holds 140 kW)"
+            )
 
 
 @dataclass(frozen=True)
@@ -110,7 +127,7 @@ def nodes_per_rack(node_kw: float, node_u: int, rack_budget_kw: float, rack_u: i
 def plan_racks(req: RackRequest) -> RackPlan:
     by_power = int(req.rack_budget_kw // req.node_kw)
     by_u = req.rack_u // req.node_u
-    per_rack = nodes_per_rack(req.node_kw, req.node_u, req.rack_budget_kw, req.rack_u)
+    per_rack = req.trays_per_rack or nodes_per_rack(req.node_kw, req.node_u, req.rack_budget_kw, req.rack_u)
     racks = math.ceil(req.node_count / per_rack)
     rows = math.ceil(racks / req.racks_per_row)
     in_full = min(per_rack, req.node_count)
@@ -139,4 +156,15 @@ def plan_racks(req: RackRequest) -> RackPlan:
             f"{racks:,} compute + {network + storage + mgmt} infrastructure = {racks + network + storage + mgmt:,}"
         ),
     }
-    return RackPlan(per_rack, racks, rows, in_full * req.node_kw, network, storage, mgmt, d)
+    rack_kw = in_full * req.node_kw + (req.rack_fixed_w / 1000 if req.trays_per_rack else 0.0)
+    if req.trays_per_rack:
+        d["nodes_per_rack"] = (
+            f"a {req.system_name} rack is one NVLink domain of {per_rack} compute trays "
+            f"in its own {per_rack * req.node_u + req.rack_fixed_u}U rack with its NVLink switch trays "
+            "and power shelves; it is not split across racks"
+        )
+        d["compute_rack_kw"] = (
+            f"{in_full} × {req.node_kw:g} kW + {req.rack_fixed_w / 1000:g} kW NVLink switch trays = "
+            f"{rack_kw:,.1f} kW per full compute rack"
+        )
+    return RackPlan(per_rack, racks, rows, rack_kw, network, storage, mgmt, d)

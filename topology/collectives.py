@@ -101,6 +101,8 @@ GPU_GENERATIONS: dict[str, GpuGeneration] = {
     "H200": GpuGeneration("H200", 370.8, True),
     "B200": GpuGeneration("B200", 741.6, True),  # NVLink 5: twice Hopper's per-GPU bandwidth (assumption)
     "GB200": GpuGeneration("GB200", 741.6, True, nvlink_domain_gpus=72),
+    "B300": GpuGeneration("B300", 741.6, True),  # Blackwell Ultra: NVLink 5 as B200
+    "GB300": GpuGeneration("GB300", 741.6, True, nvlink_domain_gpus=72),
 }
 GPU_MODEL_GENERATION = {
     "A100-SXM4-80GB": "A100",
@@ -108,6 +110,8 @@ GPU_MODEL_GENERATION = {
     "H200-SXM": "H200",
     "B200": "B200",
     "GB200": "GB200",
+    "B300": "B300",
+    "GB300": "GB300",
     "MI300X": "H100",
     "TPU-v4": "A100",
 }

@@ -129,7 +129,7 @@ def test_presets_reset_what_they_do_not_set_and_the_panel_marks_stale_figures(pa
     _sign_up(page, "dave")
     page.select_option("#preset", "gb200-nvl72")
     page.wait_for_function("document.getElementById('live-figures').textContent.includes('direct to chip')")
-    assert page.input_value("#id_node_power_w") == "6600"
+    assert page.input_value("#id_rack_budget_kw") == "140"
     page.select_option("#preset", "h100-8x400g")
     # the H100 preset does not set node power, node height, rack budget or PUE: they are back to the defaults
     assert page.input_value("#id_node_power_w") == ""

@@ -1,0 +1,75 @@
+"""Rack-scale NVLink systems: one NVLink domain per rack, built of compute trays and NVLink switch trays.
+
+A GB200/GB300 NVL72 rack holds 18 one-U compute trays of 4 GPUs (2 Grace CPUs each) and 9 one-U NVLink
+switch trays of 2 NVLink switch chips; every GPU has 18 NVLink 5 links, one to each of the 18 switch
+chips, over the copper NVLink spine at the back of the rack (NVIDIA DGX SuperPOD GB200 RA, "Network
+Fabrics", Multi-node NVLink Fabric: "Each DGX GB200 rack is built with 18 compute trays and 9 NVLink
+switch trays …"). The rack draws ≈120 kW and must be liquid cooled (seed §14.7: "GB200 NVL72 机架达
+120kW，必须采用液冷").
+
+Power split (assumptions, marked): a switch tray ≈400 W (9 trays ≈3.6 kW, integrator figures), so a
+GB200 compute tray is (120 kW − 3.6 kW) ÷ 18 = 6,467 W = 4 × 1,200 W GPUs + 1,667 W for the two Grace
+CPUs, memory, NICs, DPU and fans. A GB300 tray keeps that host share with 4 × 1,400 W Blackwell Ultra
+GPUs (a figure third parties report; NVIDIA publishes none per GPU): 7,267 W, a 134.4 kW rack.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class RackScaleSystem:
+    name: str
+    domain_gpus: int  # GPUs in one NVLink domain = one rack
+    gpus_per_tray: int
+    compute_trays: int
+    switch_trays: int
+    switch_chips_per_tray: int
+    nvlink_links_per_gpu: int
+    switch_tray_w: float
+    tray_host_w: float  # a compute tray besides its GPUs
+    tray_u: int
+    switch_tray_u: int
+    other_u: int  # power shelves and cable management
+    source: str
+
+    @property
+    def rack_u(self) -> int:
+        return self.compute_trays * self.tray_u + self.switch_trays * self.switch_tray_u + self.other_u
+
+    @property
+    def nvlink_link_count(self) -> int:
+        """GPU–switch-chip links of one rack: every GPU has one link to every switch chip."""
+        return self.domain_gpus * self.nvlink_links_per_gpu
+
+    def tray_w(self, gpu_tdp_w: float) -> float:
+        return self.gpus_per_tray * gpu_tdp_w + self.tray_host_w
+
+    def rack_w(self, tray_w: float) -> float:
+        return self.compute_trays * tray_w + self.switch_trays * self.switch_tray_w
+
+
+_NVL72 = dict(
+    domain_gpus=72,
+    gpus_per_tray=4,
+    compute_trays=18,
+    switch_trays=9,
+    switch_chips_per_tray=2,
+    nvlink_links_per_gpu=18,
+    switch_tray_w=400.0,
+    tray_host_w=1667.0,
+    tray_u=1,
+    switch_tray_u=1,
+    other_u=21,  # 48U MGX rack: power shelves, NIC/management and cable management in the rest
+)
+
+RACK_SCALE_SYSTEMS: dict[str, RackScaleSystem] = {
+    "GB200": RackScaleSystem("GB200 NVL72", **_NVL72, source="DGX SuperPOD GB200 RA; seed §14.7 (≈120 kW)"),
+    "GB300": RackScaleSystem("GB300 NVL72", **_NVL72, source="as GB200 NVL72, 1,400 W GPUs (assumption)"),
+}
+"""Keyed by GPU model: the models that only come as rack-scale NVLink systems."""
+
+
+def rack_scale_system(gpu_model: str) -> RackScaleSystem | None:
+    return RACK_SCALE_SYSTEMS.get(gpu_model)
