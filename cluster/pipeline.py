@@ -180,6 +180,21 @@ def network_figures(r: Requirements, planes: Planes, bom: Bom) -> NetworkFigures
     return NetworkFigures(power_w, why, capex)
 
 
+def _count_attached_ports(compute: dict[str, Any]) -> None:
+    """Fabric-management servers and attached devices take free leaf ports (bom.links.fabric_manager_leaves):
+    the leaf tier's used and free ports count them too."""
+    attached = compute["fabric_manager_port_count"] + compute["attached_device_port_count"]
+    if not attached or not compute.get("tiers"):
+        return
+    leaf = compute["tiers"][0]
+    leaf["ports_used_count"] += attached
+    leaf["ports_free_count"] -= attached
+    leaf["derivation"] += (
+        f"; + {attached} port(s) of fabric-management servers and attached devices in free leaf ports "
+        f"→ {leaf['ports_used_count']:,} used, {leaf['ports_free_count']:,} free"
+    )
+
+
 @dataclass(frozen=True)
 class ClusterPlan:
     """Every plan of one design, typed; :meth:`result` is its stored JSON."""
@@ -218,6 +233,7 @@ class ClusterPlan:
         f = r.compute_fabric
         compute["fabric_manager_port_count"] = f.ufm_server_count * f.ufm_ports_per_server
         compute["attached_device_port_count"] = f.attached_device_count * f.attached_device_ports
+        _count_attached_ports(compute)
         bom = self.bom.to_dict()
         bom["price_book"] = self.price_book
         bom["checks"].extend(self.floor_plan_checks())

@@ -102,3 +102,21 @@ def test_rail_groups_that_do_not_divide_the_rails_is_a_field_error():
 def test_pods_need_three_tiers():
     errors = _errors(tiers=2)
     assert "need 3 tiers" in errors["pod_nodes"][0]
+
+
+def test_fabric_managers_take_leaf_ports_in_the_fabric_plan():
+    """DGX SuperPOD H100 RA (RA-11333-001) Table 4, 4 SUs: 127 nodes + 4 UFM ports = 1,020 node/UFM–leaf
+    cables on 32 leaves of 64 ports: 1,016 + 4 down + 1,024 up = 2,044 used, 2,048 − 2,044 = 4 free."""
+    plan = plan_cluster(
+        validate(
+            {
+                "gpu_model": "H100-SXM5",
+                "node_count": 127,
+                "gpus_per_node": 8,
+                "compute_fabric": {"scalable_unit_nodes": 32, "rail_groups": 1, "ufm_server_count": 4},
+            }
+        )
+    )
+    leaf = plan.result()["compute_fabric"]["tiers"][0]
+    assert (leaf["ports_used_count"], leaf["ports_free_count"]) == (2044, 4)
+    assert "+ 4 port(s) of fabric-management servers" in leaf["derivation"]
