@@ -159,3 +159,42 @@ def test_sixteen_b200_sus_with_automatic_rail_groups_stay_two_tier():
     assert plan.bisection_gbps == 4096 * 400 / 2
     assert "2 group(s), the fewest that fit in 2 tiers" in plan.derivations["rail_groups"]
     assert verify_plan(plan).ok
+
+
+H100_RA = "DGX SuperPOD H100 RA (RA-11333-001), 'Network Fabrics', Table 4 'Compute fabric component count'"
+"""docs.nvidia.com/dgx-superpod/reference-architecture-scalable-infrastructure-h100/latest/network-fabrics.html
+DGX H100: 8 × ConnectX-7 400G NDR per node, QM9700, SU = 32 node slots of which the RA fills 31, 63, 95, 127
+(one slot per SU … the last slot of the fabric takes the UFM appliances; the fabric is built for full SUs,
+"including leaf switches and leaf-spine cables"). 'Compute and UFM' cables = node NICs + 4 UFM ports."""
+
+# SU, nodes, leaf, spine, compute-and-UFM cables, spine–leaf cables
+H100_TABLE = [
+    (1, 31, 8, 4, 252, 256),
+    (2, 63, 16, 8, 508, 512),
+    # 3 SUs: 24 leaves × 32 uplinks; a 64-port spine takes ⌊64 ÷ 24⌋ = 2 links per leaf → 32 ÷ 2 = 16 spines
+    (3, 95, 24, 16, 764, 768),
+    (4, 127, 32, 16, 1020, 1024),
+]
+
+
+@pytest.mark.parametrize(("sus", "nodes", "leaf", "spine", "compute_ufm", "spine_leaf"), H100_TABLE)
+def test_dgx_superpod_h100(sus, nodes, leaf, spine, compute_ufm, spine_leaf):
+    """H100_RA, one row per SU count, through the whole pipeline with the RA's 4 UFM appliances."""
+    from cluster.pipeline import plan_cluster
+    from cluster.validate import validate
+
+    plan = plan_cluster(
+        validate(
+            {
+                "gpu_model": "H100-SXM5",
+                "node_count": nodes,
+                "gpus_per_node": 8,
+                "compute_fabric": {"switch_model": "QM9700", "scalable_unit_nodes": 32, "ufm_server_count": 4},
+            }
+        )
+    )
+    result = plan.result()["compute_fabric"]
+    assert [(t["name"], t["switch_count"]) for t in result["tiers"]] == [("leaf", leaf), ("spine", spine)]
+    assert result["endpoint_link_count"] + result["fabric_manager_port_count"] == compute_ufm
+    assert result["switch_link_count"] == spine_leaf
+    assert verify_plan(plan.fabric).ok
