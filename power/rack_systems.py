@@ -10,7 +10,9 @@ switch trays …"). The rack draws ≈120 kW and must be liquid cooled (seed §1
 Power split (assumptions, marked): a switch tray ≈400 W (9 trays ≈3.6 kW, integrator figures), so a
 GB200 compute tray is (120 kW − 3.6 kW) ÷ 18 = 6,467 W = 4 × 1,200 W GPUs + 1,667 W for the two Grace
 CPUs, memory, NICs, DPU and fans. A GB300 tray keeps that host share with 4 × 1,400 W Blackwell Ultra
-GPUs (a figure third parties report; NVIDIA publishes none per GPU): 7,267 W, a 134.4 kW rack.
+GPUs (a figure third parties report; NVIDIA publishes none per GPU): 7,267 W, a 134.4 kW rack — inside
+NVIDIA's own ceiling for it, "Full rack requiring up to 142 kW" (NVL72 AI Factory Enterprise RA,
+"System Hardware & Components": 9 NVSwitch trays, 8 power shelves of 33 kW, 4 ConnectX-8 per tray).
 """
 
 from __future__ import annotations

@@ -61,6 +61,7 @@ def test_gb300_nvl72_rack_power():
     plan = plan_cluster(validate({**GB200_8_RACKS, "gpu_model": "GB300"}))
     assert plan.power.node_power_w == 7267
     assert plan.power.racks.compute_rack_kw == pytest.approx(134.406)
+    assert plan.power.racks.compute_rack_kw <= 142  # NVL72 AI Factory Enterprise RA: "up to 142 kW"
 
 
 def test_b300_is_an_eight_gpu_node():
