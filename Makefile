@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-services bench lint format migrate clean
+.PHONY: run test test-services bench mutation lint format migrate clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -40,6 +40,12 @@ bench: $(STAMP)
 	$(PY) benchmarks/live.py
 	$(PY) -m pip install --quiet "locust>=2.20"
 	$(PY) benchmarks/load.py
+
+# Mutation testing of the pure calculation packages (not part of CI): var/mutation/report.md.
+# `make mutation MODULES="topology/clos.py power/tco.py"` runs some modules only.
+mutation: $(STAMP)
+	$(PY) -m pip install --quiet "cosmic-ray>=8.4,<9"
+	$(PY) .ci/mutation.py $(MODULES)
 
 lint: $(STAMP)
 	$(PY) -m ruff check .
