@@ -41,10 +41,6 @@ class LeafLayer:
     def leaves_per_unit(self) -> int:
         return self.rails * self.leaves_per_su_rail if self.su_nodes else 1
 
-    @property
-    def nodes_per_unit(self) -> int:
-        return self.su_nodes if self.su_nodes else 0
-
 
 def endpoint_leaf_ids(w: ClosWiring | LeafLayer) -> np.ndarray:
     """Leaf number of every endpoint, in the endpoints' natural order.
@@ -78,16 +74,6 @@ def leaf_pod_ids(w: ClosWiring) -> np.ndarray:
     return su // sus_per_pod
 
 
-def leaf_rail_ids(w: ClosWiring) -> np.ndarray:
-    leaf_count = leaf_count_of(w)
-    if not w.su_nodes:
-        return np.zeros(leaf_count, dtype=np.int64)
-    ep_leaf = endpoint_leaf_ids(w)
-    rail = np.zeros(leaf_count, dtype=np.int64)
-    rail[ep_leaf] = np.arange(w.endpoint_count, dtype=np.int64) % w.rails
-    return rail
-
-
 def leaf_count_of(w: ClosWiring | LeafLayer) -> int:
     if not w.su_nodes:
         return math.ceil(w.endpoint_count / w.leaf_down)
@@ -116,7 +102,7 @@ def _max_endpoints(leaf: LeafLayer, tiers: int, radix: int, leaves_per_pod: int)
     if leaf.su_nodes:
         unit_endpoints = leaf.su_nodes * leaf.rails
         if tiers == 1:
-            return min(radix, leaf.su_nodes) * leaf.rails if leaf.leaves_per_su_rail == 1 else 0
+            return radix * leaf.rails  # rail-only: one radix-port switch per rail
         if tiers == 2:
             # whole SUs, then a partial SU on the leaves left over (same count per rail)
             full, rest = divmod(radix, leaf.leaves_per_unit)
@@ -392,12 +378,3 @@ def _three_tiers(leaf: LeafLayer, leaf_tier: Tier, up: Upper) -> ClosTiers:
     )
     links = leaf_count * u + agg_count * agg_up
     return ClosTiers((leaf_tier, agg_tier, core_tier), wiring, links, max_ep, {"max_endpoint_count": why})
-
-
-def fits_tiers(leaf: LeafLayer, tiers: int, radix: int, agg_oversubscription: float) -> bool:
-    """Whether ``stack_clos`` would accept this leaf layer with ``tiers`` tiers."""
-    try:
-        stack_clos(leaf, tiers=tiers, radix=radix, port_gbps=1.0, agg_oversubscription=agg_oversubscription)
-    except FabricRequestError:
-        return False
-    return True

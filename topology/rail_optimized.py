@@ -90,9 +90,15 @@ def _choose(req: FabricRequest) -> tuple[FabricPlan, int, str]:
     assert first_error is not None
     if req.rail_groups is None and req.tiers is None:
         raise FabricRequestError(
-            {k: v + f" (also with up to {req.nics_per_node} rail groups)" for k, v in first_error.errors.items()}
+            {
+                k: v + (f" (also with up to {req.nics_per_node} rail groups)" if k in _SIZE_FIELDS else "")
+                for k, v in first_error.errors.items()
+            }
         )
     raise first_error
+
+
+_SIZE_FIELDS = ("node_count", "scalable_unit_nodes")  # refusals that more rail groups could have cured
 
 
 def _why_groups(req: FabricRequest, groups: int, tiers: int, refused: list[str]) -> str:
