@@ -1,0 +1,67 @@
+"""Fat-tree shapes: one tier, nodes per leaf (ToR per rack), the end-to-end taper. Hand-derived figures."""
+
+from __future__ import annotations
+
+import pytest
+
+from topology import FabricRequest, FabricRequestError, Topology, plan_fabric
+from topology.graph import verify_plan
+
+F = Topology.FAT_TREE
+
+
+def test_one_tier_holds_exactly_the_radix():
+    """64 endpoints on a 64-port switch: one tier, 64 down, no uplinks; halves of 32 × 400G cross the one switch
+    → 12,800 Gbit/s; 65 endpoints need 2 tiers."""
+    p = plan_fabric(FabricRequest(topology=F, node_count=64, nics_per_node=1))
+    assert p.tier_count == 1
+    (leaf,) = p.tiers
+    assert (leaf.switch_count, leaf.down_ports_per_switch, leaf.up_ports_per_switch) == (1, 64, 0)
+    assert p.max_endpoint_count == 64 and p.bisection_gbps == 32 * 400
+    assert p.derivations["switch_link_count"] == "no switch-to-switch links"
+    assert verify_plan(p).ok
+    assert plan_fabric(FabricRequest(topology=F, node_count=65, nics_per_node=1)).tier_count == 2
+
+
+def test_nodes_per_leaf_with_taper():
+    """A ToR per rack of 2 nodes × 8 NICs = 16 down at 3:1 on 400G uplinks: ⌈16 ÷ 3⌉ = 6 up, 16 ÷ 6 = 2.667:1;
+    with 800G uplinks at 1:1: ⌈16 × 400 ÷ 800⌉ = 8 up. 64 nodes → 32 leaves."""
+    p = plan_fabric(FabricRequest(topology=F, node_count=64, leaf_nodes=2, oversubscription=3))
+    leaf = p.tiers[0]
+    assert (leaf.switch_count, leaf.down_ports_per_switch, leaf.up_ports_per_switch) == (32, 16, 6)
+    assert leaf.oversubscription == pytest.approx(16 / 6)
+    fast = plan_fabric(FabricRequest(topology=F, node_count=64, leaf_nodes=2, nic_gbps=400, switch_port_gbps=800))
+    assert fast.tiers[0].up_ports_per_switch == 8 and fast.tiers[0].oversubscription == 1
+    assert verify_plan(p).ok and verify_plan(fast).ok
+
+
+def test_nodes_per_leaf_limits():
+    """A 64-port leaf at 1:1 takes 32 down = 4 nodes of 8 NICs exactly; 5 nodes (40 ports) are refused."""
+    assert plan_fabric(FabricRequest(topology=F, node_count=64, leaf_nodes=4)).tiers[0].switch_count == 16
+    with pytest.raises(FabricRequestError) as exc:
+        plan_fabric(FabricRequest(topology=F, node_count=64, leaf_nodes=5))
+    assert exc.value.errors["leaf_nodes"] == (
+        "5 nodes × 8 NICs = 40 down ports, but a 64-port leaf at 1:1 takes at most 32 (4 nodes)"
+    )
+
+
+def test_end_to_end_taper_is_the_product_of_the_tiers():
+    """192 leaves of 16 down / 16 up under 576-port spines at 1:7 → 192 ÷ 28 = 6.857142…:1 at the pod spine;
+    end to end 1 × 6.857143 (rounded to 6 decimals)."""
+    p = plan_fabric(
+        FabricRequest(
+            topology=F,
+            node_count=768,
+            switch_radix=64,
+            spine_radix=576,
+            leaf_nodes=2,
+            pod_nodes=384,
+            agg_oversubscription=7,
+        )
+    )
+    assert p.extras["oversubscription_end_to_end_ratio"] == 6.857143
+    tapered = plan_fabric(
+        FabricRequest(topology=F, node_count=512, oversubscription=2, agg_oversubscription=1.5, tiers=3)
+    )
+    leaf_ratio, agg_ratio = tapered.tiers[0].oversubscription, tapered.tiers[1].oversubscription
+    assert tapered.extras["oversubscription_end_to_end_ratio"] == round(leaf_ratio * agg_ratio, 6) > 2
