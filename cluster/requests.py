@@ -53,6 +53,7 @@ def fabric_request(r: Requirements) -> FabricRequest:
         scalable_unit_nodes=f.scalable_unit_nodes,
         rail_groups=f.rail_groups,
         nic_planes=f.nic_planes,
+        reserved_node_slots=f.reserved_node_slots,
         spine_radix=tier_radix(r, "spine"),
         core_radix=tier_radix(r, "core"),
         leaf_nodes=f.leaf_nodes,

@@ -122,6 +122,13 @@ class ComputeFabric:
         maximum=10_000_000,
     )
     scalable_unit_nodes: int | None = opt_int("Rail-optimized: nodes per scalable unit (empty = one leaf per rail)")
+    reserved_node_slots: int = pos_int(
+        0,
+        "Rail-optimized: node slots left empty at the start of the first scalable unit (e.g. 1 for the UFM "
+        "servers of a DGX SuperPOD: 31 + 32 + 32 + 32 = 127 nodes in 4 SUs)",
+        maximum=1024,
+        minimum=0,
+    )
     rail_groups: int | None = opt_int(
         "Rail-optimized: split the rails into this many equal groups, each with its own spines "
         "(empty = automatic: the fewest groups that keep 2 tiers before adding a core; 1 = spines shared by all rails)",

@@ -36,6 +36,7 @@ class LeafLayer:
     endpoint_gbps: float
     leaf_oversubscription: float
     endpoints_per_node: int = 1  # a fat-tree's NICs per node (whole nodes per leaf, pods in nodes)
+    reserved_slots: int = 0  # rail-optimized: empty node slots at the start of the first SU
 
     @property
     def leaves_per_unit(self) -> int:
@@ -51,7 +52,7 @@ def endpoint_leaf_ids(w: ClosWiring | LeafLayer) -> np.ndarray:
     e = np.arange(w.endpoint_count, dtype=np.int64)
     if not w.su_nodes:
         return e // w.leaf_down
-    node = e // w.rails
+    node = e // w.rails + w.reserved_slots  # the node's slot
     rail = e % w.rails
     su = node // w.su_nodes
     raw = (su * w.rails + rail) * w.leaves_per_su_rail + (node % w.su_nodes) // w.leaf_down
@@ -69,7 +70,7 @@ def leaf_pod_ids(w: ClosWiring) -> np.ndarray:
     first = np.zeros(leaf_count, dtype=np.int64)
     idx = np.arange(w.endpoint_count, dtype=np.int64)
     first[ep_leaf[::-1]] = idx[::-1]
-    su = (first // w.rails) // w.su_nodes
+    su = (first // w.rails + w.reserved_slots) // w.su_nodes
     sus_per_pod = w.leaves_per_pod // (w.rails * w.leaves_per_su_rail)
     return su // sus_per_pod
 
@@ -77,7 +78,7 @@ def leaf_pod_ids(w: ClosWiring) -> np.ndarray:
 def leaf_count_of(w: ClosWiring | LeafLayer) -> int:
     if not w.su_nodes:
         return math.ceil(w.endpoint_count / w.leaf_down)
-    full_sus, rest = divmod(w.node_count, w.su_nodes)
+    full_sus, rest = divmod(w.node_count + w.reserved_slots, w.su_nodes)
     per_rail = full_sus * w.leaves_per_su_rail + math.ceil(rest / w.leaf_down)
     return per_rail * w.rails
 
@@ -101,14 +102,15 @@ def _max_endpoints(leaf: LeafLayer, tiers: int, radix: int, leaves_per_pod: int)
     """Largest endpoint count this leaf design reaches with ``tiers`` tiers at this radix."""
     if leaf.su_nodes:
         unit_endpoints = leaf.su_nodes * leaf.rails
+        reserved = leaf.reserved_slots * leaf.rails
         if tiers == 1:
             return radix * leaf.rails  # rail-only: one radix-port switch per rail
         if tiers == 2:
             # whole SUs, then a partial SU on the leaves left over (same count per rail)
             full, rest = divmod(radix, leaf.leaves_per_unit)
             partial_nodes = (rest // leaf.rails) * leaf.leaf_down
-            return full * unit_endpoints + partial_nodes * leaf.rails
-        return radix * (leaves_per_pod // leaf.leaves_per_unit) * unit_endpoints
+            return full * unit_endpoints + partial_nodes * leaf.rails - reserved
+        return radix * (leaves_per_pod // leaf.leaves_per_unit) * unit_endpoints - reserved
     if tiers == 1:
         return radix
     if tiers == 2:
@@ -126,6 +128,7 @@ def _wiring(leaf: LeafLayer, tiers: int, **kw) -> ClosWiring:
         su_nodes=leaf.su_nodes,
         leaves_per_su_rail=leaf.leaves_per_su_rail,
         leaf_down=leaf.leaf_down,
+        reserved_slots=leaf.reserved_slots,
         leaf_up=kw.pop("leaf_up", leaf.leaf_up),
         **kw,
     )
@@ -173,7 +176,9 @@ def _leaf_tier(leaf: LeafLayer, tiers: int, k: int, s: float) -> Tier:
     d, u = leaf.leaf_down, leaf.leaf_up
     if leaf.su_nodes:
         why = (
-            f"{leaf.node_count:,} nodes in SUs of {leaf.su_nodes} → per rail "
+            f"{leaf.node_count:,} nodes"
+            + (f" after {leaf.reserved_slots} reserved slot(s)" if leaf.reserved_slots else "")
+            + f" in SUs of {leaf.su_nodes} → per rail "
             f"{leaf_count // leaf.rails:,} leaves of {d} down ports "
             f"(⌈{leaf.su_nodes} ÷ {d}⌉ = {leaf.leaves_per_su_rail} per SU); "
             f"× {leaf.rails} rails = {leaf_count:,} leaves"

@@ -40,6 +40,12 @@ def rail_leaf_layer(req: FabricRequest, tiers: int) -> LeafLayer:
         return LeafLayer(req.endpoint_count, rails, req.node_count, req.node_count, 1, k, 0, req.nic_gbps, 1.0)
     split = port_split(k, req.nic_gbps, req.switch_port_gbps, req.oversubscription)
     su_nodes = req.scalable_unit_nodes or split.down
+    if req.reserved_node_slots >= su_nodes:
+        raise FabricRequestError.single(
+            "reserved_node_slots",
+            f"{req.reserved_node_slots} reserved slot(s) would leave the first scalable unit of {su_nodes} "
+            f"node slots empty; reserve at most {su_nodes - 1}",
+        )
     return LeafLayer(
         endpoint_count=req.endpoint_count,
         rails=rails,
@@ -50,6 +56,7 @@ def rail_leaf_layer(req: FabricRequest, tiers: int) -> LeafLayer:
         leaf_up=split.up,
         endpoint_gbps=req.nic_gbps,
         leaf_oversubscription=split.oversubscription,
+        reserved_slots=req.reserved_node_slots,
     )
 
 

@@ -81,6 +81,7 @@ class FabricRequest:
     # and each NIC split into ``nic_planes`` ports of nic_gbps / nic_planes on separate planes
     rail_groups: int | None = None
     nic_planes: int = 1
+    reserved_node_slots: int = 0  # empty node slots at the start of the first SU (fabric-management servers)
     # Per-tier switch models (radix; every tier runs switch_port_gbps) and explicit sizes
     spine_radix: int | None = None  # None: the leaf's switch_radix
     core_radix: int | None = None
@@ -141,6 +142,12 @@ class FabricRequest:
             positive_int(name, getattr(self, name), allow_none=True)
         self._check_sizes(errors)
         positive_int("nic_planes", self.nic_planes)
+        if isinstance(self.reserved_node_slots, bool) or not isinstance(self.reserved_node_slots, int):
+            errors["reserved_node_slots"] = f"must be a whole number, got {self.reserved_node_slots!r}"
+        elif self.reserved_node_slots < 0:
+            errors["reserved_node_slots"] = f"must be ≥ 0, got {self.reserved_node_slots}"
+        elif self.reserved_node_slots and self.topology != Topology.RAIL_OPTIMIZED:
+            errors["reserved_node_slots"] = "reserved node slots are slots of a rail-optimized scalable unit; use 0"
         self._check_groups(errors)
         positive_int("chips_per_node", self.chips_per_node)
         positive_real("torus_link_gbps", self.torus_link_gbps)
@@ -316,6 +323,7 @@ class ClosWiring:
     agg_up: int = 0
     cores_per_group: int = 0
     agg_to_core_links: int = 0
+    reserved_slots: int = 0  # empty node slots at the start of the first SU: node i sits in slot i + reserved
     copies: int = 1
     """Disjoint copies of this wiring (rail groups × NIC planes). The fields above describe
     one copy; in the whole fabric endpoint ``e`` is node ``e // (rails × copies)`` and copy

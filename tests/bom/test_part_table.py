@@ -259,3 +259,24 @@ def test_storage_servers_left_empty_follow_what_the_bandwidth_needs():
     assert plan.inputs.storage.node_count is None  # what a revision stores: still "choose for me"
     small = plan_cluster(validate_flat({"gpu_count": 2000}), CATALOG)
     assert small.requirements.storage.node_count == 8  # at least the seed's 8
+
+
+def test_a_reserved_slot_in_the_first_su_takes_the_ufm_servers():
+    """RA-11333 (DGX SuperPOD H100): 127 nodes in 4 SUs of 32 slots, the free slot for the UFM appliances.
+    Reserving 1 slot at the start of SU 1 puts 31 nodes there (node i in slot i + 1), so SU 1's 8 rail
+    leaves (leaf0001–leaf0008) each have one free down port, and the 4 UFM ports land on 4 of them."""
+    data = {
+        "gpu_model": "H100-SXM5",
+        "node_count": 127,
+        "compute_fabric": {"scalable_unit_nodes": 32, "reserved_node_slots": 1, "ufm_server_count": 4},
+    }
+    r = validate(data)
+    plan = plan_cluster(r, CATALOG)
+    assert [(t.name, t.switch_count) for t in plan.fabric.tiers] == [("leaf", 32), ("spine", 16)]
+    rows = cut_sheet(r, plan.fabric, plan.storage, plan.management, CATALOG)
+    ufm = [row for row in rows if row["segment"] == "UFM–leaf"]
+    assert len(ufm) == 4
+    assert {row["z_device"] for row in ufm} <= {f"leaf{i:04d}" for i in range(1, 9)}
+    with pytest.raises(RequirementsError) as exc:
+        plan_cluster(validate({**data, "compute_fabric": {"scalable_unit_nodes": 32, "reserved_node_slots": 32}}))
+    assert "reserve at most 31" in exc.value.errors["reserved_node_slots"][0]

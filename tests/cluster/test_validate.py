@@ -40,6 +40,7 @@ def test_every_field_is_declared_once_with_a_unit_or_a_count_name():
         "uplinks",
         "nics",
         "_groups",
+        "_slots",
     )
     for f in FIELDS:
         if f.spec.kind in ("int", "real", "money") and not f.spec.choices:
