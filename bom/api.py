@@ -9,6 +9,7 @@ from rest_framework.response import Response
 
 from bom.models import Part, Price, PriceBook
 from designer.api.auth import ReadOnlyTokenPermission
+from designer.api.pagination import PAGE_PARAMETERS, paged
 
 # every catalog view: signed in, read-only tokens read only, and only staff write
 CATALOG_PERMISSIONS = [permissions.IsAuthenticated, ReadOnlyTokenPermission]
@@ -63,6 +64,7 @@ class PriceBookViewSet(viewsets.ModelViewSet):
     serializer_class = PriceBookSerializer
     permission_classes = [*CATALOG_PERMISSIONS, StaffWritePermission]
 
+    @extend_schema(responses=paged(PriceSerializer, "PricePage"), parameters=PAGE_PARAMETERS)
     @action(detail=True, methods=["get"], serializer_class=PriceSerializer)
     def prices(self, request, pk=None):
         """The book's prices, paginated like every list."""

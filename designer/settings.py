@@ -46,6 +46,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "designer.security.SecurityHeadersMiddleware",
+    "designer.api.not_found.ApiJsonNotFoundMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -138,6 +139,8 @@ REST_FRAMEWORK = {
         "designer.api.auth.ReadOnlyTokenPermission",
     ],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # request bodies are JSON objects (as documented); a form or multipart body is a 415, not a silent no-op
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     # every list is paginated: ?limit=&offset= (count, next, previous, results)
     "DEFAULT_PAGINATION_CLASS": "designer.api.pagination.Pages",
     "PAGE_SIZE": 50,

@@ -18,6 +18,7 @@ ERRORS = {
     "403": "Signed in but not allowed (e.g. a read-only token writing, or a non-staff user changing the catalog)",
     "404": "No such object, or not yours to see",
 }
+BODY_ERRORS = {"415": "The request body is not JSON (the API takes JSON objects only)"}
 
 
 def _unwrap_pages(operation: dict) -> None:
@@ -35,7 +36,8 @@ def add_error_responses(result, generator, request, public):
             if not isinstance(operation, dict) or "responses" not in operation:
                 continue
             _unwrap_pages(operation)
-            for code, text in ERRORS.items():
+            errors = {**ERRORS, **(BODY_ERRORS if "requestBody" in operation else {})}
+            for code, text in errors.items():
                 operation["responses"].setdefault(
                     code, {"description": text, "content": {"application/json": {"schema": ERROR_SCHEMA}}}
                 )

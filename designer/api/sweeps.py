@@ -10,7 +10,7 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from designer.access import visible_design
-from designer.api.pagination import PAGE_PARAMETERS, Pages, paged
+from designer.api.pagination import ID_SCHEMA, MAX_OFFSET, PAGE_PARAMETERS, Pages, paged, query_int
 from designer.ids import parse_id
 from designer.models import Sweep, SweepPoint
 from designer.sweep_views import finite
@@ -62,7 +62,7 @@ class SweepViewSet(viewsets.ViewSet):
 
     @extend_schema(
         responses=paged(SweepSerializer, "SweepPage"),
-        parameters=[*PAGE_PARAMETERS, OpenApiParameter("design", OpenApiTypes.INT, description="only this design's")],
+        parameters=[*PAGE_PARAMETERS, OpenApiParameter("design", ID_SCHEMA, description="only this design's")],
     )
     def list(self, request):
         qs = Sweep.objects.filter(owner=request.user)
@@ -113,18 +113,18 @@ class SweepViewSet(viewsets.ViewSet):
     @extend_schema(
         responses=OpenApiTypes.OBJECT,
         parameters=[
-            OpenApiParameter("offset", OpenApiTypes.INT, description="first point index"),
-            OpenApiParameter("limit", OpenApiTypes.INT, description="points (at most 10,000)"),
+            OpenApiParameter(
+                "offset", {"type": "integer", "minimum": 0, "maximum": MAX_OFFSET}, description="first index"
+            ),
+            OpenApiParameter("limit", {"type": "integer", "minimum": 1, "maximum": 10_000}, description="points"),
         ],
     )
     @action(detail=True, methods=["get"])
     def points(self, request, pk=None):
         """Points in index order; ``?offset=&limit=`` (limit ≤ 10,000)."""
         sweep = self._get(request, pk)
-        raw_offset, raw_limit = request.query_params.get("offset", "0"), request.query_params.get("limit", "1000")
-        if not (raw_offset.isascii() and raw_offset.isdigit() and len(raw_offset) < 19) or parse_id(raw_limit) is None:
-            return Response({"errors": {"offset": ["offset and limit are whole numbers (limit ≥ 1)"]}}, status=400)
-        offset, limit = int(raw_offset), min(10_000, int(raw_limit))
+        offset = query_int(request, "offset", 0, 0, MAX_OFFSET)
+        limit = query_int(request, "limit", 1000, 1, 10_000)
         rows = SweepPoint.objects.filter(sweep=sweep, index__gte=offset).order_by("index")[:limit]
         return Response(
             {

@@ -11,7 +11,7 @@ from rest_framework.decorators import action, api_view
 from rest_framework.response import Response
 
 from designer.access import owned_design, visible_design, visible_revision
-from designer.api.pagination import PAGE_PARAMETERS, Pages, paged
+from designer.api.pagination import ID_SCHEMA, PAGE_PARAMETERS, Pages, paged
 from designer.api.serializers import (
     DesignListSerializer,
     DesignSerializer,
@@ -141,8 +141,8 @@ def evaluate_view(request):
 
 @extend_schema(
     parameters=[
-        OpenApiParameter("r", OpenApiTypes.INT, many=True, description="revision ids"),
-        OpenApiParameter("d", OpenApiTypes.INT, many=True, description="design ids (their latest revision)"),
+        OpenApiParameter("r", OpenApiTypes.INT, many=True, description="revision ids (≥ 1)"),
+        OpenApiParameter("d", OpenApiTypes.INT, many=True, description="design ids, their latest revision (≥ 1)"),
     ],
     responses={200: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT, 404: OpenApiTypes.OBJECT},
 )
@@ -190,7 +190,7 @@ def compare_view(request):
 
 @extend_schema(
     operation_id="designs_export",
-    parameters=[OpenApiParameter("revision", OpenApiTypes.INT, description="revision number (default: latest)")],
+    parameters=[OpenApiParameter("revision", ID_SCHEMA, description="revision number (default: latest)")],
     responses={
         (200, "application/octet-stream"): OpenApiTypes.BINARY,
         400: OpenApiTypes.OBJECT,

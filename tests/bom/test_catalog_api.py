@@ -18,7 +18,11 @@ def test_everyone_reads_only_staff_writes(alice, django_user_model):
     assert page["count"] == len(page["results"]) > 50  # paginated: the whole catalog in one 500-row page
     assert any(p["sku"] == "QM9700" for p in page["results"])
     assert len(c.get("/api/v1/parts/").json()["results"]) == 50  # default page
-    assert len(c.get("/api/v1/parts/?limit=100000").json()["results"]) <= 500  # limit capped at 500
+    too_many = c.get("/api/v1/parts/?limit=100000")  # a field error, never a silent clamp to 500
+    assert too_many.status_code == 400 and "from 1 to 500" in too_many.json()["errors"]["limit"][0]
+    for query in ("limit=0", "offset=-1", "offset=null", "offset=1&offset=2", "limit=²"):
+        bad = c.get(f"/api/v1/parts/?{query}")
+        assert bad.status_code == 400 and set(bad.json()["errors"]) <= {"limit", "offset"}, query
     book = PriceBook.current()
     prices = c.get(f"/api/v1/price-books/{book.pk}/prices/?limit=500").json()["results"]
     assert any(p["sku"] == "QM9700" and p["list_price_usd"] == "65000.00" for p in prices)

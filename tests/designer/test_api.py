@@ -106,3 +106,23 @@ def test_schema_and_docs_need_login_and_serve_local_assets(alice):
     docs = c.get("/api/v1/docs/").content.decode()
     assert "drf_spectacular_sidecar" in docs or "/static/" in docs
     assert "cdn" not in docs.lower()
+
+
+@pytest.mark.django_db
+def test_api_404_is_json_even_for_urls_no_route_matches(client, django_user_model):
+    """A design id like 0.5 matches no route: under DEBUG Django answers with its HTML page; the API answers JSON."""
+    user = django_user_model.objects.create_user("nf", password="pw-123456789")
+    client.force_login(user)
+    for url in ("/api/v1/designs/0.5/", "/api/v1/sweeps/1e-9/points/", "/api/v1/no-such-thing/"):
+        r = client.get(url)
+        assert r.status_code == 404 and r["Content-Type"] == "application/json", url
+        assert r.json() == {"detail": "Not found."}
+
+
+@pytest.mark.django_db
+def test_api_takes_json_bodies_only(client, django_user_model):
+    """A form-encoded or multipart body is refused (415), not read as an empty change."""
+    user = django_user_model.objects.create_user("js", password="pw-123456789")
+    client.force_login(user)
+    r = client.post("/api/v1/evaluate/", {"requirements": "x"})  # multipart by default
+    assert r.status_code == 415
