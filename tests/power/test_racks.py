@@ -1,0 +1,102 @@
+"""Rack plan: nodes per rack, rack counts, infrastructure racks and refusals — hand-worked cases."""
+
+from __future__ import annotations
+
+import pytest
+
+from power import PowerInputError
+from power.racks import RackRequest, plan_racks
+
+
+def test_the_seed_floor_of_75_racks():
+    """Seed §14.8 (D14): 250 DGX-class nodes of 10.2 kW, 8U, 41 kW racks of 42U → min(⌊41 ÷ 10.2⌋ = 4,
+    ⌊42 ÷ 8⌋ = 5) = 4 per rack → ⌈250 ÷ 4⌉ = 63 compute racks in ⌈63 ÷ 10⌉ = 7 rows; 40 spine switches ÷ 16
+    per rack → 3 spine racks + 7 end-of-row racks = 10 network racks; 8 storage servers (2.5 kW, 2U: 16 per
+    rack) → 1; 9 management/login (1.5 kW, 1U: ⌊41 ÷ 1.5⌋ = 27) → 1; 63 + 12 = 75 racks, the chapter's count."""
+    plan = plan_racks(
+        RackRequest(
+            node_count=250,
+            node_kw=10.2,
+            node_u=8,
+            rack_budget_kw=41,
+            rack_u=42,
+            upper_switch_count=40,
+            storage_node_count=8,
+            storage_node_kw=2.5,
+            storage_node_u=2,
+            mgmt_node_count=9,
+            mgmt_node_kw=1.5,
+            mgmt_node_u=1,
+        )
+    )
+    assert (plan.nodes_per_rack, plan.compute_rack_count, plan.compute_row_count) == (4, 63, 7)
+    assert (plan.network_rack_count, plan.storage_rack_count, plan.mgmt_rack_count, plan.rack_count) == (10, 1, 1, 75)
+    assert plan.compute_rack_kw == pytest.approx(40.8)
+    d = plan.derivations
+    assert d["nodes_per_rack"] == "min(⌊41 kW ÷ 10.2 kW⌋ = 4, ⌊42U ÷ 8U⌋ = 5) = 4 — limited by power; 32U used"
+    assert d["compute_rack_kw"] == "4 × 10.2 kW = 40.8 kW per full compute rack"
+    assert d["rack_count"] == "63 compute + 12 infrastructure = 75"
+    assert d["storage_rack_count"] == "⌈8 ÷ 16 per rack⌉ = 1" and d["mgmt_rack_count"] == "⌈9 ÷ 27 per rack⌉ = 1"
+
+
+def test_rack_units_limit_and_ties():
+    """10U nodes in a 42U rack: ⌊42 ÷ 10⌋ = 4 (not 4.2) → 21 nodes need 6 racks. A tie (51 kW ÷ 10.2 = 5 =
+    ⌊42 ÷ 8⌋) is named for power. 21 storage servers of 4U: ⌊42 ÷ 4⌋ = 10 per rack → 3 racks."""
+    tall = plan_racks(RackRequest(node_count=21, node_kw=5, node_u=10, rack_budget_kw=60, rack_u=42))
+    assert (tall.nodes_per_rack, tall.compute_rack_count) == (4, 6)
+    assert "limited by rack units; 40U used" in tall.derivations["nodes_per_rack"]
+    tie = plan_racks(RackRequest(node_count=5, node_kw=10.2, node_u=8, rack_budget_kw=51, rack_u=42))
+    assert "= 5 — limited by power" in tie.derivations["nodes_per_rack"]
+    storage = plan_racks(
+        RackRequest(node_count=1, node_kw=1, node_u=1, storage_node_count=21, storage_node_kw=0.5, storage_node_u=4)
+    )
+    assert storage.storage_rack_count == 3
+    none = plan_racks(RackRequest(node_count=1, node_kw=1, node_u=1))
+    assert (none.storage_rack_count, none.mgmt_rack_count) == (0, 0)
+    assert none.derivations["storage_rack_count"] == none.derivations["mgmt_rack_count"] == "none"
+
+
+def test_boundaries_are_allowed_and_beyond_them_refused():
+    assert (
+        plan_racks(RackRequest(node_count=3, node_kw=10, node_u=42, rack_budget_kw=10, rack_u=42)).nodes_per_rack == 1
+    )
+    for kw, field in (
+        ({"rack_budget_kw": 9.9}, "rack_budget_kw"),
+        ({"rack_u": 41}, "rack_u"),
+        ({"node_kw": 0}, "node_kw"),
+        ({"storage_node_kw": 0}, "storage_node_kw"),
+        ({"node_count": 0}, "node_count"),
+        ({"racks_per_row": 0}, "racks_per_row"),
+    ):
+        args = {"node_count": 3, "node_kw": 10, "node_u": 42, "rack_budget_kw": 10, "rack_u": 42, **kw}
+        with pytest.raises(PowerInputError) as exc:
+            plan_racks(RackRequest(**args))
+        assert field in exc.value.errors, kw
+
+
+def test_rack_scale_racks():
+    """18 trays × 6.467 kW + 9 × 400 W = 120.006 kW per NVL72 rack; a budget of exactly that holds it, 120.0
+    does not; 36 trays → 2 racks; the rack is 18 × 1U + 30U of switch trays and power shelves = 48U."""
+    args = dict(
+        node_count=36,
+        node_kw=6.467,
+        node_u=1,
+        trays_per_rack=18,
+        rack_fixed_w=3600,
+        rack_fixed_u=30,
+        system_name="GB200 NVL72",
+    )
+    plan = plan_racks(RackRequest(**args, rack_budget_kw=120.006))
+    assert (plan.nodes_per_rack, plan.compute_rack_count) == (18, 2)
+    assert plan.compute_rack_kw == pytest.approx(120.006)
+    assert "in its own 48U rack" in plan.derivations["nodes_per_rack"]
+    assert (
+        plan.derivations["compute_rack_kw"]
+        == "18 × 6.467 kW + 3.6 kW NVLink switch trays = 120.0 kW per full compute rack"
+    )
+    with pytest.raises(PowerInputError) as exc:
+        plan_racks(RackRequest(**args, rack_budget_kw=120.0))
+    assert (
+        "draws 120.0 kW (18 compute trays × 6.467 kW + 3.6 kW of NVLink switch trays)"
+        in exc.value.errors["rack_budget_kw"]
+    )
