@@ -100,3 +100,17 @@ def test_pods_force_three_tiers():
     """64 nodes fit 2 tiers, but pods of 32 nodes ask for a core: 8 rails × 2 SUs → 2 pods."""
     p = plan_fabric(FabricRequest(topology=R, node_count=64, scalable_unit_nodes=32, pod_nodes=32))
     assert p.tier_count == 3 and p.extras["pod_count"] == 2
+
+
+def test_single_plane_derivations_and_reserved_slots():
+    """One plane: 8 rails, '512 nodes × 8 NICs = 4,096 endpoints', no plane text. Reserved slots: up to SU − 1
+    (31 of 32) leave a node in the first SU; 32 would empty it."""
+    p = plan_fabric(FabricRequest(topology=R, node_count=512, scalable_unit_nodes=32))
+    assert p.derivations["rail_count"] == "one rail per NIC port: 8 NICs per node → 8 rails"
+    assert p.derivations["endpoint_count"] == "512 nodes × 8 NICs = 4,096 endpoints"
+    assert "nic_planes" not in p.derivations
+    ok = plan_fabric(FabricRequest(topology=R, node_count=100, scalable_unit_nodes=32, reserved_node_slots=31))
+    assert ok.tiers[0].switch_count == 8 * 5  # slots 31 … 130 span 5 SUs: ⌈131 ÷ 32⌉ = 5 leaves per rail
+    with pytest.raises(FabricRequestError) as exc:
+        plan_fabric(FabricRequest(topology=R, node_count=100, scalable_unit_nodes=32, reserved_node_slots=32))
+    assert exc.value.errors["reserved_node_slots"].endswith("reserve at most 31")
