@@ -205,7 +205,7 @@ class FabricRequest:
                     f"pods sit under a core: they need 3 tiers, but tiers is {self.tiers}; "
                     "set 3 tiers or leave it empty"
                 )
-            elif self.node_count > 0 and self.pod_nodes > self.node_count:
+            elif "node_count" not in errors and self.pod_nodes > self.node_count:
                 errors["pod_nodes"] = (
                     f"a pod of {self.pod_nodes:,} nodes is larger than the {self.node_count:,}-node cluster"
                 )
