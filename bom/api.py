@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import extend_schema
 from rest_framework import permissions, serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
@@ -10,6 +10,8 @@ from rest_framework.response import Response
 from bom.models import Part, Price, PriceBook
 from designer.api.auth import ReadOnlyTokenPermission
 from designer.api.pagination import PAGE_PARAMETERS, paged
+from designer.api.parsers import DecimalJSONParser
+from designer.api.strict import StrictCharField, StrictModelSerializer
 
 # every catalog view: signed in, read-only tokens read only, and only staff write
 CATALOG_PERMISSIONS = [permissions.IsAuthenticated, ReadOnlyTokenPermission]
@@ -22,13 +24,26 @@ class StaffWritePermission(permissions.BasePermission):
         return request.method in permissions.SAFE_METHODS or bool(request.user and request.user.is_staff)
 
 
-class PartSerializer(serializers.ModelSerializer):
+# physical bounds, so a typo like 4e9 W is refused rather than priced (and the schema states them)
+PART_BOUNDS = {
+    "port_gbps": {"max_value": 100_000},
+    "reach_m": {"max_value": 1_000_000},
+    "length_m": {"max_value": 100_000},
+    "power_w": {"max_value": 10_000_000},
+    "port_count": {"max_value": 100_000},
+    "ports_per_module": {"max_value": 64},
+    "rack_units": {"max_value": 60},
+}
+
+
+class PartSerializer(StrictModelSerializer):
     class Meta:
         model = Part
         fields = "__all__"
+        extra_kwargs = PART_BOUNDS
 
 
-class PriceSerializer(serializers.ModelSerializer):
+class PriceSerializer(StrictModelSerializer):
     sku = serializers.CharField(source="part.sku", read_only=True)
     unit_price_usd = serializers.DecimalField(max_digits=14, decimal_places=2, read_only=True)
 
@@ -47,22 +62,37 @@ class PriceSerializer(serializers.ModelSerializer):
         ]
 
 
-class PriceBookSerializer(serializers.ModelSerializer):
+class PriceBookSerializer(StrictModelSerializer):
+    currency = StrictCharField(
+        max_length=3,
+        required=False,
+        pattern=r"^[A-Z]{3}$",
+        pattern_message="an ISO 4217 currency code in capitals, e.g. USD or EUR",
+    )
+
     class Meta:
         model = PriceBook
         fields = ["id", "name", "version", "currency", "effective_date", "note", "is_active", "created_at"]
+        read_only_fields = ["version", "created_at"]  # a new version comes from new-version, never an edit
 
 
-class PartViewSet(viewsets.ModelViewSet):
+class NewVersionSerializer(serializers.Serializer):
+    note = StrictCharField(required=False, allow_blank=True, max_length=500)
+
+
+class CatalogViewSet(viewsets.ModelViewSet):
+    parser_classes = [DecimalJSONParser]  # amounts in JSON numbers arrive exactly as written
+    permission_classes = [*CATALOG_PERMISSIONS, StaffWritePermission]
+
+
+class PartViewSet(CatalogViewSet):
     queryset = Part.objects.order_by("pk")
     serializer_class = PartSerializer
-    permission_classes = [*CATALOG_PERMISSIONS, StaffWritePermission]
 
 
-class PriceBookViewSet(viewsets.ModelViewSet):
+class PriceBookViewSet(CatalogViewSet):
     queryset = PriceBook.objects.order_by("-effective_date", "-version", "pk")
     serializer_class = PriceBookSerializer
-    permission_classes = [*CATALOG_PERMISSIONS, StaffWritePermission]
 
     @extend_schema(responses=paged(PriceSerializer, "PricePage"), parameters=PAGE_PARAMETERS)
     @action(detail=True, methods=["get"], serializer_class=PriceSerializer)
@@ -72,20 +102,18 @@ class PriceBookViewSet(viewsets.ModelViewSet):
         page = self.paginate_queryset(book.prices.select_related("part").order_by("pk"))
         return self.get_paginated_response(PriceSerializer(page, many=True).data)
 
-    @extend_schema(
-        request=inline_serializer("NewVersion", {"note": serializers.CharField(required=False, allow_blank=True)}),
-        responses={201: PriceBookSerializer},
-    )
+    @extend_schema(request=NewVersionSerializer, responses={201: PriceBookSerializer})
     @action(detail=True, methods=["post"], url_path="new-version")
     def new_version(self, request, pk=None):
-        body = request.data if isinstance(request.data, dict) else None
-        if body is None:
+        """A copy of the book (all its prices) as the next version; ``{"note": "…"}`` optional."""
+        book = self.get_object()
+        if not isinstance(request.data, dict):
             return Response({"errors": {"non_field_errors": ['send a JSON object, e.g. {"note": "…"}']}}, 400)
-        book = self.get_object().new_version(note=str(body.get("note", ""))[:500])
-        return Response(PriceBookSerializer(book).data, status=201)
+        body = NewVersionSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        return Response(PriceBookSerializer(book.new_version(note=body.validated_data.get("note", ""))).data, 201)
 
 
-class PriceViewSet(viewsets.ModelViewSet):
+class PriceViewSet(CatalogViewSet):
     queryset = Price.objects.select_related("part", "price_book").order_by("pk")
     serializer_class = PriceSerializer
-    permission_classes = [*CATALOG_PERMISSIONS, StaffWritePermission]

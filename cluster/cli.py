@@ -35,7 +35,7 @@ def evaluate_file(path: Path) -> ClusterPlan:
     try:
         return plan_cluster(r)
     except RequirementsError as exc:
-        raise RequirementsError(exc.nested()) from None
+        raise RequirementsError(exc.nested(), exc.unprocessable) from None
 
 
 def verification(plan: ClusterPlan) -> dict[str, Any]:

@@ -64,7 +64,7 @@ def _mapped(errors: dict[str, str], mapping: dict[str, str], prefix: str = "") -
     for field, message in errors.items():
         name = mapping.get(field) or (f"{prefix}{field}" if prefix and not field.startswith(prefix) else field)
         out.setdefault(name, []).append(message)
-    return RequirementsError(out)
+    return RequirementsError(out, unprocessable=True)  # planning refusals: the values were well-formed
 
 
 @dataclass(frozen=True)
@@ -308,15 +308,15 @@ def plan_cluster(r: Requirements, catalog: Catalog | None = None, *, cables: boo
         racks = rack_plan(r, node_power_w(r)[0], upper)
         bom = network_bom(r, planes.fabric, planes.storage, planes.management, catalog, cables=cables, racks=racks)
     except NoPartReaches as exc:
-        raise RequirementsError({"racks_per_row": [str(exc)]}) from None
+        raise RequirementsError({"racks_per_row": [str(exc)]}, unprocessable=True) from None
     except FabricManagerPortsError as exc:
         field = "ufm_server_count" if r.compute_fabric.ufm_server_count else "attached_device_count"
-        raise RequirementsError({field: [str(exc)]}) from None
+        raise RequirementsError({field: [str(exc)]}, unprocessable=True) from None
     except PowerInputError as exc:
-        raise RequirementsError({k: [v] for k, v in exc.errors.items()}) from None
+        raise RequirementsError({k: [v] for k, v in exc.errors.items()}, unprocessable=True) from None
     try:
         power = plan_power(r, network_figures(r, planes, bom), racks)
     except PowerInputError as exc:
-        raise RequirementsError({k: [v] for k, v in exc.errors.items()}) from None
+        raise RequirementsError({k: [v] for k, v in exc.errors.items()}, unprocessable=True) from None
     collectives = collectives_summary(r, planes.fabric)
     return ClusterPlan(r, planes, bom, power, collectives, catalog.price_book, inputs)

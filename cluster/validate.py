@@ -25,15 +25,26 @@ _PATH_SECTIONS = tuple(p for _, p, _ in SECTIONS if p)
 
 
 class RequirementsError(ValueError):
-    """Bad requirements: ``errors`` maps a field name (flat or dotted) to messages."""
+    """Bad requirements: ``errors`` maps a field name (flat or dotted) to messages.
 
-    def __init__(self, errors: Mapping[str, list[str]]):
+    ``unprocessable``: every value is well-formed on its own (type, range, choice — what the API
+    schema states) and the refusal comes from a rule between fields or from planning (whole
+    nodes, a fabric that does not fit its switch, the per-request budget). The API answers 422
+    for those and 400 for malformed values.
+    """
+
+    def __init__(self, errors: Mapping[str, list[str]], unprocessable: bool = False):
         self.errors = dict(errors)
+        self.unprocessable = unprocessable
         super().__init__("; ".join(f"{k}: {' '.join(v)}" for k, v in self.errors.items()))
 
     def nested(self) -> dict[str, list[str]]:
         """The same errors under dotted paths as typed in a file or the API."""
         return {field_path(k): v for k, v in self.errors.items()}
+
+    @property
+    def status_code(self) -> int:
+        return 422 if self.unprocessable else 400
 
 
 class _Bad(ValueError):
@@ -109,6 +120,8 @@ def _as_text(spec: FieldSpec, raw: Any) -> str:
     if isinstance(raw, bool) or not isinstance(raw, str | int | float):
         raise _Bad(f"{_show(raw)} is not text")
     value = str(raw).strip() if spec.kind != "longtext" else str(raw)
+    if "\x00" in value:
+        raise _Bad("contains a NUL character, which no text field may hold")
     if spec.kind == "longtext":
         return value
     if spec.choices:
@@ -149,9 +162,66 @@ _PARSERS = {
 }
 
 
-def parse_field(field: Field, raw: Any) -> Any:
-    """One raw value → its typed value, or _Bad with the message. Empty means 'not given' when optional."""
+def money_pattern(spec: FieldSpec) -> str:
+    """An amount as a JSON string: digits, at most ``decimal_places`` decimals, within the maximum (a power of 10)."""
+    top = int(spec.maximum)
+    digits = len(str(top)) - 1
+    assert top == 10**digits, "money maxima are powers of ten"
+    places = spec.decimal_places
+    return rf"^([0-9]{{1,{digits}}}(\.[0-9]{{1,{places}}})?|{top}(\.0{{1,{places}}})?)$"
+
+
+_JSON_KIND = {
+    "int": "a whole number",
+    "real": "a number",
+    "bool": "true or false",
+    "text": "text in quotes",
+    "longtext": "text in quotes",
+    "money": "an amount",
+}
+
+
+def _strict(spec: FieldSpec, raw: Any) -> None:
+    """JSON values as the API schema states them: no numbers in quotes, no text for booleans."""
+    kind = spec.kind
+    if isinstance(raw, bool):
+        ok = kind == "bool"
+    elif kind == "int":
+        ok = isinstance(raw, int) or (isinstance(raw, float | Decimal) and math.isfinite(raw) and raw == int(raw))
+    elif kind == "real":
+        ok = isinstance(raw, int | float | Decimal)
+    elif kind == "money":
+        ok = isinstance(raw, int | Decimal | str)
+        shown = f"digits with at most {spec.decimal_places} decimals, at most {_show_max(spec)}"
+        if isinstance(raw, str) and not re.match(money_pattern(spec), raw):
+            raise _Bad(f"{_show(raw)} is not an amount: {shown}, e.g. \"{spec.default}\" or {spec.default}")
+    elif kind in ("text", "longtext"):
+        ok = isinstance(raw, str)
+        if ok and kind == "text" and len(raw) > (spec.max_length or 10**9):
+            raise _Bad(f"at most {spec.max_length} characters (this has {len(raw)})")
+        if ok and spec.choices and raw not in [c for c, _ in spec.choices] and not (raw == "" and spec.blank):
+            shown = ", ".join(c or "(empty)" for c, _ in spec.choices)
+            raise _Bad(f"{_show(raw)} is not a valid choice; choose from {shown}")
+    else:  # bool
+        ok = False
+    if not ok:
+        raise _Bad(f"{_show(raw)} is not {_JSON_KIND.get(kind, 'valid')}")
+
+
+def _show_max(spec: FieldSpec) -> str:
+    return f"{int(spec.maximum):,}"
+
+
+def parse_field(field: Field, raw: Any, strict: bool = False) -> Any:
+    """One raw value → its typed value, or _Bad with the message. Empty means 'not given' when optional.
+
+    ``strict``: the value came as JSON through the API, so it must have the JSON type the schema states
+    (forms and YAML files may write numbers as text)."""
     spec = field.spec
+    if strict and raw is None and not spec.nullable:
+        raise _Bad(f"null: give a value (the default is {spec.default!r}) or leave the field out")
+    if strict and raw is not None:
+        _strict(spec, raw)
     if raw is None or (isinstance(raw, str) and raw.strip() == "" and spec.kind not in ("text", "longtext")):
         if spec.nullable:
             return None
@@ -161,11 +231,12 @@ def parse_field(field: Field, raw: Any) -> Any:
     return _PARSERS[spec.kind](spec, raw)
 
 
-def validate_flat(data: Mapping[str, Any], given: Iterable[str] | None = None) -> Requirements:
+def validate_flat(data: Mapping[str, Any], given: Iterable[str] | None = None, strict: bool = False) -> Requirements:
     """Flat raw values → Requirements; missing fields take their defaults.
 
     ``given``: the fields the user typed (default: the keys of ``data``) — a switch model
-    only overrides the radix and port speed the user did not type.
+    only overrides the radix and port speed the user did not type. ``strict``: JSON types (the API).
+    The error is ``unprocessable`` when every value parsed and only rules between fields refuse.
     """
     values: dict[str, Any] = {}
     errors: dict[str, list[str]] = {}
@@ -177,14 +248,15 @@ def validate_flat(data: Mapping[str, Any], given: Iterable[str] | None = None) -
             values[f.flat] = f.spec.default
             continue
         try:
-            values[f.flat] = parse_field(f, data[f.flat])
+            values[f.flat] = parse_field(f, data[f.flat], strict)
         except _Bad as exc:
             errors[f.flat] = [str(exc)]
+    malformed = bool(errors)
     typed = set(data if given is None else given)
     for name, message in _cross_field_errors(values, typed, errors).items():
         errors.setdefault(name, []).append(message)
     if errors:
-        raise RequirementsError(errors)
+        raise RequirementsError(errors, unprocessable=not malformed)
     return Requirements.from_flat(values)
 
 
@@ -253,17 +325,22 @@ def _rack_scale(v: dict[str, Any], given: set[str], errors: dict[str, str]) -> N
 
 def flatten(data: Any) -> dict[str, Any]:
     """Nested file/API layout → flat raw values. Unknown keys are errors, not ignored."""
-    flat, errors = _flatten(data)
-    if errors:
-        raise RequirementsError(errors)
+    flat, errors, rules = _flatten(data)
+    if errors or rules:
+        raise RequirementsError({**rules, **errors}, unprocessable=not errors)
     return flat
 
 
-def _flatten(data: Any) -> tuple[dict[str, Any], dict[str, list[str]]]:
+NODE_COUNT_MAX = int(FIELD_BY_FLAT["gpu_count"].spec.maximum)
+
+
+def _flatten(data: Any) -> tuple[dict[str, Any], dict[str, list[str]], dict[str, list[str]]]:
+    """→ (flat values, malformed-value errors, rule errors between well-formed values)."""
     if not isinstance(data, dict):
-        return {}, {"non_field_errors": ["requirements must be a mapping of fields"]}
+        return {}, {"non_field_errors": ["requirements must be a mapping of fields"]}, {}
     flat: dict[str, Any] = {}
     errors: dict[str, list[str]] = {}
+    rules: dict[str, list[str]] = {}
     node_count = data.get("node_count")
     for key, value in data.items():
         if key in _PATH_SECTIONS:
@@ -276,10 +353,17 @@ def _flatten(data: Any) -> tuple[dict[str, Any], dict[str, list[str]]]:
             errors[key] = [f"unknown field {key!r}"]
     if "torus_dims" in flat and flat["torus_dims"] is None:
         flat["torus_dims"] = ""
-    if isinstance(flat.get("torus_dims"), list | tuple):
-        flat["torus_dims"] = "x".join(str(v) for v in flat["torus_dims"])
-    _apply_node_count(node_count, flat, errors)
-    return flat, errors
+    dims = flat.get("torus_dims")
+    if isinstance(dims, list | tuple):
+        if len(dims) == 3 and all(isinstance(d, int) and not isinstance(d, bool) and 1 <= d <= 100_000 for d in dims):
+            flat["torus_dims"] = "x".join(str(d) for d in dims)
+        else:
+            errors["torus_dims"] = [
+                f"{list(dims)!r}: a list takes three whole numbers from 1 to 100,000, e.g. [16, 16, 16]"
+            ]
+            del flat["torus_dims"]
+    _apply_node_count(node_count, flat, errors, rules, present="node_count" in data)
+    return flat, errors, rules
 
 
 def _flatten_section(key: str, value: Any, flat: dict[str, Any], errors: dict[str, list[str]]) -> None:
@@ -296,37 +380,55 @@ def _flatten_section(key: str, value: Any, flat: dict[str, Any], errors: dict[st
             errors[f"{key}.{sub}"] = [f"unknown field; {key} takes {', '.join(keys)}"]
 
 
-def _apply_node_count(node_count: Any, flat: dict[str, Any], errors: dict[str, list[str]]) -> None:
+def _apply_node_count(
+    node_count: Any,
+    flat: dict[str, Any],
+    errors: dict[str, list[str]],
+    rules: dict[str, list[str]],
+    present: bool = False,
+) -> None:
     if "gpu_count" not in flat and node_count is None:
         errors["gpu_count"] = ["give gpu_count or node_count"]
     if node_count is None:
+        if present:
+            errors["node_count"] = ["null: give a whole number of nodes, or leave node_count out"]
         return
     per = flat.get("gpus_per_node", 8)
-    if not isinstance(node_count, int) or isinstance(node_count, bool) or node_count < 1:
-        errors["node_count"] = [f"must be a whole number ≥ 1, got {node_count!r}"]
+    if not isinstance(node_count, int) or isinstance(node_count, bool) or not 1 <= node_count <= NODE_COUNT_MAX:
+        errors["node_count"] = [f"must be a whole number from 1 to {NODE_COUNT_MAX:,}, got {node_count!r}"]
     elif not isinstance(per, int) or isinstance(per, bool):
         pass  # the field check reports gpus_per_node
     elif "gpu_count" in flat and flat["gpu_count"] != node_count * per:
-        errors["node_count"] = [
+        rules["node_count"] = [
             f"{node_count:,} nodes × {per} GPUs = {node_count * per:,}, not gpu_count {flat['gpu_count']}"
+        ]
+    elif node_count * per > NODE_COUNT_MAX:
+        rules["node_count"] = [
+            f"{node_count:,} nodes × {per} GPUs = {node_count * per:,} GPUs, more than the "
+            f"{NODE_COUNT_MAX:,} a design may have"
         ]
     else:
         flat["gpu_count"] = node_count * per
 
 
-def validate(data: Any) -> Requirements:
-    """Nested (file/API) requirements → Requirements; all errors at once, under the dotted paths typed."""
-    flat, errors = _flatten(data)
+def validate(data: Any, strict: bool = False) -> Requirements:
+    """Nested (file/API) requirements → Requirements; all errors at once, under the dotted paths typed.
+
+    ``strict``: JSON types as the API schema states them (see :func:`parse_field`)."""
+    flat, errors, rules = _flatten(data)
+    unprocessable = not errors
     try:
-        r = validate_flat(flat)
+        r = validate_flat(flat, strict=strict)
     except RequirementsError as exc:
-        errors = {**exc.errors, **errors}
+        unprocessable = unprocessable and exc.unprocessable
+        errors = {**exc.errors, **rules, **errors}
         if "gpu_count" in errors and "give gpu_count or node_count" in errors["gpu_count"]:
             errors["gpu_count"] = ["give gpu_count or node_count"]
     else:
-        if not errors:
+        if not errors and not rules:
             return r
-    raise RequirementsError({field_path(k): v for k, v in errors.items()})
+        errors = {**rules, **errors}
+    raise RequirementsError({field_path(k): v for k, v in errors.items()}, unprocessable=unprocessable)
 
 
 def from_form_strings(data: Mapping[str, Any]) -> dict[str, Any]:

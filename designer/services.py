@@ -67,7 +67,8 @@ def evaluate_requirements(r: Requirements) -> Evaluation:
                     f"{r.cluster.gpu_count:,} GPUs is more than the {budget:,} a request may plan (about 1.5 s and "
                     f"0.5 GB at the limit); evaluate it with `manage.py evaluate FILE.yaml`, which has no budget"
                 ]
-            }
+            },
+            unprocessable=True,
         )
     plan = plan_cluster(r, current_catalog())
     return Evaluation(plan, plan.result())
@@ -78,13 +79,14 @@ def evaluate_flat(flat: dict[str, Any]) -> Evaluation:
     return evaluate_requirements(flat if isinstance(flat, Requirements) else validate_flat(flat))
 
 
-def evaluate(data: Any) -> Evaluation:
-    """Nested (file/API) requirements → validated → computed; errors keep the nested paths."""
-    r = validate(data)
+def evaluate(data: Any, strict: bool = False) -> Evaluation:
+    """Nested (file/API) requirements → validated → computed; errors keep the nested paths.
+    ``strict``: JSON types as the API schema states them."""
+    r = validate(data, strict=strict)
     try:
         return evaluate_requirements(r)
     except RequirementsError as exc:
-        raise RequirementsError(exc.nested()) from None
+        raise RequirementsError(exc.nested(), exc.unprocessable) from None
 
 
 def current_catalog() -> Catalog:

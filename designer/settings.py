@@ -144,6 +144,8 @@ REST_FRAMEWORK = {
     # every list is paginated: ?limit=&offset= (count, next, previous, results)
     "DEFAULT_PAGINATION_CLASS": "designer.api.pagination.Pages",
     "PAGE_SIZE": 50,
+    # field errors under "errors"; duplicates 409, references to missing rows 422 (designer/api/strict.py)
+    "EXCEPTION_HANDLER": "designer.api.strict.api_exception_handler",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "GPU cluster designer API",
@@ -152,6 +154,7 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
+    "COMPONENT_SPLIT_REQUEST": True,  # request bodies have their own schemas (no read-only fields, amounts as numbers)
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "designer.api.schema.add_error_responses",

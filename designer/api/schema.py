@@ -30,12 +30,51 @@ def _unwrap_pages(operation: dict) -> None:
             response["content"]["application/json"]["schema"] = {"$ref": ref}
 
 
+def _requirements_body(operation: dict, components: dict) -> None:
+    """The requirement operations take the generated requirements schema (designer/api/requirements_schema.py)."""
+    from designer.api.requirements_schema import BODIES, COMPONENTS, UNPROCESSABLE
+
+    name = BODIES.get(operation.get("operationId", ""))
+    if name is None:
+        return
+    components.update(COMPONENTS)
+    operation["requestBody"] = {
+        "required": True,
+        "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{name}"}}},
+    }
+    operation["responses"]["422"] = {
+        "description": UNPROCESSABLE,
+        "content": {"application/json": {"schema": ERROR_SCHEMA}},
+    }
+
+
+CATALOG_WRITES = ("parts_", "prices_", "price_books_")
+CONFLICT = "The value collides with a stored row (a SKU taken, a book already pricing that part, a name+version taken)"
+MISSING_ROW = "Well-formed, but names a price book or part that does not exist"
+
+
+def _catalog_conflicts(operation: dict) -> None:
+    op = operation.get("operationId", "")
+    if "requestBody" not in operation or not op.startswith(CATALOG_WRITES) or "new_version" in op:
+        return
+    operation["responses"].setdefault(
+        "409", {"description": CONFLICT, "content": {"application/json": {"schema": ERROR_SCHEMA}}}
+    )
+    if op.startswith("prices_"):
+        operation["responses"].setdefault(
+            "422", {"description": MISSING_ROW, "content": {"application/json": {"schema": ERROR_SCHEMA}}}
+        )
+
+
 def add_error_responses(result, generator, request, public):
+    components = result.setdefault("components", {}).setdefault("schemas", {})
     for path in result.get("paths", {}).values():
         for _method, operation in path.items():
             if not isinstance(operation, dict) or "responses" not in operation:
                 continue
             _unwrap_pages(operation)
+            _requirements_body(operation, components)
+            _catalog_conflicts(operation)
             errors = {**ERRORS, **(BODY_ERRORS if "requestBody" in operation else {})}
             for code, text in errors.items():
                 operation["responses"].setdefault(

@@ -50,13 +50,6 @@ class DesignSerializer(serializers.ModelSerializer):
         return RevisionSerializer(self._head(obj)).data
 
 
-class RequirementsInputSerializer(serializers.Serializer):
-    """Documents the request body: the nested requirements layout (validated by services)."""
-
-    requirements = serializers.DictField(help_text="nested requirements, as in examples/*.yaml")
-    message = serializers.CharField(required=False, allow_blank=True, max_length=200)
-
-
 class DesignListSerializer(DesignSerializer):
     """A list row: the head's number, GPU count and summary figures, not its whole result tree."""
 

@@ -1,10 +1,14 @@
 from django.urls import path
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
 from bom.api import PartViewSet, PriceBookViewSet, PriceViewSet
 from designer.api import views
 from designer.api.sweeps import SweepViewSet
+
+# the schema is the document, not an operation of it (its ?lang=/?format= are drf-spectacular's)
+SchemaView = extend_schema_view(get=extend_schema(exclude=True))(type("SchemaView", (SpectacularAPIView,), {}))
 
 router = DefaultRouter()
 router.register("designs", views.DesignViewSet, basename="api-design")
@@ -17,7 +21,7 @@ urlpatterns = [
     path("evaluate/", views.evaluate_view, name="api-evaluate"),
     path("compare/", views.compare_view, name="api-compare"),
     path("designs/<int:pk>/<str:fmt>", views.export_view, name="api-export"),
-    path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("schema/", SchemaView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     *router.urls,
 ]

@@ -2,22 +2,21 @@
 
 from __future__ import annotations
 
+import json
+
 from django.http import Http404
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status, viewsets
-from rest_framework.decorators import action, api_view
+from rest_framework.decorators import action, api_view, parser_classes
 from rest_framework.response import Response
 
 from designer.access import owned_design, visible_design, visible_revision
 from designer.api.pagination import ID_SCHEMA, PAGE_PARAMETERS, Pages, paged
-from designer.api.serializers import (
-    DesignListSerializer,
-    DesignSerializer,
-    RequirementsInputSerializer,
-    RevisionSerializer,
-)
+from designer.api.parsers import DecimalJSONParser
+from designer.api.requirements_schema import MESSAGE_MAX
+from designer.api.serializers import DesignListSerializer, DesignSerializer, RevisionSerializer
 from designer.compare import comparison_rows, oldest_first, summary_rows
 from designer.ids import parse_id
 from designer.models import Design
@@ -26,7 +25,29 @@ from designer.services import clone_design, create_design, evaluate, evaluate_fl
 
 
 def _errors(exc: RequirementsError, nested: bool = True) -> Response:
-    return Response({"errors": exc.nested() if nested else exc.errors}, status=status.HTTP_400_BAD_REQUEST)
+    """400 for malformed values, 422 for well-formed ones a rule or the planner refuses."""
+    return Response({"errors": exc.nested() if nested else exc.errors}, status=exc.status_code)
+
+
+def _body(request, default_message: str) -> tuple[dict, str]:
+    """``{"requirements": {...}, "message": "..."}`` → (requirements, message); every fault at once (400)."""
+    body = request.data
+    if not isinstance(body, dict):
+        raise RequirementsError({"non_field_errors": ['send a JSON object: {"requirements": {…}, "message": "…"}']})
+    errors: dict[str, list[str]] = {
+        key: ["unknown field; the body takes requirements and message"]
+        for key in body
+        if key not in ("requirements", "message")
+    }
+    requirements = body.get("requirements")
+    if not isinstance(requirements, dict):
+        errors["requirements"] = ["required: a JSON object of requirement fields, as in examples/*.yaml"]
+    message = body.get("message", default_message)
+    if not isinstance(message, str) or len(message) > MESSAGE_MAX or "\x00" in message:
+        errors["message"] = [f"text of at most {MESSAGE_MAX} characters"]
+    if errors:
+        raise RequirementsError(errors)
+    return requirements, message
 
 
 def _deep_merge(base: dict, patch: dict) -> dict:
@@ -36,9 +57,19 @@ def _deep_merge(base: dict, patch: dict) -> dict:
     return out
 
 
+def _head_json(design: Design, patch: dict) -> dict:
+    """The head's requirements as JSON would carry them (amounts as decimal strings), for a PATCH to merge into.
+    A patch giving node_count (and no gpu_count) replaces the head's gpu_count."""
+    head = json.loads(json.dumps(nest(design.head.requirements()), default=str))
+    if "node_count" in patch and "gpu_count" not in patch:
+        head.pop("gpu_count", None)
+    return head
+
+
 class DesignViewSet(viewsets.ViewSet):
     """Designs you own or that are shared with you. Writes make a new immutable revision."""
 
+    parser_classes = [DecimalJSONParser]
     queryset = Design.objects.none()  # for the schema (ids are integers); access goes through designer.access
 
     serializer_class = DesignSerializer
@@ -54,34 +85,33 @@ class DesignViewSet(viewsets.ViewSet):
     def retrieve(self, request, pk=None):
         return Response(DesignSerializer(visible_design(request.user, _int(pk)), context={}).data)
 
-    @extend_schema(request=RequirementsInputSerializer)
+    @extend_schema(request=OpenApiTypes.OBJECT)  # the generated requirements schema (designer/api/schema.py)
     def create(self, request):
-        body = request.data if isinstance(request.data, dict) else {}
         try:
-            ev = evaluate(body.get("requirements", body))
+            requirements, message = _body(request, "created")
+            ev = evaluate(requirements, strict=True)
         except RequirementsError as exc:
             return _errors(exc)
-        design = create_design(request.user, ev.requirements, ev, message=str(body.get("message", "created")))
+        design = create_design(request.user, ev.requirements, ev, message=message)
         return Response(DesignSerializer(design, context={}).data, status=status.HTTP_201_CREATED)
 
     def _revise(self, request, pk, partial: bool):
         design = owned_design(request.user, _int(pk))
-        body = request.data if isinstance(request.data, dict) else {}
-        incoming = body.get("requirements", {})
-        if partial:
-            incoming = _deep_merge(nest(design.head.requirements()), incoming if isinstance(incoming, dict) else {})
         try:
-            ev = evaluate(incoming)
+            incoming, message = _body(request, "")
+            if partial:
+                incoming = _deep_merge(_head_json(design, incoming), incoming)
+            ev = evaluate(incoming, strict=True)
         except RequirementsError as exc:
             return _errors(exc)
-        revise(design, request.user, ev.requirements, ev, message=str(body.get("message", "")))
+        revise(design, request.user, ev.requirements, ev, message=message)
         return Response(DesignSerializer(design, context={}).data)
 
-    @extend_schema(request=RequirementsInputSerializer)
+    @extend_schema(request=OpenApiTypes.OBJECT)
     def update(self, request, pk=None):
         return self._revise(request, pk, partial=False)
 
-    @extend_schema(request=RequirementsInputSerializer)
+    @extend_schema(request=OpenApiTypes.OBJECT)
     def partial_update(self, request, pk=None):
         return self._revise(request, pk, partial=True)
 
@@ -126,14 +156,18 @@ def _int(pk) -> int:
     return n
 
 
-@extend_schema(request=RequirementsInputSerializer, responses={200: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT})
+@extend_schema(request=OpenApiTypes.OBJECT, responses={200: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT})
 @api_view(["POST"])
+@parser_classes([DecimalJSONParser])
 def evaluate_view(request):
     """Compute a design without saving it. ``?layout=flat`` takes and answers with form field names."""
-    body = request.data if isinstance(request.data, dict) else {}
     flat_layout = request.query_params.get("layout") == "flat"
     try:
-        ev = evaluate_flat(from_form_strings(body)) if flat_layout else evaluate(body.get("requirements", body))
+        if flat_layout:
+            body = request.data if isinstance(request.data, dict) else {}
+            ev = evaluate_flat(from_form_strings(body))
+        else:
+            ev = evaluate(_body(request, "")[0], strict=True)
     except RequirementsError as exc:
         return _errors(exc, nested=not flat_layout)
     return Response(ev.result)
@@ -141,10 +175,15 @@ def evaluate_view(request):
 
 @extend_schema(
     parameters=[
-        OpenApiParameter("r", OpenApiTypes.INT, many=True, description="revision ids (≥ 1)"),
-        OpenApiParameter("d", OpenApiTypes.INT, many=True, description="design ids, their latest revision (≥ 1)"),
+        OpenApiParameter("r", {"type": "array", "items": ID_SCHEMA}, description="revision ids"),
+        OpenApiParameter("d", {"type": "array", "items": ID_SCHEMA}, description="design ids, their latest revision"),
     ],
-    responses={200: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT, 404: OpenApiTypes.OBJECT},
+    responses={
+        200: OpenApiTypes.OBJECT,
+        400: OpenApiTypes.OBJECT,
+        404: OpenApiTypes.OBJECT,
+        422: OpenApiResponse(OpenApiTypes.OBJECT, description="well-formed ids, but not 2 to 4 revisions in all"),
+    },
 )
 @api_view(["GET"])
 def compare_view(request):
@@ -157,7 +196,7 @@ def compare_view(request):
     for d in ds:
         revisions.append(visible_design(request.user, parse_id(d)).revisions.order_by("-number").first())
     if not 2 <= len(revisions) <= 4:
-        return Response({"errors": {"r": ["give 2 to 4 revisions (r=) or designs (d=)"]}}, status=400)
+        return Response({"errors": {"r": ["give 2 to 4 revisions (r=) or designs (d=)"]}}, status=422)
     revisions = oldest_first(revisions)
     rows = comparison_rows(revisions)
     return Response(

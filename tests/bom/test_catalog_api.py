@@ -33,7 +33,7 @@ def test_everyone_reads_only_staff_writes(alice, django_user_model):
     s.force_login(staff)
     assert s.post("/api/v1/parts/", new, content_type="application/json").status_code == 201
     bad = s.post("/api/v1/parts/", {**new, "sku": "X2", "port_gbps": -1}, content_type="application/json")
-    assert bad.status_code == 400 and "port_gbps" in bad.json()
+    assert bad.status_code == 400 and "port_gbps" in bad.json()["errors"]
     r = s.post(f"/api/v1/price-books/{book.pk}/new-version/", {"note": "Q1 quotes"}, content_type="application/json")
     assert r.status_code == 201 and r.json()["version"] == 2
     assert PriceBook.objects.get(pk=r.json()["id"]).prices.count() == book.prices.count()

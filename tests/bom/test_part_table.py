@@ -137,13 +137,14 @@ def test_form_and_api_refuse_a_design_no_catalog_part_reaches(client, django_use
     client.force_login(django_user_model.objects.create_user("zoe", password="pw-zoe-123"))
     big = {"gpu_count": "16384", "topology": "fat_tree", "tiers": "3"}
     r = client.post("/api/v1/evaluate/?layout=flat", big, content_type="application/json")
-    assert r.status_code == 400 and "links of" in r.json()["errors"]["racks_per_row"][0]
+    # well-formed values the planner refuses: 422 (a malformed value would be 400)
+    assert r.status_code == 422 and "links of" in r.json()["errors"]["racks_per_row"][0]
     r = client.post(
         "/api/v1/evaluate/",
-        {"gpu_count": 16384, "compute_fabric": {"topology": "fat_tree", "tiers": 3}},
+        {"requirements": {"gpu_count": 16384, "compute_fabric": {"topology": "fat_tree", "tiers": 3}}},
         content_type="application/json",
     )
-    assert "racks per row" in r.json()["errors"]["bom.racks_per_row"][0]
+    assert r.status_code == 422 and "racks per row" in r.json()["errors"]["bom.racks_per_row"][0]
     page = client.post("/designs/new/", form_data(**big, scalable_unit_nodes=""))
     assert "no transceiver and fibre in the catalog reach that far" in " ".join(
         page.context["form"].errors["racks_per_row"]

@@ -91,7 +91,7 @@ def test_evaluate_without_saving(alice):
     assert r.json()["management"]["tor_count"] == 34
     assert Design.objects.count() == 0
     bad = c.post("/api/v1/evaluate/", {"requirements": {"gpu_count": 7}}, content_type="application/json")
-    assert bad.status_code == 400 and "gpu_count" in bad.json()["errors"]
+    assert bad.status_code == 422 and "gpu_count" in bad.json()["errors"]  # 7 GPUs do not fill nodes of 8
     junk = c.post("/api/v1/evaluate/", "[1, 2]", content_type="application/json")
     assert junk.status_code == 400
 

@@ -134,9 +134,9 @@ def test_a_design_beyond_the_request_budget_is_refused_before_any_work(alice, mo
     c = Client()
     c.force_login(alice)
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    r = c.post("/api/v1/evaluate/", {"gpu_count": 10_000_000}, content_type="application/json")
+    r = c.post("/api/v1/evaluate/", {"requirements": {"gpu_count": 10_000_000}}, content_type="application/json")
     grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
-    assert r.status_code == 400 and "more than the 262,144 a request may plan" in r.json()["errors"]["gpu_count"][0]
+    assert r.status_code == 422 and "more than the 262,144 a request may plan" in r.json()["errors"]["gpu_count"][0]
     assert grown_mb < 50
 
 
