@@ -194,7 +194,7 @@ def _strict(spec: FieldSpec, raw: Any) -> None:
         ok = isinstance(raw, int | Decimal | str)
         shown = f"digits with at most {spec.decimal_places} decimals, at most {_show_max(spec)}"
         if isinstance(raw, str) and not re.match(money_pattern(spec), raw):
-            raise _Bad(f"{_show(raw)} is not an amount: {shown}, e.g. \"{spec.default}\" or {spec.default}")
+            raise _Bad(f'{_show(raw)} is not an amount: {shown}, e.g. "{spec.default}" or {spec.default}')
     elif kind in ("text", "longtext"):
         ok = isinstance(raw, str)
         if ok and kind == "text" and len(raw) > (spec.max_length or 10**9):

@@ -66,7 +66,6 @@ class RackRequest:
         if errors:
             raise PowerInputError(errors)
 
-
     def _check_rack_scale(self, errors: dict[str, str]) -> None:
         rack_kw = self.trays_per_rack * self.node_kw + self.rack_fixed_w / 1000
         if self.rack_budget_kw < rack_kw - 1e-9:

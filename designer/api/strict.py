@@ -96,7 +96,7 @@ class AmountField(serializers.DecimalField):
 
     Answers are decimal strings, as DRF writes them."""
 
-    default_error_messages = {"not_amount": "give an amount as a number or a decimal string, e.g. 600 or \"600.00\""}
+    default_error_messages = {"not_amount": 'give an amount as a number or a decimal string, e.g. 600 or "600.00"'}
 
     def pattern(self) -> str:
         """Digits, at most ``decimal_places`` decimals, below 10^(max_digits − places) or up to a power-of-ten max."""

@@ -58,8 +58,9 @@ def test_several_refusals_are_summarised():
     """100,000 endpoints on 64-port switches: 5 rejected tries (1, 2, 4, 8 groups in 2 tiers, then 1 in 3 tiers)
     before 2 groups fit in 3 tiers; the derivation counts them and names the last."""
     p = plan_fabric(FabricRequest(topology=R, node_count=12_500))
-    assert "the fewest that fit in 3 tiers (5 smaller options refused, last: 1 group(s) in 3 tiers" in (
-        p.derivations["rail_groups"]
+    assert (
+        "the fewest that fit in 3 tiers (5 smaller options refused, last: 1 group(s) in 3 tiers"
+        in (p.derivations["rail_groups"])
     )
 
 
