@@ -44,7 +44,7 @@ bench: $(STAMP)
 # Mutation testing of the pure calculation packages (not part of CI): var/mutation/report.md.
 # `make mutation MODULES="topology/clos.py power/tco.py"` runs some modules only.
 mutation: $(STAMP)
-	$(PY) -m pip install --quiet "cosmic-ray>=8.4,<9"
+	$(PY) -m pip install --quiet "cosmic-ray>=8.4,<9" "pytest-cov>=5"
 	$(PY) .ci/mutation.py $(MODULES)
 
 lint: $(STAMP)

@@ -20,6 +20,7 @@ Not part of CI (it takes tens of minutes); run it before calling a calculation i
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -73,10 +74,10 @@ KEEP = (
 EXCLUDE = rf"^(?!core/({'|'.join(KEEP)})$)"
 
 
-def _config(module: str, tests: list[str]) -> str:
-    command = f"{PY} -m pytest -x -q -p no:randomly -p no:cacheprovider -m 'not services and not browser' " + " ".join(
-        tests
-    )
+def _config(module: str, tests: list[str], line_map: Path) -> str:
+    # one mutant runs only the tests that executed its line (.ci/mutant_tests.py); the module's whole
+    # selection is the fallback for lines run at import time
+    command = f"{PY} {ROOT / '.ci' / 'mutant_tests.py'} {module} {line_map} {ROOT} " + " ".join(tests)
     return f"""[cosmic-ray]
 module-path = "{module}"
 timeout = {TIMEOUT_S}.0
@@ -110,6 +111,42 @@ def _skip_decorators(session: Path, source: list[str]) -> None:
                 db.set_result(item.job_id, WorkResult(output="decorator", worker_outcome=WorkerOutcome.SKIPPED))
 
 
+def coverage_map(module: str, work: Path, name: str) -> Path:
+    """Run the module's tests once on the pristine copy, recording which test executed which line."""
+    data_file = OUT / f"{name}.coverage"
+    data_file.unlink(missing_ok=True)
+    cmd = [PY, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider"]
+    cmd += ["-m", "not services and not browser", f"--cov={work / Path(module).parent}", "--cov-context=test"]
+    junit = OUT / f"{name}.junit.xml"
+    cmd += ["--cov-report=", f"--junitxml={junit}", *MODULES[module]]
+    env = {**os.environ, "COVERAGE_FILE": str(data_file)}
+    subprocess.run(cmd, cwd=work, env=env, check=True, capture_output=True)
+    seconds = _test_seconds(junit)
+    from coverage import CoverageData
+
+    data = CoverageData(basename=str(data_file))
+    data.read()
+    by_line: dict[str, list[str]] = {}
+    for line, contexts in data.contexts_by_lineno(str(work / module)).items():
+        tests = sorted({c.split("|")[0].split("[")[0] for c in contexts if c})
+        if tests:
+            by_line[str(line)] = tests
+    out = OUT / f"{name}.lines.json"
+    out.write_text(json.dumps({"lines": by_line, "seconds": seconds}))
+    return out
+
+
+def _test_seconds(junit: Path) -> dict[str, float]:
+    """Seconds per test function (parameters summed), so a mutant runs its quickest covering tests first."""
+    import xml.etree.ElementTree as ET
+
+    seconds: dict[str, float] = {}
+    for case in ET.parse(junit).iter("testcase"):
+        node = case.get("classname", "").replace(".", "/") + ".py::" + case.get("name", "").split("[")[0]
+        seconds[node] = seconds.get(node, 0.0) + float(case.get("time", 0) or 0)
+    return seconds
+
+
 def run_module(module: str, slot: int) -> dict:
     try:
         return _run_module(module, slot)
@@ -123,7 +160,7 @@ def _run_module(module: str, slot: int) -> dict:
     name = module.replace("/", "_").removesuffix(".py")
     cfg = OUT / f"{name}.toml"
     session = OUT / f"{name}.sqlite"
-    cfg.write_text(_config(module, MODULES[module]))
+    cfg.write_text(_config(module, MODULES[module], coverage_map(module, work, name)))
     session.unlink(missing_ok=True)
     bin_dir = Path(PY).parent
     started = time.monotonic()

@@ -298,11 +298,18 @@ def _leaves_per_pod(leaf: LeafLayer, k: int, agg_down_max: int, pod_nodes: int |
     if not leaf.su_nodes:
         return agg_down_max
     units_per_pod = agg_down_max // leaf.leaves_per_unit
-    if units_per_pod == 0:
+    if units_per_pod == 0 and leaf.leaves_per_su_rail > 1:
         raise FabricRequestError.single(
             "scalable_unit_nodes",
             f"one scalable unit has {leaf.leaves_per_unit} leaves, more than the "
             f"{agg_down_max} a {k}-port pod spine can take down; use smaller SUs",
+        )
+    if units_per_pod == 0:  # already the smallest SU (one leaf per rail): fewer rails per pod, or a bigger spine
+        raise FabricRequestError.single(
+            "rail_groups",
+            f"a scalable unit has one leaf for each of its {leaf.rails} rails, more than the {agg_down_max} "
+            f"leaves a {k}-port pod spine takes down; split the rails into groups of at most {agg_down_max} "
+            f"(at least {math.ceil(leaf.rails / agg_down_max)} rail groups) or use a larger radix",
         )
     return units_per_pod * leaf.leaves_per_unit
 

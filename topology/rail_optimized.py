@@ -83,6 +83,7 @@ def _choose(req: FabricRequest) -> tuple[FabricPlan, int, str]:
     group_options = [req.rail_groups] if req.rail_groups else divisors(req.nics_per_node)
     refused: list[str] = []
     first_error: FabricRequestError | None = None  # of the last tier count tried, with the fewest groups
+    last_error: FabricRequestError | None = None  # … and with the most
     for tiers in tier_options:
         first_error = None
         for groups in group_options:
@@ -90,12 +91,16 @@ def _choose(req: FabricRequest) -> tuple[FabricPlan, int, str]:
                 plan = plan_clos(_one_copy(req, groups, tiers), rail_leaf_layer, Topology.RAIL_OPTIMIZED, (tiers,))
             except FabricRequestError as exc:
                 first_error = first_error or exc
+                last_error = exc
                 if len(group_options) > 1:
                     refused.append(f"{groups} group(s) in {tiers} tiers: {'; '.join(exc.errors.values())}")
                 continue
             return plan, groups, _why_groups(req, groups, tiers, refused)
-    assert first_error is not None
-    if req.rail_groups is None and req.tiers is None:
+    assert first_error is not None and last_error is not None
+    if req.rail_groups is None and "rail_groups" in first_error.errors:
+        # "use more rail groups" was tried: what stopped the most grouped fabric is the answer
+        first_error = last_error
+    if req.rail_groups is None and (req.tiers is None or len(group_options) > 1):
         raise FabricRequestError(
             {
                 k: v + (f" (also with up to {req.nics_per_node} rail groups)" if k in _SIZE_FIELDS else "")
@@ -105,7 +110,7 @@ def _choose(req: FabricRequest) -> tuple[FabricPlan, int, str]:
     raise first_error
 
 
-_SIZE_FIELDS = ("node_count", "scalable_unit_nodes")  # refusals that more rail groups could have cured
+_SIZE_FIELDS = ("node_count", "scalable_unit_nodes", "rail_groups")  # refusals more rail groups could have cured
 
 
 def _why_groups(req: FabricRequest, groups: int, tiers: int, refused: list[str]) -> str:

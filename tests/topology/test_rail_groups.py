@@ -77,10 +77,17 @@ def test_shared_spines_and_explicit_groups():
 def test_nothing_fits_names_the_groups_tried_only_when_automatic():
     with pytest.raises(FabricRequestError) as auto:
         plan_fabric(FabricRequest(topology=R, node_count=5000, switch_radix=8))
-    assert auto.value.errors["scalable_unit_nodes"].endswith("(also with up to 8 rail groups)")
+    # automatic: 1, 2, 4, 8 groups tried; with 8 (one rail each) 5,000 endpoints still need 313 pods of 16
+    # (8-port pod spine: 4 leaves × 4 nodes) against the 8 pods an 8-port core reaches
+    assert auto.value.errors["node_count"].startswith("5,000 endpoints need 313 pods")
+    assert auto.value.errors["node_count"].endswith("(also with up to 8 rail groups)")
     with pytest.raises(FabricRequestError) as fixed:
         plan_fabric(FabricRequest(topology=R, node_count=5000, switch_radix=8, rail_groups=1))
-    assert "rail groups" not in fixed.value.errors["scalable_unit_nodes"]
+    # one group: an SU is already one leaf per rail (8), more than the 4 leaves a pod spine takes:
+    # "smaller SUs" cannot help, more rail groups can
+    message = fixed.value.errors["rail_groups"]
+    assert "one leaf for each of its 8 rails, more than the 4 leaves" in message and "at least 2 rail groups" in message
+    assert "also with up to" not in message
 
 
 def test_rail_only_one_tier():
