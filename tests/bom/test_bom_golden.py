@@ -39,13 +39,46 @@ def test_2000_gpu_all_optics_counts():
 
 
 def test_2000_gpu_by_reach_counts():
+    """Media by reach on the seed design, derived by hand from the floor plan (bom/layout.py).
+
+    Floor plan: 4 DGX per 40 kW rack (10 kW each), 10 racks a row, each row ending in a network rack
+    (column 10) with that row's compute and storage leaves; spines in a network row in front (row −1);
+    storage/management/login servers 8 a rack in an infrastructure row behind the compute rows.
+    250 nodes → 63 compute racks → rows 0–5 full, row 6 with racks 60–62 (columns 0–2).
+
+    Compute (400G): only the rack next to the network rack (column 9, 0.6 m + 3 m slack → 5 m) takes
+    active copper: rows 0–5 × 4 nodes × 8 rails = **192 ACC-400G-5M**; row 6 has no column 9. The
+    other 2,000 − 192 = 1,808 node links and the 2,048 leaf–spine links (other row) are optics.
+    Switch-side twin-port modules: all optics would be 3,048 (per rail 7 × ⌈64/2⌉ + ⌈58/2⌉ = 253, × 8
+    = 2,024, + 32 spines × 32 = 1,024). The ACC nodes of row r are nodes 40r + 36 … 40r + 39, i.e.
+    ports 4j … 4j + 3 of one leaf per rail (36–39 → leaf 1 ports 4–7, 76–79 → leaf 2 ports 12–15, …,
+    236–239 → leaf 7 ports 12–15): two whole cages each, 6 leaves × 2 × 8 rails = 96 fewer modules:
+    **2,952**.
+
+    Storage (100G, seed: 250 × 2 + 8 × 2 = 516 endpoints on 32-port switches at 2:1): a leaf takes
+    ⌊32 × 2/3⌋ = 21 down, 11 up (1.91:1); ⌈516 ÷ 21⌉ = 25 leaves, 25 × 11 = 275 uplinks, one to each
+    of 11 spines → **36 storage switches**, 516 + 275 = 791 links. The column-9 nodes' storage links
+    are 5 m active optical (no 100G ACC in the catalog): 6 rows × 4 × 2 = **48 AOC**; 743 optics.
+
+    Management (25G, 8 servers a ToR, the ToR in its first server's rack; 267 servers = 250 compute +
+    8 storage + 5 management + 4 login → 34 ToRs, 2 uplinks each to 2 spines): ToRs 1–31 each serve 4
+    nodes in their own rack (DAC) and 4 in the next (AOC): 124 + 124. ToR 32 serves nodes 248–249 in
+    its rack (2 DAC) and the first 6 infrastructure servers a row away (6 optical LC links). ToR 33
+    serves infrastructure servers 7–8 in its rack (2 DAC) and 9–14 in the next (6 AOC); ToR 34
+    servers 15–16 (2 DAC) and 17 in the next rack (1 AOC). **DAC 130, AOC 124 + 6 + 1 = 131**, 6 LC
+    optics + 34 × 2 = 68 uplink optics (other row) = 74; **267 BMC copper** links follow the same
+    servers. Optics in all: 3,856 + 743 + 74 = **4,673**; AOC 48 + 131 = **179**.
+    """
     b = design("seed-2000-gpu.yaml").bom
-    # nodes in the rack next to the row's network rack use active copper; the rest optics
     assert b.quantity("ACC-400G-5M") == 192
     assert b.quantity("MMA4Z00-NS400") == 2000 - 192
-    assert b.quantity("MMA4Z00-NS") == 2952
-    assert b.media_counts == {"optics": 4673, "acc": 192, "aoc": 179, "dac": 130, "copper_rj45": 267}
-    assert b.quantity_by_kind(PartKind.SWITCH) == 96 + 36 + 36
+    assert b.quantity("MMA4Z00-NS") == 3048 - 96
+    assert b.quantity("AOC-100G-5M", plane="storage") == 48
+    assert b.quantity("DAC-25G-3M", plane="management") == 130
+    assert b.quantity("AOC-25G-5M", plane="management") == 131
+    assert b.quantity("LC-OM4-10M", plane="management") == 6
+    assert b.media_counts == {"optics": 3856 + 743 + 74, "acc": 192, "aoc": 48 + 131, "dac": 130, "copper_rj45": 267}
+    assert b.quantity_by_kind(PartKind.SWITCH) == 96 + (25 + 11) + (34 + 2)
 
 
 def test_superpod_4su_counts():

@@ -30,6 +30,7 @@ def test_save_list_show_revise_compare(alice, tmp_path):
     run("delete", str(pk), "--user", "alice")
     assert "Seed" not in run("list", "--user", "alice")
     run("restore", str(pk), "--user", "alice")
+    assert "Seed" in run("list", "--user", "alice")  # back from the trash
 
 
 def test_other_user_cannot_see_or_change(alice, bob):
