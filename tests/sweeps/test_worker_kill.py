@@ -99,6 +99,14 @@ def test_killed_worker_mid_sweep_loses_and_duplicates_nothing(django_user_model,
         kill(a)
         killed_at = Sweep.objects.get(pk=sweep.pk).done_points
         assert killed_at < total
+        # the leases the dead worker held: observed now, so the recovery below is proven on them, not
+        # inferred from an attempt count a slow machine could also reach by an expired lease
+        held = {
+            c["pk"]: c["attempts"]
+            for c in SweepChunk.objects.filter(sweep=sweep, status="running").values("pk", "attempts", "worker")
+            if c["worker"].startswith("a@")
+        }
+        assert held, "worker a held no lease when it was killed"
         b = start_worker("b")
         deadline = time.time() + 240
         while True:
@@ -119,4 +127,7 @@ def test_killed_worker_mid_sweep_loses_and_duplicates_nothing(django_user_model,
     assert points.values("index").distinct().count() == total
     assert set(points.values_list("index", flat=True)) == set(range(total))
     assert set(SweepChunk.objects.filter(sweep=sweep).values_list("status", flat=True)) == {"done"}
-    assert SweepChunk.objects.filter(sweep=sweep, attempts__gte=2).exists()  # something was recovered
+    # every chunk the killed worker held was taken again after the kill and finished by worker b
+    for chunk in SweepChunk.objects.filter(pk__in=held):
+        assert chunk.attempts > held[chunk.pk], (chunk.pk, chunk.attempts, held[chunk.pk])
+        assert chunk.worker.startswith("b@"), chunk.worker
