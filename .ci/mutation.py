@@ -111,29 +111,38 @@ def _skip_decorators(session: Path, source: list[str]) -> None:
                 db.set_result(item.job_id, WorkResult(output="decorator", worker_outcome=WorkerOutcome.SKIPPED))
 
 
-def coverage_map(module: str, work: Path, name: str) -> Path:
-    """Run the module's tests once on the pristine copy, recording which test executed which line."""
-    data_file = OUT / f"{name}.coverage"
+def coverage_maps(modules: list[str]) -> None:
+    """Run the whole suite (no services, no browser) once on a pristine copy, recording which test executed
+    which line of every module: ``var/mutation/<module>.lines.json``. One run serves every module."""
+    work = OUT / "work-coverage"
+    _copy_tree(work)
+    data_file = OUT / "suite.coverage"
     data_file.unlink(missing_ok=True)
-    cmd = [PY, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider"]
-    cmd += ["-m", "not services and not browser", f"--cov={work / Path(module).parent}", "--cov-context=test"]
-    junit = OUT / f"{name}.junit.xml"
-    cmd += ["--cov-report=", f"--junitxml={junit}", *MODULES[module]]
+    junit = OUT / "suite.junit.xml"
+    packages = sorted({Path(m).parts[0] for m in modules})
+    cmd = [PY, "-m", "pytest", "-q", "-p", "no:randomly", "-m", "not services and not browser"]
+    cmd += [f"--cov={work / p}" for p in packages] + ["--cov-context=test", "--cov-report=", f"--junitxml={junit}"]
     env = {**os.environ, "COVERAGE_FILE": str(data_file)}
-    subprocess.run(cmd, cwd=work, env=env, check=True, capture_output=True)
-    seconds = _test_seconds(junit)
-    from coverage import CoverageData
+    try:
+        subprocess.run([*cmd, "tests"], cwd=work, env=env, check=True, capture_output=True)
+        from coverage import CoverageData
 
-    data = CoverageData(basename=str(data_file))
-    data.read()
-    by_line: dict[str, list[str]] = {}
-    for line, contexts in data.contexts_by_lineno(str(work / module)).items():
-        tests = sorted({c.split("|")[0].split("[")[0] for c in contexts if c})
-        if tests:
-            by_line[str(line)] = tests
-    out = OUT / f"{name}.lines.json"
-    out.write_text(json.dumps({"lines": by_line, "seconds": seconds}))
-    return out
+        data = CoverageData(basename=str(data_file))
+        data.read()
+        seconds = _test_seconds(junit)
+        for module in modules:
+            by_line: dict[str, list[str]] = {}
+            for line, contexts in data.contexts_by_lineno(str(work / module)).items():
+                tests = sorted({c.split("|")[0].split("[")[0] for c in contexts if c})
+                if tests:
+                    by_line[str(line)] = tests
+            (OUT / f"{_name(module)}.lines.json").write_text(json.dumps({"lines": by_line, "seconds": seconds}))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _name(module: str) -> str:
+    return module.replace("/", "_").removesuffix(".py")
 
 
 def _test_seconds(junit: Path) -> dict[str, float]:
@@ -157,10 +166,10 @@ def run_module(module: str, slot: int) -> dict:
 def _run_module(module: str, slot: int) -> dict:
     work = OUT / f"work-{slot}"
     _copy_tree(work)
-    name = module.replace("/", "_").removesuffix(".py")
+    name = _name(module)
     cfg = OUT / f"{name}.toml"
     session = OUT / f"{name}.sqlite"
-    cfg.write_text(_config(module, MODULES[module], coverage_map(module, work, name)))
+    cfg.write_text(_config(module, MODULES[module], OUT / f"{name}.lines.json"))
     session.unlink(missing_ok=True)
     bin_dir = Path(PY).parent
     started = time.monotonic()
@@ -245,13 +254,19 @@ def main(argv: list[str]) -> int:
         print(f"unknown module(s): {', '.join(unknown)}; known: {', '.join(MODULES)}", file=sys.stderr)
         return 2
     OUT.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    coverage_maps(modules)
+    print(f"coverage map of the suite: {(time.monotonic() - started) / 60:.1f} min", flush=True)
     results: list[dict] = []
     with ThreadPoolExecutor(WORKERS) as pool:
         futures = [pool.submit(run_module, m, i) for i, m in enumerate(modules)]
         for f in futures:
             r = f.result()
             results.append(r)
-            print(f"{r['module']}: {r['killed']}/{r['total']} killed ({r['ratio']:.1%}) in {r['minutes']:.1f} min")
+            print(
+                f"{r['module']}: {r['killed']}/{r['total']} killed ({r['ratio']:.1%}) in {r['minutes']:.1f} min",
+                flush=True,
+            )
     (OUT / "report.md").write_text(report(results))
     print(f"report: {OUT / 'report.md'}")
     return 0

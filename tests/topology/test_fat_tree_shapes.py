@@ -65,3 +65,32 @@ def test_end_to_end_taper_is_the_product_of_the_tiers():
     )
     leaf_ratio, agg_ratio = tapered.tiers[0].oversubscription, tapered.tiers[1].oversubscription
     assert tapered.extras["oversubscription_end_to_end_ratio"] == round(leaf_ratio * agg_ratio, 6) > 2
+
+
+def test_one_switch_fat_tree_by_hand():
+    """5 nodes × 4 NICs = 20 endpoints fit one 32-port switch: automatic sizing stops at 1 tier.
+    One switch, 32 ports down (no uplinks), 20 used, 12 free, at most 32 endpoints; non-blocking
+    inside the switch, so the bisection is the halves: 10 endpoints × 400G = 4,000 Gbit/s."""
+    req = FabricRequest(topology=Topology.FAT_TREE, node_count=5, nics_per_node=4, switch_radix=32)
+    p = plan_fabric(req)
+    assert p.tier_count == 1
+    (leaf,) = p.tiers
+    assert (leaf.switch_count, leaf.down_ports_per_switch, leaf.up_ports_per_switch) == (1, 32, 0)
+    assert (leaf.ports_used_total, leaf.ports_free_total, leaf.uplink_count) == (20, 12, 0)
+    assert leaf.oversubscription == 1.0
+    assert p.max_endpoint_count == 32
+    assert p.bisection_gbps == 10 * 400
+    assert verify_plan(p).ok
+    with pytest.raises(FabricRequestError) as exc:
+        plan_fabric(FabricRequest(topology=Topology.FAT_TREE, node_count=9, nics_per_node=4, switch_radix=32, tiers=1))
+    assert exc.value.errors["node_count"] == "36 endpoints do not fit on one 32-port switch (1 tier); use 2 or 3 tiers"
+
+
+def test_a_pod_size_alone_asks_for_three_tiers():
+    """64 nodes × 1 NIC fit 2 tiers of 16-port switches (8 leaves × 8 down), but pods of 32 nodes mean a core:
+    3 tiers, 2 pods of 4 leaves."""
+    base = {"topology": Topology.FAT_TREE, "node_count": 64, "nics_per_node": 1, "switch_radix": 16}
+    assert plan_fabric(FabricRequest(**base)).tier_count == 2
+    p = plan_fabric(FabricRequest(**base, pod_nodes=32))
+    assert p.tier_count == 3
+    assert p.tier("leaf").switch_count == 8
