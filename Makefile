@@ -21,6 +21,7 @@ run: migrate
 
 test: $(STAMP)
 	bash .ci/ensure-chromium
+	bash .ci/ensure-libreoffice
 	$(PY) -m ruff check .
 	$(PY) -m pytest -m "not services"
 
