@@ -1,0 +1,129 @@
+"""topology/bisection.py by hand and against brute force: torus cuts, Dragonfly+ halves, max-flow scaling.
+
+The torus cut is checked against an independent count on an explicit torus (every node linked to
+its +1 neighbour in each dimension of 2 or more — which gives a ring for k ≥ 3 and the two parallel
+links of a k = 2 dimension, as the model states).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from topology import FabricRequest, Topology, plan_fabric
+from topology.bisection import (
+    _integer_capacities,
+    _ring_cut_links,
+    dragonfly_bisection_split,
+    max_flow_bisection_gbps,
+    torus_cut_links,
+    torus_order,
+)
+
+
+def brute_force_cut(dims: tuple[int, ...], a_count: int) -> int:
+    nodes = list(itertools.product(*(range(k) for k in dims)))  # lexicographic: the first dimension most significant
+    side_a = set(nodes[:a_count])
+    cut = 0
+    for node in nodes:
+        for d, k in enumerate(dims):
+            if k < 2:
+                continue
+            other = list(node)
+            other[d] = (other[d] + 1) % k
+            cut += (node in side_a) != (tuple(other) in side_a)
+    return cut
+
+
+def test_ring_cut_links():
+    """A ring of k is cut twice by any proper arc; k = 2 is two parallel links (cut twice); k = 1 has no link."""
+    assert _ring_cut_links(1, 1) == 0
+    assert _ring_cut_links(4, 0) == 0 and _ring_cut_links(4, 4) == 0
+    assert _ring_cut_links(2, 1) == 2 and _ring_cut_links(5, 3) == 2
+
+
+def test_torus_cuts_by_hand():
+    """4×4×4, 32 nodes (two x-planes): each of the 16 x-rings is cut twice = 32 links.
+    3×3×3, 13 nodes = plane x=0 (9) + 4 nodes of x=1: the 4 x-lines with x = 0, 1 on side A and the 5 with
+    x = 0 only are each cut twice (18); inside plane x=1, the 3 y-rings (z = 0, 1, 2) each twice (6) and the
+    z-ring of y = 1 twice (2): 26."""
+    assert torus_cut_links((4, 4, 4), 32) == 32
+    assert torus_cut_links((3, 3, 3), 13) == 26
+    assert torus_cut_links((4, 4, 4), 0) == 0 and torus_cut_links((), 5) == 0
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.lists(st.integers(1, 5), min_size=1, max_size=3), st.data())
+def test_torus_cut_equals_a_brute_force_count(dims, data):
+    dims = tuple(dims)
+    a = data.draw(st.integers(0, math.prod(dims)))
+    assert torus_cut_links(dims, a) == brute_force_cut(dims, a)
+
+
+def test_the_cut_runs_across_the_longest_dimension():
+    """A 2×5×3 torus is cut across its 5: ordered (5, 3, 2); 15 nodes = 2.5 x-planes of 6 → 30 nodes, half 15:
+    brute force on the ordered dims gives the links, × 400G, and the derivation names the odd case."""
+    assert torus_order((2, 5, 3)) == (5, 3, 2)
+    p = plan_fabric(FabricRequest(topology=Topology.TORUS_3D, node_count=30, torus_dims=(2, 5, 3)))
+    assert p.bisection_gbps == brute_force_cut((5, 3, 2), 15) * 400
+    assert "cut across the longest dimension (5)" in p.derivations["bisection_gbps"]
+    assert "odd 5: the middle plane is split" in p.derivations["bisection_gbps"]
+    even = plan_fabric(FabricRequest(topology=Topology.TORUS_3D, node_count=64, torus_dims=(4, 4, 4)))
+    assert "2 × 64 / 4 = 32 links (each of the 16 rings crosses twice" in even.derivations["bisection_gbps"]
+    assert even.bisection_gbps == 32 * 400
+
+
+def _dragonfly(node_count: int, **kw):
+    return plan_fabric(FabricRequest(topology=Topology.DRAGONFLY_PLUS, node_count=node_count, **kw))
+
+
+def test_dragonfly_halves_are_whole_groups():
+    """k = 8 at 1:1: a group is 4 leaves × 4 hosts = 16 endpoints. 48 hosts → 3 groups: the cut puts group 0
+    (16 endpoints) against groups 1–2 (32); one group splits its endpoints in half (8 / 8)."""
+    three = _dragonfly(48, nics_per_node=1, switch_radix=8)
+    assert three.extras["group_count"] == 3
+    assert dragonfly_bisection_split(three.wiring, 48) == 16
+    assert three.derivations["bisection_gbps"].startswith("groups 0–0 (16 endpoints) against groups 1–2 (32)")
+    one = _dragonfly(16, nics_per_node=1, switch_radix=8)
+    assert one.extras["group_count"] == 1
+    assert dragonfly_bisection_split(one.wiring, 16) == 8
+    assert one.derivations["bisection_gbps"].startswith("halves of 8 / 8 endpoints")
+
+
+def test_fat_tree_halves_of_an_odd_count():
+    p = plan_fabric(FabricRequest(topology=Topology.FAT_TREE, node_count=5, nics_per_node=1, switch_radix=8))
+    assert p.derivations["bisection_gbps"].startswith("halves of 2 and 3 endpoints × 400G")
+
+
+def test_max_flow_on_a_tapered_fabric_by_hand():
+    """32 endpoints on 8-port leaves at 3:1 (6 down, 2 up): 6 leaves (5 × 6 + 2), 12 uplinks × 400G.
+    Halves of 16: leaves 0–1 and 4 endpoints of leaf 2 send; through the spines each sending leaf carries
+    at most 2 × 400G, so A pushes at most 800 + 800 + 800 and B takes what its leaves can: the min cut is
+    the analytic figure, which the max-flow on the explicit graph must reproduce exactly."""
+    p = plan_fabric(
+        FabricRequest(topology=Topology.FAT_TREE, node_count=32, nics_per_node=1, switch_radix=8, oversubscription=3)
+    )
+    flow = max_flow_bisection_gbps(p)
+    assert flow == pytest.approx(p.bisection_gbps)
+    assert p.bisection_gbps < 16 * 400  # tapered: less than the endpoints' half
+
+
+def test_integer_capacities():
+    """Link speeds become int32 capacities in a common unit: 400/200/100 → 4/2/1 × 100G; 12.5/25 → 1/2 × 12.5;
+    0.25/0.5 → 1/2 × 0.25; zero capacities stay 0. Capacities summing to 2³¹ do not fit scipy's int32."""
+    ints, unit = _integer_capacities(np.array([400.0, 200.0, 100.0]))
+    assert ints.tolist() == [4, 2, 1] and unit == 100.0 and ints.dtype == np.int32
+    ints, unit = _integer_capacities(np.array([12.5, 25.0]))
+    assert ints.tolist() == [1, 2] and unit == 12.5
+    ints, unit = _integer_capacities(np.array([0.25, 0.5, 0.0]))
+    assert ints.tolist() == [1, 2, 0] and unit == 0.25
+    ints, unit = _integer_capacities(np.array([0.0]))
+    assert ints.tolist() == [0] and unit == 1.0
+    _integer_capacities(np.array([2.0**31 - 2, 1.0]))  # 2³¹ − 1 fits
+    with pytest.raises(OverflowError):
+        _integer_capacities(np.array([2.0**31 - 1, 1.0]))
