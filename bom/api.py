@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import permissions, serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from bom.models import Part, Price, PriceBook
+from bom.models import Part, Price, PriceBook, Quote
 from designer.api.auth import ReadOnlyTokenPermission
-from designer.api.pagination import PAGE_PARAMETERS, paged
+from designer.api.pagination import ID_SCHEMA, PAGE_PARAMETERS, paged, query_int
 from designer.api.parsers import DecimalJSONParser
 from designer.api.strict import StrictCharField, StrictModelSerializer
 
@@ -59,7 +59,33 @@ class PriceSerializer(StrictModelSerializer):
             "unit_price_usd",
             "source_note",
             "is_assumption",
+            "lead_time_weeks",
+            "quote",
         ]
+
+    def validate(self, attrs):
+        book = attrs.get("price_book") or (self.instance.price_book if self.instance else None)
+        quote = attrs.get("quote", self.instance.quote if self.instance else None)
+        if quote is not None and book is not None and quote.price_book_id != book.pk:
+            raise serializers.ValidationError(
+                {"quote": [f"{quote} is a quote of another price book; attach quotes of {book}"]}, code="rule"
+            )
+        return attrs
+
+
+class QuoteSerializer(StrictModelSerializer):
+    class Meta:
+        model = Quote
+        fields = ["id", "price_book", "reference", "supplier", "quoted_on", "valid_until", "note"]
+
+    def validate(self, attrs):
+        quoted = attrs.get("quoted_on") or (self.instance.quoted_on if self.instance else None)
+        valid = attrs.get("valid_until", self.instance.valid_until if self.instance else None)
+        if quoted and valid and valid < quoted:
+            raise serializers.ValidationError(
+                {"valid_until": ["a quote cannot expire before the day it was made"]}, code="rule"
+            )
+        return attrs
 
 
 class PriceBookSerializer(StrictModelSerializer):
@@ -117,3 +143,22 @@ class PriceBookViewSet(CatalogViewSet):
 class PriceViewSet(CatalogViewSet):
     queryset = Price.objects.select_related("part", "price_book").order_by("pk")
     serializer_class = PriceSerializer
+
+
+@extend_schema_view(
+    list=extend_schema(
+        parameters=[*PAGE_PARAMETERS, OpenApiParameter("price_book", ID_SCHEMA, description="one book's quotes")]
+    )
+)
+class QuoteViewSet(CatalogViewSet):
+    """Suppliers' quotes attached to a price book version (``?price_book=`` filters)."""
+
+    serializer_class = QuoteSerializer
+    queryset = Quote.objects.select_related("price_book").order_by("pk")
+
+    def get_queryset(self):
+        qs = super().get_queryset()
+        if self.action == "list" and "price_book" in self.request.query_params:
+            book = query_int(self.request, "price_book", 0, 1, ID_SCHEMA["maximum"])
+            qs = qs.filter(price_book_id=book)
+        return qs

@@ -80,6 +80,39 @@ class Roles:
 
 
 @dataclass(frozen=True)
+class Purchase:
+    """What a purchase order needs beyond quantity and net price: who makes it, list and discount, when."""
+
+    manufacturer: str = ""
+    list_price_usd: Decimal | None = None
+    discount_pct: Decimal = Decimal("0")
+    currency: str = "USD"
+    price_date: str = ""
+    lead_time_weeks: int | None = None
+    quote_reference: str = ""
+
+    @classmethod
+    def of(cls, part: PartSpec) -> Purchase:
+        """List and discount as the book has them — unless the line's price was set otherwise (a NIC included in
+        the node price at $0): then list = net, no discount, so list × (1 − discount) is always the net price."""
+        listed, discount = part.list_price_usd, part.discount_pct
+        if listed is None or (listed * (100 - discount) / 100).quantize(CENT, ROUND_HALF_UP) != part.unit_price_usd:
+            listed, discount = part.unit_price_usd, Decimal("0")
+        return cls(
+            manufacturer=part.vendor,
+            list_price_usd=listed,
+            discount_pct=discount,
+            currency=part.currency,
+            price_date=part.price_date,
+            lead_time_weeks=part.lead_time_weeks,
+            quote_reference=part.quote_reference,
+        )
+
+
+NO_PURCHASE = Purchase()
+
+
+@dataclass(frozen=True)
 class BomLine:
     plane: str
     category: str
@@ -93,6 +126,7 @@ class BomLine:
     kind: PartKind
     spare: bool = False
     power_w: float = 0.0
+    purchase: Purchase = NO_PURCHASE
 
     @property
     def extended_price_usd(self) -> Decimal:
@@ -113,6 +147,18 @@ class BomLine:
             "kind": self.kind.value,
             "spare": self.spare,
             "power_w": self.power_w,
+            "manufacturer": self.purchase.manufacturer,
+            "unit_of_measure": "each",
+            "currency": self.purchase.currency,
+            "list_price_usd": str(
+                (
+                    self.purchase.list_price_usd if self.purchase.list_price_usd is not None else self.unit_price_usd
+                ).quantize(CENT)
+            ),
+            "discount_pct": str(self.purchase.discount_pct.quantize(CENT)),
+            "price_date": self.purchase.price_date,
+            "lead_time_weeks": self.purchase.lead_time_weeks,
+            "quote_reference": self.purchase.quote_reference,
         }
 
 
@@ -148,7 +194,7 @@ class Bom:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "lines": [ln.to_dict() for ln in self.lines],
+            "lines": _numbered([ln.to_dict() for ln in self.lines]),
             "totals_usd": {p: str(self.total_usd(p)) for p in self.planes},
             "total_usd": str(self.total_usd()),
             "link_count": self.link_count,
@@ -156,6 +202,15 @@ class Bom:
             "media_counts": dict(self.media_counts),
             "checks": list(self.checks),
         }
+
+
+def _numbered(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A line id a purchase order can quote: the plane's first three letters and a running number (COM-001)."""
+    seen: dict[str, int] = {}
+    for line in lines:
+        seen[line["plane"]] = seen.get(line["plane"], 0) + 1
+        line["line_id"] = f"{line['plane'][:3].upper()}-{seen[line['plane']]:03d}"
+    return lines
 
 
 # --- choosing parts --------------------------------------------------------------------------
@@ -479,6 +534,7 @@ def _spare_lines(lines: list[BomLine], policy: BomPolicy) -> list[BomLine]:
                     ln.kind,
                     spare=True,
                     power_w=0.0,
+                    purchase=ln.purchase,
                 )
             )
     return spares
@@ -498,6 +554,16 @@ def _catalog_and_headroom_checks(lines, tier_ports, policy: BomPolicy) -> list[d
     for plane, tiers in tier_ports.items():
         for tier, used, free in tiers:
             checks.append(_headroom_check(plane, tier, used, free, policy.growth_headroom_pct))
+    currencies = sorted({ln.purchase.currency for ln in lines} - {"USD"})
+    if currencies:
+        checks.append(
+            {
+                "ok": False,
+                "field": "price_book",
+                "message": f"the price book is in {', '.join(currencies)}, but the totals, power costs and TCO are "
+                "in USD: convert its prices or price from a USD book",
+            }
+        )
     return checks
 
 
@@ -536,4 +602,5 @@ def _line(plane: str, category: str, part: PartSpec, qty: int, why: str, spare: 
         part.kind,
         spare,
         part.power_w,
+        Purchase.of(part),
     )

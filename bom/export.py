@@ -17,19 +17,40 @@ from typing import Any
 
 from bom.links import Link
 
+# the columns a purchase order is cut from (the sku is the manufacturer's part number)
 BOM_COLUMNS = (
+    "line_id",
     "plane",
     "category",
+    "manufacturer",
     "sku",
     "description",
     "quantity",
+    "unit_of_measure",
+    "currency",
+    "list_price_usd",
+    "discount_pct",
     "unit_price_usd",
     "extended_price_usd",
     "spare",
-    "derivation",
     "price_source",
+    "price_date",
     "price_is_assumption",
+    "lead_time_weeks",
+    "quote_reference",
+    "derivation",
 )
+# a line stored before these columns existed: what it implies (list = net, no discount, one each)
+_LINE_DEFAULTS = {
+    "line_id": "",
+    "manufacturer": "",
+    "unit_of_measure": "each",
+    "currency": "USD",
+    "discount_pct": "0.00",
+    "price_date": "",
+    "lead_time_weeks": None,
+    "quote_reference": "",
+}
 CABLING_COLUMNS = (
     "label",
     "plane",
@@ -77,7 +98,15 @@ def safe_text(value: Any) -> Any:
 
 def bom_rows(bom: dict[str, Any]) -> Iterator[dict[str, Any]]:
     for line in bom["lines"]:
-        yield {k: line[k] for k in BOM_COLUMNS}
+        yield {k: _field(line, k) for k in BOM_COLUMNS}
+
+
+def _field(line: dict[str, Any], key: str) -> Any:
+    if key in line:
+        return line[key]
+    if key == "list_price_usd":
+        return line["unit_price_usd"]
+    return _LINE_DEFAULTS[key]
 
 
 def failing_checks(bom: dict[str, Any]) -> list[dict[str, Any]]:
@@ -93,7 +122,9 @@ def bom_csv(bom: dict[str, Any]) -> str:
     w.writerow(BOM_COLUMNS)
     for row in bom_rows(bom):
         w.writerow([safe_text(row[c]) for c in BOM_COLUMNS])
-    w.writerow(["total", "", "", "", "", "", bom["total_usd"], "", "", "", ""])
+    total = [""] * len(BOM_COLUMNS)
+    total[0], total[BOM_COLUMNS.index("extended_price_usd")] = "total", bom["total_usd"]
+    w.writerow(total)
     return buf.getvalue()
 
 
@@ -255,21 +286,32 @@ def _formats(wb) -> dict[str, Any]:
 
 
 PLANE_HEADERS = (
-    "SKU",
+    "Line",
+    "Manufacturer",
+    "Part number",
     "Description",
     "Category",
     "Quantity",
-    "Unit price (USD)",
-    "Extended (USD)",
+    "Unit",
+    "Currency",
+    "List price",
+    "Discount %",
+    "Net unit price",
+    "Extended net",
     "Spare",
-    "Derivation",
     "Price source",
-    "Price is an assumption",
+    "Price date",
+    "Assumption",
+    "Lead time (weeks)",
+    "Quote",
+    "Derivation",
 )
+QTY_COL, LIST_COL, DISCOUNT_COL, NET_COL, EXT_COL = 5, 8, 9, 10, 11  # F, I, J, K, L
 
 
 def _plane_sheet(wb, fmt: dict[str, Any], plane: str, lines: list[dict[str, Any]]) -> tuple[str, Decimal]:
-    """One plane's lines with live quantity × price formulas; returns (subtotal cell, subtotal)."""
+    """One plane's lines with live formulas — net = ROUND(list × (1 − discount), 2), extended = quantity × net —
+    and its subtotal; returns (subtotal cell, subtotal)."""
     ws = wb.add_worksheet(PLANE_TITLES.get(plane, plane.title())[:31])
     for c, h in enumerate(PLANE_HEADERS):
         ws.write_string(0, c, h, fmt["head"])
@@ -281,24 +323,41 @@ def _plane_sheet(wb, fmt: dict[str, Any], plane: str, lines: list[dict[str, Any]
         unit = Decimal(line["unit_price_usd"])
         ext = Decimal(line["extended_price_usd"])
         total += ext
-        ws.write_string(r, 0, line["sku"])
-        ws.write_string(r, 1, line["description"])
-        ws.write_string(r, 2, line["category"])
-        ws.write_number(r, 3, line["quantity"], fmt["qty"])
-        ws.write_number(r, 4, float(unit), fmt["money"])
-        ws.write_formula(r, 5, f"=D{r + 1}*E{r + 1}", fmt["money"], float(ext))
-        ws.write_string(r, 6, "yes" if line["spare"] else "")
-        ws.write_string(r, 7, line["derivation"], fmt["wrap"])
-        ws.write_string(r, 8, line["price_source"], fmt["wrap"])
-        ws.write_string(r, 9, "yes" if line["price_is_assumption"] else "no")
+        lead = _field(line, "lead_time_weeks")
+        row = r + 1
+        texts = (
+            _field(line, "line_id"),
+            _field(line, "manufacturer"),
+            line["sku"],
+            line["description"],
+            line["category"],
+        )
+        for c, text in enumerate(texts):
+            ws.write_string(r, c, text)
+        ws.write_number(r, QTY_COL, line["quantity"], fmt["qty"])
+        ws.write_string(r, 6, _field(line, "unit_of_measure"))
+        ws.write_string(r, 7, _field(line, "currency"))
+        ws.write_number(r, LIST_COL, float(Decimal(_field(line, "list_price_usd"))), fmt["money"])
+        ws.write_number(r, DISCOUNT_COL, float(Decimal(_field(line, "discount_pct"))))
+        ws.write_formula(r, NET_COL, f"=ROUND(I{row}*(1-J{row}/100),2)", fmt["money"], float(unit))
+        ws.write_formula(r, EXT_COL, f"=F{row}*K{row}", fmt["money"], float(ext))
+        ws.write_string(r, 12, "yes" if line["spare"] else "")
+        ws.write_string(r, 13, line["price_source"], fmt["wrap"])
+        ws.write_string(r, 14, _field(line, "price_date"))
+        ws.write_string(r, 15, "yes" if line["price_is_assumption"] else "no")
+        if lead is not None:
+            ws.write_number(r, 16, lead)
+        ws.write_string(r, 17, _field(line, "quote_reference"))
+        ws.write_string(r, 18, line["derivation"], fmt["wrap"])
         r += 1
-    ws.write_string(r, 4, "Subtotal", fmt["bold"])
-    ws.write_formula(r, 5, f"=SUM(F2:F{r})", fmt["money_bold"], float(total))
-    ws.freeze_panes(1, 0)
+    ws.write_string(r, NET_COL, "Subtotal", fmt["bold"])
+    ws.write_formula(r, EXT_COL, f"=SUM(L2:L{r})", fmt["money_bold"], float(total))
+    ws.freeze_panes(1, 3)
     ws.autofilter(0, 0, r - 1, len(PLANE_HEADERS) - 1)
-    for first, last, width in ((0, 0, 20), (1, 1, 48), (2, 2, 16), (3, 3, 10), (4, 5, 16), (7, 8, 60)):
+    widths = ((0, 0, 9), (1, 1, 12), (2, 2, 20), (3, 3, 48), (4, 4, 14), (5, 7, 9), (8, 11, 15), (13, 13, 60))
+    for first, last, width in (*widths, (14, 17, 12), (18, 18, 60)):
         ws.set_column(first, last, width)
-    return f"'{ws.get_name()}'!F{r + 1}", total
+    return f"'{ws.get_name()}'!L{r + 1}", total
 
 
 def _summary_sheet(summary, fmt, bom, subtotals, design_name: str, design_notes: str, revision: str) -> None:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 
+from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models, transaction
 from django.utils import timezone
@@ -74,6 +75,17 @@ class PriceBook(models.Model):
                 effective_date=timezone.now().date(),
                 note=note or self.note,
             )
+            quotes = {
+                q.pk: Quote.objects.create(
+                    price_book=book,
+                    reference=q.reference,
+                    supplier=q.supplier,
+                    quoted_on=q.quoted_on,
+                    valid_until=q.valid_until,
+                    note=q.note,
+                )
+                for q in self.quotes.all()
+            }
             Price.objects.bulk_create(
                 Price(
                     price_book=book,
@@ -82,6 +94,8 @@ class PriceBook(models.Model):
                     discount_pct=p.discount_pct,
                     source_note=p.source_note,
                     is_assumption=p.is_assumption,
+                    lead_time_weeks=p.lead_time_weeks,
+                    quote=quotes.get(p.quote_id),
                 )
                 for p in self.prices.all()
             )
@@ -98,6 +112,32 @@ class PriceBook(models.Model):
         }
 
 
+class Quote(models.Model):
+    """A supplier's quote attached to one price book version; prices it covers say so on every BOM line."""
+
+    price_book = models.ForeignKey(PriceBook, on_delete=models.CASCADE, related_name="quotes")
+    reference = models.CharField(max_length=60, help_text="The supplier's quote number, e.g. Q-2026-0412")
+    supplier = models.CharField(max_length=100)
+    quoted_on = models.DateField(help_text="Date of the quote")
+    valid_until = models.DateField(null=True, blank=True, help_text="Last day the quoted prices hold")
+    note = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["price_book", "reference"]
+        constraints = [models.UniqueConstraint(fields=["price_book", "reference"], name="unique_quote_per_book")]
+
+    def __str__(self) -> str:
+        return f"{self.reference} ({self.supplier})"
+
+    def clean(self) -> None:
+        if self.valid_until and self.quoted_on and self.valid_until < self.quoted_on:
+            raise ValidationError({"valid_until": "a quote cannot expire before the day it was made"})
+
+    def describe(self) -> str:
+        valid = f", valid until {self.valid_until}" if self.valid_until else ""
+        return f"quote {self.reference} from {self.supplier} of {self.quoted_on}{valid}"
+
+
 class Price(models.Model):
     price_book = models.ForeignKey(PriceBook, on_delete=models.CASCADE, related_name="prices")
     part = models.ForeignKey(Part, on_delete=models.CASCADE, related_name="prices")
@@ -111,26 +151,44 @@ class Price(models.Model):
     )
     source_note = models.CharField(max_length=300, help_text="Where the price comes from")
     is_assumption = models.BooleanField(default=True, help_text="A planning figure, not a quote")
+    lead_time_weeks = models.PositiveSmallIntegerField(
+        null=True, blank=True, validators=[MaxValueValidator(260)], help_text="Delivery lead time [weeks]"
+    )
+    quote = models.ForeignKey(
+        Quote,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="prices",
+        help_text="The supplier's quote this price comes from (a quote of the same price book)",
+    )
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["price_book", "part"], name="unique_price_per_book")]
+
+    def clean(self) -> None:
+        if self.quote_id and self.price_book_id and self.quote.price_book_id != self.price_book_id:
+            raise ValidationError({"quote": f"{self.quote} belongs to another price book"})
 
     def __str__(self) -> str:
         return f"{self.part.sku} @ {self.list_price_usd}"
 
     @property
     def unit_price_usd(self) -> Decimal:
-        return (self.list_price_usd * (100 - self.discount_pct) / 100).quantize(Decimal("0.01"))
+        # half a cent rounds up, as a spreadsheet's ROUND does (the exported net price is that formula)
+        return (self.list_price_usd * (100 - self.discount_pct) / 100).quantize(Decimal("0.01"), ROUND_HALF_UP)
 
 
 def catalog_specs(book: PriceBook | None = None) -> list[PartSpec]:
     """The catalog as pure PartSpecs priced from ``book`` (default: the current book)."""
     book = book or PriceBook.current()
-    prices = {p.part_id: p for p in book.prices.all()} if book else {}
+    prices = {p.part_id: p for p in book.prices.select_related("quote")} if book else {}
     specs = []
     for part in Part.objects.all():
         price = prices.get(part.pk)
         source = price.source_note if price else f"no price in {book or 'any price book'}"
+        if price and price.quote:
+            source = f"{price.quote.describe()}: {source}"
         if price and price.discount_pct:
             source += f" (list ${price.list_price_usd:,} less {price.discount_pct}%)"
         specs.append(
@@ -141,7 +199,7 @@ def catalog_specs(book: PriceBook | None = None) -> list[PartSpec]:
                 description=part.description,
                 unit_price_usd=price.unit_price_usd if price else Decimal("0"),
                 price_source=source,
-                price_is_assumption=price.is_assumption if price else True,
+                price_is_assumption=(price.is_assumption and not price.quote) if price else True,
                 list_price_usd=price.list_price_usd if price else None,
                 discount_pct=price.discount_pct if price else Decimal("0"),
                 port_count=part.port_count,
@@ -154,6 +212,10 @@ def catalog_specs(book: PriceBook | None = None) -> list[PartSpec]:
                 power_w=part.power_w,
                 rack_units=part.rack_units,
                 breakout=part.breakout,
+                currency=book.currency if book else "USD",
+                price_date=str(price.quote.quoted_on if price and price.quote else book.effective_date) if book else "",
+                lead_time_weeks=price.lead_time_weeks if price else None,
+                quote_reference=price.quote.reference if price and price.quote else "",
             )
         )
     return specs

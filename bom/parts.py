@@ -54,6 +54,10 @@ class PartSpec:
     power_w: float = 0.0
     rack_units: int = 0
     breakout: str = ""
+    currency: str = "USD"
+    price_date: str = ""  # the price book's effective date (ISO)
+    lead_time_weeks: int | None = None
+    quote_reference: str = ""  # set when a supplier's quote prices the part
 
     @property
     def label(self) -> str:

@@ -172,6 +172,8 @@ BROKER_DIR = VAR_DIR / "broker"
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL") or "filesystem://"
 CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND") or f"file://{VAR_DIR / 'celery-results'}"
 if CELERY_BROKER_URL.startswith("filesystem://"):
+    # kombu's filesystem transport with atomic message writes (see designer/broker.py)
+    CELERY_BROKER_TRANSPORT = "designer.broker:Transport"
     for sub in ("queue", "processed", "control"):
         (BROKER_DIR / sub).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_TRANSPORT_OPTIONS = {

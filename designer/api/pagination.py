@@ -29,7 +29,7 @@ def query_int(request, name: str, default: int, minimum: int, maximum: int) -> i
     if len(values) > 1:
         raise ValidationError({"errors": {name: [f"give {name} once ({allowed})"]}})
     raw = values[0]
-    if not (raw.isascii() and raw.isdigit() and len(raw) <= 15) or not minimum <= int(raw) <= maximum:
+    if not (raw.isascii() and raw.isdigit() and len(raw) <= len(str(maximum))) or not minimum <= int(raw) <= maximum:
         raise ValidationError({"errors": {name: [f"{raw!r} is not {allowed}"]}})
     return int(raw)
 

@@ -48,9 +48,9 @@ def _requirements_body(operation: dict, components: dict) -> None:
     }
 
 
-CATALOG_WRITES = ("parts_", "prices_", "price_books_")
+CATALOG_WRITES = ("parts_", "prices_", "price_books_", "quotes_")
 CONFLICT = "The value collides with a stored row (a SKU taken, a book already pricing that part, a name+version taken)"
-MISSING_ROW = "Well-formed, but names a price book or part that does not exist"
+MISSING_ROW = "Well-formed, but names a price book, part or quote that does not exist, or a quote of another price book"
 
 
 def _catalog_conflicts(operation: dict) -> None:
@@ -60,7 +60,7 @@ def _catalog_conflicts(operation: dict) -> None:
     operation["responses"].setdefault(
         "409", {"description": CONFLICT, "content": {"application/json": {"schema": ERROR_SCHEMA}}}
     )
-    if op.startswith("prices_"):
+    if op.startswith(("prices_", "quotes_")):
         operation["responses"].setdefault(
             "422", {"description": MISSING_ROW, "content": {"application/json": {"schema": ERROR_SCHEMA}}}
         )

@@ -7,7 +7,8 @@ an accepted invalid request. These fields refuse the other JSON types, and their
 the pattern (non-blank text, no NUL; amounts as exact decimals) they enforce.
 
 Errors: a value that only collides with a stored row (a duplicate SKU, a book already priced
-for a part) is a conflict, 409; one that only names a row that does not exist is 422; the rest
+for a part) is a conflict, 409; one that only names a row that does not exist, or well-formed
+values a rule between fields refuses (code ``rule``: a quote of another book), is 422; the rest
 are 400. All come as ``{"errors": {field: [message, …]}}``.
 """
 
@@ -218,7 +219,7 @@ def api_exception_handler(exc, context):
     codes = _codes(exc.get_codes())
     if codes == {"unique"}:
         response.status_code = 409
-    elif codes and codes <= {"unique", "does_not_exist"}:
+    elif codes and codes <= {"unique", "does_not_exist", "rule"}:  # "rule": well-formed values a rule refuses
         response.status_code = 422
     response.data = data
     return response

@@ -3,7 +3,7 @@ from drf_spectacular.utils import extend_schema, extend_schema_view
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
-from bom.api import PartViewSet, PriceBookViewSet, PriceViewSet
+from bom.api import PartViewSet, PriceBookViewSet, PriceViewSet, QuoteViewSet
 from designer.api import views
 from designer.api.sweeps import SweepViewSet
 
@@ -15,6 +15,7 @@ router.register("designs", views.DesignViewSet, basename="api-design")
 router.register("parts", PartViewSet, basename="api-part")
 router.register("price-books", PriceBookViewSet, basename="api-price-book")
 router.register("prices", PriceViewSet, basename="api-price")
+router.register("quotes", QuoteViewSet, basename="api-quote")
 router.register("sweeps", SweepViewSet, basename="api-sweep")
 
 urlpatterns = [

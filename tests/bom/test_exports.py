@@ -16,7 +16,8 @@ from tests.designer.conftest import make_design
 
 
 def _eval(ws, ref: str, wb, overrides: dict, depth=0):
-    """A tiny evaluator for the formulas we write (D2*E2, C13+C15*C14, SUM(F2:F9), 'Sheet'!F9, 'A'!F2+'B'!F3)."""
+    """A tiny evaluator for the formulas we write (F2*K2, ROUND(I2*(1-J2/100),2), C13+C15*C14, SUM(L2:L9),
+    'Sheet'!L9, 'A'!L2+'B'!L3); LibreOffice recalculates the real thing in test_xlsx_libreoffice.py."""
     assert depth < 20
     sheet_ref = re.fullmatch(r"'?([^'!]+)'?!([A-Z]+\d+)", ref)
     if sheet_ref:
@@ -25,6 +26,10 @@ def _eval(ws, ref: str, wb, overrides: dict, depth=0):
     value = overrides.get(key, ws[ref].value)
     if isinstance(value, str) and value.startswith("="):
         expr = value[1:]
+        net = re.fullmatch(r"ROUND\(([A-Z]+\d+)\*\(1-([A-Z]+\d+)/100\),2\)", expr)  # list less discount
+        if net:
+            listed, discount = (_eval(ws, ref, wb, overrides, depth + 1) for ref in net.groups())
+            return round(float(listed) * (1 - float(discount) / 100), 2)
         m = re.fullmatch(r"SUM\(([A-Z]+)(\d+):([A-Z]+)(\d+)\)", expr)
         if m:
             col, a, _, b = m.groups()
@@ -62,11 +67,27 @@ def test_xlsx_has_formulas_totals_and_reads_back(alice, seed_revision):
         "TCO",
     ]
     comp = wb["Compute"]
-    assert comp["F2"].value == "=D2*E2"
+    assert [c.value for c in comp[1]][:12] == [
+        "Line",
+        "Manufacturer",
+        "Part number",
+        "Description",
+        "Category",
+        "Quantity",
+        "Unit",
+        "Currency",
+        "List price",
+        "Discount %",
+        "Net unit price",
+        "Extended net",
+    ]
+    assert comp["A2"].value == "COM-001" and comp["G2"].value == "each" and comp["H2"].value == "USD"
+    assert comp["K2"].value == "=ROUND(I2*(1-J2/100),2)"
+    assert comp["L2"].value == "=F2*K2"
     last = comp.max_row
-    assert comp[f"F{last}"].value == f"=SUM(F2:F{last - 1})"
-    assert comp.freeze_panes == "A2"
-    assert comp["E2"].number_format == "$#,##0.00"
+    assert comp[f"L{last}"].value == f"=SUM(L2:L{last - 1})"
+    assert comp.freeze_panes == "D2"
+    assert comp["I2"].number_format == "$#,##0.00"
     summary = wb["Summary"]
     grand_row = next(r for r in range(1, 20) if summary[f"A{r}"].value == "BOM total")
     assert summary[f"B{grand_row}"].value.startswith("=SUM(")
@@ -77,8 +98,9 @@ def test_xlsx_has_formulas_totals_and_reads_back(alice, seed_revision):
     cached = openpyxl.load_workbook(io.BytesIO(content), data_only=True)
     assert Decimal(str(round(cached["Summary"][f"B{grand_row}"].value, 2))) == Decimal(bom["total_usd"])
     # editing one unit price re-totals through the formulas
-    qty, unit = comp["D2"].value, comp["E2"].value
-    new_total = _eval(summary, f"B{grand_row}", wb, {("Compute", "E2"): unit + 1000})
+    qty, listed, discount = comp["F2"].value, comp["I2"].value, comp["J2"].value
+    assert discount == 0  # the planning book has no discounts: a $1,000 higher list is $1,000 net
+    new_total = _eval(summary, f"B{grand_row}", wb, {("Compute", "I2"): listed + 1000})
     assert new_total == pytest.approx(total + qty * 1000)
     # cabling plan: one row per link, A-end ↔ Z-end
     cab = wb["Cabling plan"]
@@ -134,10 +156,10 @@ def test_csv_neutralises_formula_text():
         "link_end_count": 0,
     }
     rows = list(csv.reader(io.StringIO(bom_csv(bom))))
-    assert rows[1][2] == "'=EVIL()" and rows[1][3] == "'@x" and rows[1][8] == "'-1"
+    assert rows[1][4] == "'=EVIL()" and rows[1][5] == "'@x" and rows[1][-1] == "'-1"
     x = bom_xlsx({**bom, "checks": []}, design_name="=2+2")
     ws = openpyxl.load_workbook(io.BytesIO(x))["Compute"]
-    assert ws["A2"].value == "=EVIL()" and ws["A2"].data_type == "s"
+    assert ws["C2"].value == "=EVIL()" and ws["C2"].data_type == "s"
 
 
 def test_downloads_page_api_and_shared_link(alice, bob, seed_revision):
@@ -183,7 +205,7 @@ def test_a_failing_check_leads_every_export():
     assert bom_csv(bom).startswith("# CHECK FAILED (growth_headroom_pct): compute leaf:")
     clean = plan_cluster(validate_flat({"gpu_count": 2000})).result()["bom"]
     assert openpyxl.load_workbook(io.BytesIO(bom_xlsx(clean, design_name="x"))).sheetnames[0] == "Summary"
-    assert bom_csv(clean).startswith("plane,")
+    assert bom_csv(clean).startswith("line_id,plane,category,manufacturer,sku,")
 
 
 def test_tco_sheet_totals_carry_their_values_and_follow_the_bom():
@@ -200,7 +222,7 @@ def test_tco_sheet_totals_carry_their_values_and_follow_the_bom():
     assert Decimal(str(round(values["Network"], 2))) == Decimal(res["power"]["tco"]["capex"][2]["amount_usd"])
     formulas = openpyxl.load_workbook(io.BytesIO(content))["TCO"]
     network = next(r[2].value for r in formulas.iter_rows(min_row=2) if r[1].value == "Network")
-    assert network == "='Compute'!F{}+'Storage'!F{}+'Management'!F{}".format(
+    assert network == "='Compute'!L{}+'Storage'!L{}+'Management'!L{}".format(
         *(openpyxl.load_workbook(io.BytesIO(content))[s].max_row for s in ("Compute", "Storage", "Management"))
     )
 
@@ -216,6 +238,6 @@ def test_editing_a_bom_price_flows_into_the_tco_total():
     total_row = next(r for r in range(2, ws.max_row + 1) if str(ws[f"B{r}"].value).endswith("-year total"))
     total = _eval(ws, f"C{total_row}", wb, {})
     assert total == pytest.approx(float(res["power"]["tco"]["total_usd"]), abs=1)
-    qty, unit = wb["Compute"]["D2"].value, wb["Compute"]["E2"].value
-    edited = _eval(ws, f"C{total_row}", wb, {("Compute", "E2"): unit + 1000})
+    qty, listed = wb["Compute"]["F2"].value, wb["Compute"]["I2"].value
+    edited = _eval(ws, f"C{total_row}", wb, {("Compute", "I2"): listed + 1000})
     assert edited == pytest.approx(total + qty * 1000, abs=1)

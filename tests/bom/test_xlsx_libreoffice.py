@@ -1,11 +1,12 @@
 """The exported xlsx recalculated by a real spreadsheet program (LibreOffice, headless), not by our reading of it.
 
-The workbook is opened with openpyxl, one unit price is raised by $1,000, and it is saved — which
-drops every cached value, so nothing but the formulas is left. LibreOffice then opens it, computes
-and saves it again; the figures it wrote are read back (openpyxl ``data_only``). They must equal
-what the app computed, plus exactly quantity × $1,000 wherever that line flows: its extended
-price, its plane's subtotal, the BOM total on the Summary, the TCO's network CapEx (the planes'
-subtotals; racks and PDUs count as facility works), CapEx and 5-year total.
+The workbook is opened with openpyxl, one list price is raised by $1,000 (no discount on the
+planning book), and it is saved — which drops every cached value, so nothing but the formulas
+is left. LibreOffice then opens it, computes and saves it again; the figures it wrote are read
+back (openpyxl ``data_only``). They must equal what the app computed, plus exactly
+quantity × $1,000 wherever that line flows: its extended price, its plane's subtotal, the BOM
+total on the Summary, the TCO's network CapEx (the planes' subtotals; racks and PDUs count as
+facility works), CapEx and 5-year total.
 
 Debian's ``libreoffice-calc`` is installed by ``.ci/ensure-libreoffice`` (as chromium is for the
 browser tests); under CI a missing LibreOffice fails the test instead of skipping it.
@@ -60,11 +61,12 @@ def test_libreoffice_recalculates_the_bom_and_tco_as_the_app_does(alice, tmp_pat
     content, _, _ = export_bom(revision, "bom.xlsx")
     wb = openpyxl.load_workbook(io.BytesIO(content))
     comp = wb["Compute"]
-    qty = comp["D2"].value
-    comp["E2"].value = comp["E2"].value + 1000  # one unit price, $1,000 more
+    qty = comp["F2"].value
+    assert comp["J2"].value == 0  # no discount on the planning book: list + $1,000 = net + $1,000
+    comp["I2"].value = comp["I2"].value + 1000  # one list price, $1,000 more
     edited = tmp_path / "edited.xlsx"
     wb.save(edited)  # openpyxl writes formulas only: no cached value survives
-    assert openpyxl.load_workbook(edited, data_only=True)["Compute"]["F2"].value is None
+    assert openpyxl.load_workbook(edited, data_only=True)["Compute"]["L2"].value is None
 
     calc = _recalculate(edited, tmp_path)
     bom = revision.results["bom"]
@@ -76,8 +78,9 @@ def test_libreoffice_recalculates_the_bom_and_tco_as_the_app_does(alice, tmp_pat
 
     c = calc["Compute"]
     line = bom["lines"][0]
-    assert money(c["F2"].value) == Decimal(line["extended_price_usd"]) + delta
-    assert money(c[f"F{c.max_row}"].value) == Decimal(bom["totals_usd"]["compute"]) + delta
+    assert money(c["K2"].value) == Decimal(line["unit_price_usd"]) + 1000
+    assert money(c["L2"].value) == Decimal(line["extended_price_usd"]) + delta
+    assert money(c[f"L{c.max_row}"].value) == Decimal(bom["totals_usd"]["compute"]) + delta
     summary = calc["Summary"]
     assert money(summary[f"B{_row(summary, 'BOM total')}"].value) == Decimal(bom["total_usd"]) + delta
 
