@@ -5,8 +5,9 @@ Each rule is a line of the BOM's infrastructure plane with its derivation:
   budget, end-of-row and spine-row network racks, storage and management racks), of the rack height asked;
 - PDUs: two feeds (A + B) per rack, each carrying the rack's full load: ⌈rack kW ÷ PDU kW⌉ per feed;
   infrastructure racks are taken as one PDU per feed (their load is well under one PDU's rating);
-- structured cabling: every switch-to-switch optical trunk lands on a patch panel at both ends,
-  24 MPO ports per 1U panel: 2 × ⌈trunks ÷ 24⌉;
+- structured cabling: every switch-to-switch optical trunk lands on a patch panel at both ends, in
+  the rack where that end's switch stands, 24 MPO ports per 1U panel: Σ over racks
+  ⌈trunk ends in the rack ÷ 24⌉ — the panels the rack elevations show (bom/elevation.py);
 - one 1U horizontal cable manager per switch.
 In the TCO these are part of the facility works, not the network line (no double counting).
 """
@@ -17,14 +18,14 @@ import math
 from collections.abc import Iterable
 
 from bom.build import placeholder
+from bom.layout import PANEL_PORTS, panels_for
 from bom.parts import PartKind, PartSpec
 from power.racks import RackPlan
 
 INFRASTRUCTURE = "infrastructure"
-PANEL_PORTS = 24
 
 
-def _part(catalog: Iterable[PartSpec], prefix: str, description: str, **match) -> PartSpec:
+def accessory(catalog: Iterable[PartSpec], prefix: str, description: str, **match) -> PartSpec:
     for p in catalog:
         if (
             p.kind == PartKind.ACCESSORY
@@ -40,6 +41,7 @@ def infrastructure_lines(
     *,
     switch_count: int,
     trunk_count: int,
+    trunk_ends_per_rack: dict[int, int],
     pdu_kw: float,
     rack_u: int,
     catalog: Iterable[PartSpec],
@@ -48,12 +50,14 @@ def infrastructure_lines(
     infra = racks.infra_rack_count
     per_feed = math.ceil(racks.compute_rack_kw / pdu_kw - 1e-9) if racks.compute_rack_count else 0
     pdus = racks.compute_rack_count * 2 * per_feed + infra * 2
-    panels = 2 * math.ceil(trunk_count / PANEL_PORTS)
+    panels = sum(panels_for(ends) for ends in trunk_ends_per_rack.values())
+    if sum(trunk_ends_per_rack.values()) != 2 * trunk_count:
+        raise ValueError("trunk ends per rack must count both ends of every trunk")
     return [
         (
             INFRASTRUCTURE,
             "rack",
-            _part(catalog, "RACK-", f"{rack_u}U rack enclosure", rack_units=rack_u),
+            accessory(catalog, "RACK-", f"{rack_u}U rack enclosure", rack_units=rack_u),
             racks.rack_count,
             f"{racks.compute_rack_count:,} compute + {racks.network_rack_count} network + "
             f"{racks.storage_rack_count} storage + {racks.mgmt_rack_count} management racks of {rack_u}U "
@@ -62,7 +66,7 @@ def infrastructure_lines(
         (
             INFRASTRUCTURE,
             "pdu",
-            _part(catalog, "PDU-", "rack PDU"),
+            accessory(catalog, "PDU-", "rack PDU"),
             pdus,
             f"A + B feeds: {racks.compute_rack_count:,} compute racks × 2 × ⌈{racks.compute_rack_kw:,.1f} kW ÷ "
             f"{pdu_kw:g} kW⌉ = {racks.compute_rack_count * 2 * per_feed:,}; {infra} infrastructure racks × 2 = "
@@ -71,15 +75,16 @@ def infrastructure_lines(
         (
             INFRASTRUCTURE,
             "patch panel",
-            _part(catalog, "PANEL-", "fibre patch panel"),
+            accessory(catalog, "PANEL-", "fibre patch panel"),
             panels,
-            f"{trunk_count:,} switch-to-switch optical trunks land on panels at both ends, "
-            f"{PANEL_PORTS} MPO ports per 1U panel: 2 × ⌈{trunk_count:,} ÷ {PANEL_PORTS}⌉",
+            f"{trunk_count:,} switch-to-switch optical trunks land on panels at both ends: "
+            f"{2 * trunk_count:,} ends in {len(trunk_ends_per_rack)} racks, Σ ⌈ends in the rack ÷ {PANEL_PORTS} MPO "
+            f"ports per 1U panel⌉ = {panels:,}",
         ),
         (
             INFRASTRUCTURE,
             "cable manager",
-            _part(catalog, "CM-", "cable manager"),
+            accessory(catalog, "CM-", "cable manager"),
             switch_count,
             f"one 1U horizontal cable manager per switch: {switch_count:,}",
         ),

@@ -290,6 +290,7 @@ class _Counts:
     media: Counter = field(default_factory=Counter)
     link_count: int = 0
     trunks: int = 0
+    trunk_ends: dict[int, int] = field(default_factory=dict)  # rack key → trunk ends landing in that rack
 
 
 def group_rows(columns: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -321,6 +322,7 @@ def count_links(t: LinkTable, chooser: PartChooser) -> _Counts:
     modules: list[PartSpec] = []
     codes: dict[str, int] = {}
     end_module = {"a": np.full(len(classes), NO_DEVICE), "z": np.full(len(classes), NO_DEVICE)}
+    trunk_class = np.zeros(len(classes), dtype=bool)
     for k, (pl, seg, ar, zr, sp, length, rd) in enumerate(classes.tolist()):
         plane, segment, n = t.planes[pl], t.segments[seg], int(counts[k])
         probe = Link(plane, segment, "", "", t.roles[ar], "", "", t.roles[zr], float(speeds[sp]), length, rd)
@@ -328,6 +330,7 @@ def count_links(t: LinkTable, chooser: PartChooser) -> _Counts:
         c.media["optics" if parts.optical else parts.cable.media] += n
         if parts.optical and t.roles[ar] not in NON_SWITCH_ROLES and t.roles[zr] not in NON_SWITCH_ROLES:
             c.trunks += n
+            trunk_class[k] = True
         group = {"UFM": FABRIC_MANAGER, "dev": ATTACHED}.get(segment[:3], "")
         entry = c.cables[(plane, group)].setdefault(parts.cable.sku, [parts.cable, 0, Counter()])
         entry[1] += n
@@ -339,7 +342,19 @@ def count_links(t: LinkTable, chooser: PartChooser) -> _Counts:
                     modules.append(module)
                 end_module[end][k] = codes[module.sku]
     _count_modules(t, {e: m[inverse] for e, m in end_module.items()}, modules, c)
+    c.trunk_ends = trunk_ends_per_rack(t, trunk_class[inverse])
     return c
+
+
+def trunk_ends_per_rack(t: LinkTable, trunk_row: np.ndarray) -> dict[int, int]:
+    """Rack key → ends of switch-to-switch optical trunks in that rack (each trunk lands at both ends)."""
+    keys = np.concatenate([t.a_rack[trunk_row], t.z_rack[trunk_row]])
+    if keys.size == 0:
+        return {}
+    racks, index = np.unique(keys, return_inverse=True)
+    weights = np.concatenate([t.weight[trunk_row], t.weight[trunk_row]])
+    ends = np.bincount(index.reshape(-1), weights=weights, minlength=racks.size).astype(np.int64)
+    return dict(zip(racks.tolist(), ends.tolist(), strict=True))
 
 
 def _count_modules(t: LinkTable, row_module: dict[str, np.ndarray], modules: list[PartSpec], c: _Counts) -> None:
@@ -433,7 +448,9 @@ def build_bom(
     lines += _cable_lines(counts)
     if accessories is not None:  # racks, PDUs, panels: they need the trunk count
         lines += [
-            _line(pl, cat, part, qty, why, False) for pl, cat, part, qty, why in accessories(counts.trunks) if qty
+            _line(pl, cat, part, qty, why, False)
+            for pl, cat, part, qty, why in accessories(counts.trunks, counts.trunk_ends)
+            if qty
         ]
     lines += _spare_lines(lines, policy)
     plane_order = {"nvlink": 0, "compute": 1, "storage": 2, "management": 3, "infrastructure": 4}

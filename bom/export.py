@@ -55,9 +55,15 @@ CABLING_COLUMNS = (
     "label",
     "plane",
     "segment",
+    "a_row",
+    "a_rack",
+    "a_u",
     "a_device",
     "a_port",
     "a_module",
+    "z_row",
+    "z_rack",
+    "z_u",
     "z_device",
     "z_port",
     "z_module",
@@ -138,7 +144,9 @@ SWITCH_ROLES = (
 )
 
 
-def cabling_rows(links: Iterable[Link], parts_of) -> list[dict[str, Any]]:
+def cabling_rows(
+    links: Iterable[Link], parts_of=None, *, parts: list | None = None, positions: dict | None = None
+) -> list[dict[str, Any]]:
     """The cut sheet: one row per cable, A-end ↔ Z-end, with the cable and each end's module.
 
     ``parts_of(link)`` is the BOM's own chooser (bom.media.PartChooser.parts), so the cut sheet
@@ -146,7 +154,8 @@ def cabling_rows(links: Iterable[Link], parts_of) -> list[dict[str, Any]]:
     serves share its cage (p1–p2 = cage 1); a module's SKU is written once, on the first port
     of its cage, so summing the sheet per SKU gives the BOM quantity."""
     links = list(links)
-    parts = [parts_of(link) for link in links]
+    parts = parts if parts is not None else [parts_of(link) for link in links]
+    where = positions or {}
     ports = _switch_ports(links, parts)
     modules = _module_cells(links, parts, ports)
     prefix = {"compute": "C", "storage": "S", "management": "M"}
@@ -157,18 +166,26 @@ def cabling_rows(links: Iterable[Link], parts_of) -> list[dict[str, Any]]:
                 "label": f"{prefix.get(link.plane, 'X')}-{i + 1:06d}",
                 "plane": link.plane,
                 "segment": link.segment,
+                **_end_position("a", where.get(link.a_device)),
                 "a_device": link.a_device,
                 "a_port": ports.get((i, "a"), link.a_port),
                 "a_module": modules.get((i, "a"), ""),
+                **_end_position("z", where.get(link.z_device)),
                 "z_device": link.z_device,
                 "z_port": ports.get((i, "z"), link.z_port),
                 "z_module": modules.get((i, "z"), ""),
                 "speed_gbps": link.speed_gbps,
                 "length_m": link.length_m,
                 "cable": p.cable.sku,
+                "cable_media": str(p.cable.media),
             }
         )
     return rows
+
+
+def _end_position(end: str, position: tuple[str, str, int] | None) -> dict[str, Any]:
+    row, rack, u = position or ("", "", "")
+    return {f"{end}_row": row, f"{end}_rack": rack, f"{end}_u": u}
 
 
 def _ends(link: Link, p) -> tuple[tuple[str, str, str, Any], ...]:
@@ -223,7 +240,7 @@ def cabling_csv(rows: Iterable[dict[str, Any]]) -> str:
     w = csv.writer(buf)
     w.writerow(CABLING_COLUMNS)
     for row in rows:
-        w.writerow([safe_text(row[c]) for c in CABLING_COLUMNS])
+        w.writerow([safe_text(row.get(c, "")) for c in CABLING_COLUMNS])
     return buf.getvalue()
 
 
@@ -235,6 +252,7 @@ def bom_xlsx(
     revision: str = "",
     cabling: Iterable[dict[str, Any]] = (),
     extra_sheets: Iterable[tuple[str, list[str], Iterable[list[Any]]]] = (),
+    elevations=None,
 ) -> bytes:
     """The workbook: Summary, one sheet per plane, Cabling plan, Price book provenance."""
     import xlsxwriter
@@ -244,13 +262,19 @@ def bom_xlsx(
         buf, {"in_memory": True, "strings_to_formulas": False, "strings_to_urls": False, "strings_to_numbers": False}
     )
     fmt = _formats(wb)
-    if failing_checks(bom):
-        _checks_sheet(wb, fmt, failing_checks(bom))
+    failing = failing_checks(bom) + (elevations.checks() if elevations is not None else [])
+    if failing:
+        _checks_sheet(wb, fmt, failing)
     summary = wb.add_worksheet("Summary")  # filled once the subtotals exist
     planes = list(dict.fromkeys(line["plane"] for line in bom["lines"]))
     subtotals = {plane: _plane_sheet(wb, fmt, plane, bom["lines"]) for plane in planes}
     _summary_sheet(summary, fmt, bom, subtotals, design_name, design_notes, revision)
     _cabling_sheet(wb, fmt, cabling)
+    if elevations is not None:
+        from bom.elevation_sheets import rack_type_sheets, racks_sheet
+
+        racks_sheet(wb, fmt, elevations)
+        rack_type_sheets(wb, fmt, elevations)
     _price_book_sheet(wb, fmt, bom)
     network = "+".join(ref for plane, (ref, _t) in subtotals.items() if plane != "infrastructure") or "0"
     for title, headers, rows in extra_sheets:
@@ -393,9 +417,15 @@ CABLING_TITLES = (
     "Label",
     "Plane",
     "Segment",
+    "A row",
+    "A rack",
+    "A U",
     "A device",
     "A port",
     "A module",
+    "Z row",
+    "Z rack",
+    "Z U",
     "Z device",
     "Z port",
     "Z module",
@@ -412,15 +442,16 @@ def _cabling_sheet(wb, fmt, cabling: Iterable[dict[str, Any]]) -> None:
     r = 1
     for rec in cabling:
         for c, key in enumerate(CABLING_COLUMNS):
-            v = rec[key]
+            v = rec.get(key, "")
             if isinstance(v, int | float):
                 cab.write_number(r, c, v)
             else:
                 cab.write_string(r, c, str(v))
         r += 1
     cab.freeze_panes(1, 0)
-    cab.set_column(0, 11, 14)
-    cab.set_column(11, 11, 24)
+    last = len(CABLING_COLUMNS) - 1
+    cab.set_column(0, last - 1, 12)
+    cab.set_column(last, last, 24)
 
 
 def _price_book_sheet(wb, fmt, bom: dict[str, Any]) -> None:

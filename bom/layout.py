@@ -73,3 +73,38 @@ def standard_length_m(needed_m: float) -> int:
     if i >= len(STANDARD_LENGTHS_M):
         return math.ceil(needed_m)
     return STANDARD_LENGTHS_M[i]
+
+
+# --- racks as keys and names (the elevations, the cut sheet, per-rack patch panels) -------------
+
+PANEL_PORTS = 24
+"""MPO ports of one 1U fibre patch panel: every switch-to-switch optical trunk lands on a panel
+port at each end, in the rack where that end's switch stands (bom/accessories.py)."""
+
+_COLUMN_RADIX = 1 << 24
+
+
+def rack_key(row, col):
+    """One integer per rack (works on ints and numpy arrays): rows from −1 (the spine row) up."""
+    return (row + 1) * _COLUMN_RADIX + col
+
+
+def rack_of_key(key: int) -> tuple[int, int]:
+    row, col = divmod(int(key), _COLUMN_RADIX)
+    return row - 1, col
+
+
+def row_name(row: int) -> str:
+    """The spine row in front is "N" (network); compute and infrastructure rows count from 1."""
+    return "N" if row < 0 else f"{row + 1:02d}"
+
+
+def rack_name(position: tuple[int, int]) -> str:
+    """``R03-11``: row 03, rack 11 of that row (racks count from 1); ``RN-02`` in the spine row."""
+    row, col = position
+    return f"R{row_name(row)}-{col + 1:02d}"
+
+
+def panels_for(trunk_ends: int) -> int:
+    """Patch panels a rack needs for the trunk ends landing in it: ⌈ends ÷ PANEL_PORTS⌉."""
+    return -(-int(trunk_ends) // PANEL_PORTS)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bom.layout import STANDARD_LENGTHS_M, RackLayout
+from bom.layout import STANDARD_LENGTHS_M, RackLayout, rack_key
 from bom.links import ClusterShape, Link, fabric_manager_leaves, ufm_position
 from topology.graph import fabric_edges
 from topology.management_plane import ManagementPlan
@@ -63,6 +63,8 @@ class LinkTable:
     speed_gbps: np.ndarray
     length_m: np.ndarray
     rack_distance: np.ndarray
+    a_rack: np.ndarray  # bom.layout.rack_key of each end's rack
+    z_rack: np.ndarray
     weight: np.ndarray
 
     @property
@@ -112,6 +114,8 @@ class _Builder:
                 ln.speed_gbps,
                 ln.length_m,
                 ln.rack_distance,
+                rack_key(*ln.a_rack),
+                rack_key(*ln.z_rack),
                 1,
             )
         )
@@ -162,6 +166,8 @@ _COLUMNS = (
     "speed_gbps",
     "length_m",
     "rack_distance",
+    "a_rack",
+    "z_rack",
     "weight",
 )
 _DTYPES = {k: (np.float64 if k == "speed_gbps" else np.int64) for k in _COLUMNS}
@@ -335,6 +341,8 @@ def _add(b, layout, plane, segment, segment_names, roles, pos, a_dev, z_dev, spe
         speed_gbps=np.broadcast_to(np.asarray(speed, dtype=float), np.shape(segment)),
         length_m=cable_lengths_m(layout, ar, ac, zr, zc),
         rack_distance=rack_distances(ar, ac, zr, zc),
+        a_rack=np.broadcast_to(np.asarray(rack_key(np.asarray(ar), np.asarray(ac)), dtype=np.int64), np.shape(segment)),
+        z_rack=np.broadcast_to(np.asarray(rack_key(np.asarray(zr), np.asarray(zc)), dtype=np.int64), np.shape(segment)),
         weight=np.broadcast_to(np.asarray(weight, dtype=np.int64), np.shape(segment)),
         **nic,
     )

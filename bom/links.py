@@ -33,6 +33,8 @@ class Link(NamedTuple):
     speed_gbps: float
     length_m: int
     rack_distance: int
+    a_rack: tuple[int, int] = (0, 0)  # (row, column) of the floor plan (bom/layout.py); row −1 is the spine row
+    z_rack: tuple[int, int] = (0, 0)
 
 
 @dataclass(frozen=True)
@@ -120,6 +122,8 @@ def _link(layout: RackLayout, plane: str, segment: str, a: tuple, z: tuple, gbps
         gbps,
         layout.cable_length_m(a_pos, z_pos),
         layout.rack_distance(a_pos, z_pos),
+        a_pos,
+        z_pos,
     )
 
 

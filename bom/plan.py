@@ -8,13 +8,15 @@ Both give the same quantities (tests/bom/test_link_table.py).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
-from bom.accessories import infrastructure_lines
+from bom.accessories import accessory, infrastructure_lines
 from bom.build import Bom, Roles, build_bom, find_nic, find_switch, part_chooser, placeholder
 from bom.catalog import DEFAULT_PARTS, DEFAULT_PRICE_BOOK
+from bom.elevation import SWITCH_ROLES, Elevations, Heights, elevations
 from bom.export import cabling_rows
 from bom.links import all_links
 from bom.media import NIC_CAGES, PartChooser
@@ -181,9 +183,47 @@ def chooser_for(r: Requirements, catalog: Catalog, roles: Roles | None = None) -
 
 
 def cut_sheet(r: Requirements, plan: FabricPlan, storage: StoragePlan, mgmt: ManagementPlan, catalog: Catalog):
-    """One row per cable of the three planes, with the parts the BOM buys for it."""
+    """One row per cable of the three planes, with the parts the BOM buys for it and both ends' positions."""
+    return floor_sheets(r, plan, storage, mgmt, catalog)[0]
+
+
+def floor_sheets(
+    r: Requirements, plan: FabricPlan, storage: StoragePlan, mgmt: ManagementPlan, catalog: Catalog
+) -> tuple[list[dict], Elevations]:
+    """The positioned cut sheet and the rack elevations, from one list of links and one choice of parts."""
     r = resolve(r)
-    return cabling_rows(plane_links(r, plan, storage, mgmt), chooser_for(r, catalog).parts)
+    links = list(plane_links(r, plan, storage, mgmt))
+    chooser = chooser_for(r, catalog)
+    parts = [chooser.parts(link) for link in links]
+    trunk = [
+        p.optical and link.a_role in SWITCH_ROLES and link.z_role in SWITCH_ROLES
+        for link, p in zip(links, parts, strict=True)
+    ]
+    racks = rack_plan(r, node_power_w(r)[0], upper_switch_count(plan, storage, mgmt))
+    elev = elevations(links, trunk, rack_heights(r, catalog, racks))
+    return cabling_rows(links, parts=parts, positions=elev.position_of), elev
+
+
+def rack_heights(r: Requirements, catalog: Catalog, racks: RackPlan) -> Heights:
+    """Rack units of each kind of device, and each rack's PDUs, as the BOM buys them."""
+    p, roles = r.power, bom_roles(r, catalog.parts)
+    system = rack_scale_system(r.cluster.gpu_model)
+    switch_roles = sorted(SWITCH_ROLES)
+    per_feed = math.ceil(racks.compute_rack_kw / float(p.pdu_kw) - 1e-9) if racks.compute_rack_count else 1
+    accessories = {prefix: accessory(catalog.parts, prefix, prefix).sku for prefix in ("PDU-", "PANEL-", "CM-")}
+    return Heights(
+        rack_u=p.rack_u,
+        node_u=system.tray_u if system is not None else p.node_u,
+        storage_u=p.storage_node_u,
+        mgmt_u=p.mgmt_node_u,
+        switch_u={role: max(1, roles.switch(role).rack_units) for role in switch_roles},
+        switch_sku={role: roles.switch(role).sku for role in switch_roles},
+        node_model=f"{r.cluster.gpu_model} node",
+        compute_pdus=2 * per_feed,
+        pdu_sku=accessories["PDU-"],
+        panel_sku=accessories["PANEL-"],
+        manager_sku=accessories["CM-"],
+    )
 
 
 def network_bom(
@@ -216,10 +256,11 @@ def network_bom(
         policy=bom_policy(r),
         tier_ports=tier_ports(r, plan, storage, mgmt),
         appliances=nvlink_lines(r, catalog.parts, racks) + fabric_manager_lines(r, catalog.parts),
-        accessories=lambda trunks: infrastructure_lines(
+        accessories=lambda trunks, trunk_ends: infrastructure_lines(
             racks,
             switch_count=plan.switch_count + storage.switch_count + mgmt.tor_count + mgmt.spine_count,
             trunk_count=trunks,
+            trunk_ends_per_rack=trunk_ends,
             pdu_kw=float(r.power.pdu_kw),
             rack_u=r.power.rack_u,
             catalog=catalog.parts,

@@ -176,7 +176,7 @@ def clone_design(design, user):
 # --- exports ---------------------------------------------------------------------------------
 
 
-EXPORT_FORMATS = ("bom.xlsx", "bom.csv", "bom.json", "cabling.csv")
+EXPORT_FORMATS = ("bom.xlsx", "bom.csv", "bom.json", "cabling.csv", "racks.csv", "netbox.zip")
 
 
 def cabling_plan(r: Requirements, planes: Planes | ClusterPlan, catalog: Catalog | None = None):
@@ -193,8 +193,16 @@ def stored_bom(revision) -> dict[str, Any]:
 
 def revision_cabling(revision, catalog: Catalog | None = None):
     """A revision's cut sheet: the planes re-planned, the parts chosen from ``catalog`` (nothing re-priced)."""
+    return revision_floor(revision, catalog)[0]
+
+
+def revision_floor(revision, catalog: Catalog | None = None):
+    """A revision's positioned cut sheet and rack elevations (bom.plan.floor_sheets)."""
+    from bom.plan import floor_sheets
+
     r = requirements_of(revision)
-    return cabling_plan(r, plan_planes(r), catalog)
+    planes = plan_planes(r)
+    return floor_sheets(r, planes.fabric, planes.storage, planes.management, catalog or current_catalog())
 
 
 EXPORT_CACHE_MAX_BYTES = 2_000_000
@@ -232,7 +240,19 @@ def _export_bom(revision, fmt: str, catalog: Catalog, *, show_author: bool = Tru
         return bom_csv(stored_bom(revision)).encode(), "text/csv", f"{base}-bom.csv"
     if fmt == "cabling.csv":
         return cabling_csv(revision_cabling(revision, catalog)).encode(), "text/csv", f"{base}-cabling.csv"
+    if fmt == "racks.csv":
+        from bom.elevation import racks_csv
+
+        return racks_csv(revision_floor(revision, catalog)[1]).encode(), "text/csv", f"{base}-racks.csv"
+    if fmt == "netbox.zip":
+        from bom.netbox import netbox_files, netbox_zip
+
+        rows, elev = revision_floor(revision, catalog)
+        vendors = {p.sku: p.vendor for p in catalog.parts}
+        files = netbox_files(elev, rows, site=f"{revision.name} r{revision.number}", vendors=vendors)
+        return netbox_zip(files), "application/zip", f"{base}-netbox.zip"
     if fmt == "bom.xlsx":
+        rows, elev = revision_floor(revision, catalog)
         data = bom_xlsx(
             stored_bom(revision),
             design_name=revision.name,
@@ -240,8 +260,9 @@ def _export_bom(revision, fmt: str, catalog: Catalog, *, show_author: bool = Tru
             revision=f"r{revision.number}"
             + (f" by {revision.author.username}" if show_author else "")
             + f", {revision.created_at:%Y-%m-%d %H:%M}",
-            cabling=revision_cabling(revision, catalog),
+            cabling=rows,
             extra_sheets=tco_sheet(revision.results),
+            elevations=elev,
         )
         return data, "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", f"{base}-bom.xlsx"
     raise ValueError(f"unknown export {fmt!r}")

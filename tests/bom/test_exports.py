@@ -56,16 +56,22 @@ def test_xlsx_has_formulas_totals_and_reads_back(alice, seed_revision):
     content, ctype, filename = export_bom(seed_revision, "bom.xlsx")
     assert filename.endswith("-r1-bom.xlsx") and "spreadsheetml" in ctype
     wb = openpyxl.load_workbook(io.BytesIO(content))
-    assert wb.sheetnames == [
+    names = wb.sheetnames
+    rack_types = [n for n in names if n.startswith("Rack type ")]
+    assert names == [
+        "Checks",  # the seed's network racks overflow 42U (tests/bom/test_elevation.py)
         "Summary",
         "Compute",
         "Storage",
         "Management",
         "Infrastructure",
         "Cabling plan",
+        "Racks",
+        *rack_types,
         "Price book",
         "TCO",
     ]
+    assert rack_types and "rack(s) hold more than 42U" in wb["Checks"]["B4"].value
     comp = wb["Compute"]
     assert [c.value for c in comp[1]][:12] == [
         "Line",
@@ -104,13 +110,19 @@ def test_xlsx_has_formulas_totals_and_reads_back(alice, seed_revision):
     assert new_total == pytest.approx(total + qty * 1000)
     # cabling plan: one row per link, A-end ↔ Z-end
     cab = wb["Cabling plan"]
-    assert [c.value for c in cab[1]][:9] == [
+    assert [c.value for c in cab[1]][:15] == [
         "Label",
         "Plane",
         "Segment",
+        "A row",
+        "A rack",
+        "A U",
         "A device",
         "A port",
         "A module",
+        "Z row",
+        "Z rack",
+        "Z U",
         "Z device",
         "Z port",
         "Z module",
@@ -171,6 +183,8 @@ def test_downloads_page_api_and_shared_link(alice, bob, seed_revision):
         ("bom.csv", "text/csv"),
         ("cabling.csv", "text/csv"),
         ("bom.json", "application/json"),
+        ("racks.csv", "text/csv"),
+        ("netbox.zip", "application/zip"),
     ):
         r = c.get(f"/designs/{design.pk}/export/{fmt}?revision=1")
         assert r.status_code == 200 and ctype in r["Content-Type"], fmt
@@ -179,7 +193,8 @@ def test_downloads_page_api_and_shared_link(alice, bob, seed_revision):
         assert r.status_code == 200 and ctype in r["Content-Type"], fmt
     body = c.get(f"/designs/{design.pk}/export/cabling.csv").content.decode()
     first = list(csv.reader(io.StringIO(body)))[1]
-    assert first[0] == "C-000001" and first[3].startswith("cn")
+    assert first[0] == "C-000001" and first[6].startswith("cn")
+    assert first[3:6] == ["01", "R01-01", "1"]  # A end: row 01, rack R01-01, U1 (the first node, bottom up)
     assert c.get(f"/designs/{design.pk}/export/nope.txt").status_code == 404
     stranger = Client()
     stranger.force_login(bob)

@@ -10,8 +10,9 @@ import yaml
 
 from bom.media import NoPartReaches
 from bom.parts import FIBRE_MEDIA, PartKind
-from bom.plan import Catalog, cut_sheet
+from bom.plan import Catalog, chooser_for, cut_sheet, plane_links
 from cluster.pipeline import plan_cluster
+from cluster.requests import resolve
 from cluster.validate import RequirementsError, validate, validate_flat
 from designer.presets import preset_values
 from tests.conftest import EXAMPLES
@@ -205,14 +206,30 @@ def test_more_fabric_managers_than_free_leaf_ports_is_a_field_error():
 def test_racks_pdus_panels_and_cable_managers_by_rule():
     """Seed 2,000-GPU design by hand: the rack plan has 63 compute racks at 40 kW (4 × 10 kW nodes) +
     12 infrastructure racks = 75 (seed D14); PDUs: 63 × 2 feeds × ⌈40 ÷ 17.3⌉ = 378, + 12 × 2 = 24 → 402;
-    cable managers: one per switch (96 + 36 + 36 = 168); patch panels: 2 × ⌈trunks ÷ 24⌉."""
+    cable managers: one per switch (96 + 36 + 36 = 168); patch panels per rack, ⌈trunk ends there ÷ 24⌉:
+    the spine row's first two racks hold 16 compute spines each (16 a network rack), every one of their
+    64 QM9700 ports a trunk to a leaf (2 tiers, 64 leaves × 32 uplinks = 32 spines × 64), so
+    16 × 64 = 1,024 ends → ⌈1,024 ÷ 24⌉ = 43 panels each; the whole count is Σ over racks of the
+    trunk ends counted again from the per-link records of the cut sheet (not the live table)."""
     r = validate(yaml.safe_load((EXAMPLES / "seed-2000-gpu.yaml").read_text()))
-    b = plan_cluster(r, CATALOG).bom
+    seed = plan_cluster(r, CATALOG)
+    b = seed.bom
     infra = {ln.category: ln for ln in b.lines if ln.plane == "infrastructure"}
     assert infra["rack"].quantity == 75 and infra["rack"].sku == "RACK-42U-600x1200"
     assert infra["pdu"].quantity == 402 and "⌈40.0 kW ÷ 17.3 kW⌉" in infra["pdu"].derivation
     assert infra["cable manager"].quantity == 168
-    assert b.trunk_count > 0 and infra["patch panel"].quantity == 2 * -(-b.trunk_count // 24)
+    ends: Counter = Counter()
+    switch_roles = {"compute_switch", "storage_switch", "mgmt_tor", "mgmt_spine"}
+    r = resolve(r)
+    chooser = chooser_for(r, CATALOG)
+    for link in plane_links(r, seed.fabric, seed.storage, seed.management):
+        if link.a_role in switch_roles and link.z_role in switch_roles and chooser.parts(link).optical:
+            ends[link.a_rack] += 1
+            ends[link.z_rack] += 1
+    assert ends[(-1, 0)] == ends[(-1, 1)] == 16 * 64
+    assert sum(ends.values()) == 2 * b.trunk_count
+    assert infra["patch panel"].quantity == sum(-(-n // 24) for n in ends.values())
+    assert "Σ ⌈ends in the rack ÷ 24 MPO ports per 1U panel⌉" in infra["patch panel"].derivation
     # in the TCO, racks and PDUs are facility works: the network line leaves them out
     plan = plan_cluster(validate_flat({"gpu_count": 2000}), CATALOG)
     network = next(c for c in plan.power.tco.capex if c.name == "Network")

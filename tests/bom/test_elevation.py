@@ -1,0 +1,155 @@
+"""Issue #10: every device in a rack at a U position, and a cut sheet whose ends say where they are."""
+
+from __future__ import annotations
+
+import csv
+import io
+import zipfile
+from collections import Counter
+
+import pytest
+
+from bom.elevation import Heights, elevations
+from bom.links import Link
+from bom.netbox import netbox_files, netbox_zip
+from bom.plan import Catalog, floor_sheets
+from cluster.pipeline import plan_cluster
+from cluster.validate import validate_flat
+
+CATALOG = Catalog.built_in()
+
+
+def _floor(values: dict):
+    r = validate_flat(values)
+    plan = plan_cluster(r, CATALOG)
+    rows, elev = floor_sheets(r, plan.fabric, plan.storage, plan.management, CATALOG)
+    return plan, rows, elev
+
+
+@pytest.fixture(scope="module")
+def small():
+    return _floor({"gpu_count": 64})
+
+
+def test_a_compute_rack_by_hand(small):
+    """64 H100 GPUs = 8 nodes of 8U (the default node, 8 × 700 W + 4.6 kW host = 10.2 kW), 4 a rack:
+    min(⌊41 kW ÷ 10.2 kW⌋ = 4, ⌊42U ÷ 8U⌋ = 5). Bottom up: cn00001 at U1, cn00002 U9, cn00003 U17,
+    cn00004 U25 (4 × 8U = 32U). The first management ToR serves the first 8 servers (cn00001–8) and
+    stands in the rack of its first one, R01-01: from the top, the rack's one patch panel (its 2 uplinks are
+    optical trunks: 2 ends → ⌈2 ÷ 24⌉ = 1 panel) at U42, the ToR at U41, its cable manager at U40.
+    PDUs: A + B feeds × ⌈rack kW ÷ 17.3 kW⌉ per feed, zero-U."""
+    plan, _, elev = small
+    assert plan.power.racks.nodes_per_rack == 4
+    rack = next(r for r in elev.racks if r.name == "R01-01")
+    assert rack.kind == "compute"
+    units = {p.device: (p.u, p.height_u) for p in rack.placements if p.height_u}
+    assert units == {
+        "cn00001": (1, 8),
+        "cn00002": (9, 8),
+        "cn00003": (17, 8),
+        "cn00004": (25, 8),
+        "mtor001-cm": (40, 1),
+        "mtor001": (41, 1),
+        "R01-01-pp01": (42, 1),
+    }
+    per_feed = 3  # ⌈4 × 10.2 = 40.8 kW ÷ 17.3 kW⌉ = 3
+    assert plan.power.racks.compute_rack_kw == pytest.approx(40.8)
+    assert sum(1 for p in rack.placements if p.kind == "PDU") == 2 * per_feed
+
+
+def test_every_cut_sheet_end_is_where_the_elevation_puts_its_device(small):
+    _, rows, elev = small
+    where = {(rack.name, p.device): p for rack in elev.racks for p in rack.placements}
+    for row in rows:
+        for end in ("a", "z"):
+            p = where[(row[f"{end}_rack"], row[f"{end}_device"])]
+            assert row[f"{end}_u"] == p.u and row[f"{end}_row"] == row[f"{end}_rack"][1:].split("-")[0]
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        {"gpu_count": 64},
+        {"gpu_count": 512, "topology": "fat_tree"},
+        {"gpu_count": 1024, "scalable_unit_nodes": 32},
+        {"gpu_count": 2000},
+    ],
+)
+def test_racks_hold_their_devices_without_overlap_and_panels_match_the_bom(values):
+    plan, _, elev = _floor(values)
+    for rack in elev.racks:
+        used = Counter()
+        for p in rack.placements:
+            for u in range(p.u, p.u + p.height_u):
+                used[u] += 1
+        assert all(n == 1 for n in used.values()), rack.name  # no U holds two devices
+        if not rack.overflow_u:
+            assert all(1 <= u <= rack.rack_u for u in used), rack.name
+    devices = Counter(p.device for rack in elev.racks for p in rack.placements)
+    assert all(n == 1 for n in devices.values())  # each device in one place
+    infra = {ln.category: ln.quantity for ln in plan.bom.lines if ln.plane == "infrastructure" and not ln.spare}
+    panels = sum(1 for rack in elev.racks for p in rack.placements if p.kind == "patch panel")
+    managers = sum(1 for rack in elev.racks for p in rack.placements if p.kind == "cable manager")
+    assert panels == infra["patch panel"]  # the live BOM (numpy table) and the drawn racks agree
+    assert managers == infra["cable manager"]
+    switches = sum(1 for rack in elev.racks for p in rack.placements if p.kind == "switch")
+    assert switches == sum(ln.quantity for ln in plan.bom.lines if ln.category.startswith("switch") and not ln.spare)
+
+
+def _link(a: str, a_role: str, a_rack, z: str, z_role: str, z_rack) -> Link:
+    return Link("compute", "x", a, "p1", a_role, z, "p1", z_role, 400.0, 3, 0, a_rack, z_rack)
+
+
+def test_a_rack_that_cannot_hold_its_devices_is_reported_not_squeezed():
+    """A 10U rack with two 4U nodes (8U) and one 1U switch + 1U cable manager (2U) holds 10U exactly; a
+    third node makes 14U: the check names the rack and its need, and the devices are numbered past U10."""
+    heights = Heights(
+        rack_u=10, node_u=4, storage_u=2, mgmt_u=1, switch_u={"mgmt_tor": 1}, switch_sku={"mgmt_tor": "T"}
+    )
+    fits = [_link(f"cn{i:05d}", "nic", (0, 0), "mtor001", "mgmt_tor", (0, 0)) for i in (1, 2)]
+    elev = elevations(fits, [False] * 2, heights)
+    assert elev.checks() == [] and elev.racks[0].used_u == 10
+    assert {p.device: p.u for p in elev.racks[0].placements if p.height_u} == {
+        "cn00001": 1,
+        "cn00002": 5,
+        "mtor001-cm": 9,
+        "mtor001": 10,
+    }
+    over = [*fits, _link("cn00003", "nic", (0, 0), "mtor001", "mgmt_tor", (0, 0))]
+    elev = elevations(over, [False] * 3, heights)
+    (check,) = elev.checks()
+    assert check["ok"] is False and "R01-01 needs 14U" in check["message"]
+    assert max(p.top_u for p in elev.racks[0].placements) == 14
+
+
+def test_netbox_set_is_complete_and_consistent(small):
+    _, rows, elev = small
+    files = netbox_files(elev, rows, site="Test site", vendors={p.sku: p.vendor for p in CATALOG.parts})
+    read = {name: list(csv.DictReader(io.StringIO(text))) for name, text in files.items()}
+    assert list(files) == [
+        "1-sites.csv",
+        "2-manufacturers.csv",
+        "3-device-roles.csv",
+        "4-device-types.csv",
+        "5-racks.csv",
+        "6-devices.csv",
+        "7-interfaces.csv",
+        "8-cables.csv",
+    ]
+    devices = {d["name"]: d for d in read["6-devices.csv"]}
+    racks = {r["name"] for r in read["5-racks.csv"]}
+    types = {t["model"] for t in read["4-device-types.csv"]}
+    roles = {r["name"] for r in read["3-device-roles.csv"]}
+    assert all(d["rack"] in racks and d["device_type"] in types and d["role"] in roles for d in devices.values())
+    assert devices["cn00001"]["position"] == "1" and devices["cn00001"]["face"] == "front"
+    assert devices["leaf0001"]["manufacturer"] == "NVIDIA"
+    interfaces = {(i["device"], i["name"]) for i in read["7-interfaces.csv"]}
+    assert len(read["8-cables.csv"]) == len(rows)
+    for cable in read["8-cables.csv"]:
+        for side in ("a", "b"):
+            assert (cable[f"side_{side}_device"], cable[f"side_{side}_name"]) in interfaces
+            assert cable[f"side_{side}_type"] == "dcim.interface"
+        assert cable["type"] in {"dac-passive", "dac-active", "aoc", "mmf-om4", "smf-os2", "cat6"}
+    assert {c["type"] for c in read["8-cables.csv"] if c["label"].startswith("M-")} >= {"cat6"}  # BMC copper
+    with zipfile.ZipFile(io.BytesIO(netbox_zip(files))) as z:
+        assert set(z.namelist()) == {"README.txt", *files}
