@@ -53,6 +53,12 @@ class Heights:
     pdu_sku: str = "PDU"
     panel_sku: str = "PANEL"
     manager_sku: str = "CM"
+    # a rack-scale system (GB200 NVL72): its own rack height, and what stands in it besides the compute trays
+    compute_rack_u: int | None = None
+    compute_extras: tuple[tuple[str, str, int, int], ...] = ()  # (kind, part, count, U each)
+    # the rest of a rack-scale rack (power shelves, NIC and management space, cable management): what the rack's
+    # own management ToRs, cable managers and patch panels leave of ``max U``, never less than ``min U``
+    compute_block: tuple[str, str, int, int] | None = None  # (kind, part, max U, min U)
 
     def server_u(self, key: str) -> int:
         return {
@@ -166,20 +172,31 @@ def _fill(position: tuple[int, int], members: dict[str, str], trunk_ends: int, h
             switches.append((device, role))
         else:
             servers.append(device)
-    rack = Rack(position, h.rack_u)
-    rack.kind = "compute" if any(d.startswith("cn") for d in servers) else ("network" if not servers else "server")
+    compute = any(d.startswith("cn") for d in servers)
+    rack = Rack(position, (h.compute_rack_u or h.rack_u) if compute else h.rack_u)
+    rack.kind = "compute" if compute else ("network" if not servers else "server")
     bottom = [_server(device, h) for device in servers]
+    if compute:
+        bottom += [
+            (kind, f"{rack.name}-{slug}{i + 1:02d}", sku, u)
+            for kind, sku, count, u in h.compute_extras
+            for slug in ["".join(w[0] for w in kind.split())]
+            for i in range(count)
+        ]
     top = [("patch panel", f"{rack.name}-pp{i + 1:02d}", h.panel_sku, 1) for i in range(panels_for(trunk_ends))]
     for device, role in switches:
         top.append(("switch", device, h.switch_sku[role], h.switch_u[role]))
         top.append(("cable manager", f"{device}-cm", h.manager_sku, 1))
+    if compute and h.compute_block is not None:
+        kind, sku, most, least = h.compute_block
+        bottom.append((kind, f"{rack.name}-infra", sku, max(least, most - sum(t[3] for t in top))))
     u = 1
     for kind, device, sku, height in bottom:
         rack.placements.append(Placement(device, kind, sku, u, height))
         u += height
-    fits = u - 1 + sum(t[3] for t in top) <= h.rack_u
+    fits = u - 1 + sum(t[3] for t in top) <= rack.rack_u
     upper = []
-    top_u = h.rack_u
+    top_u = rack.rack_u
     for kind, device, sku, height in top:
         if fits:
             upper.append(Placement(device, kind, sku, top_u - height + 1, height))

@@ -262,7 +262,9 @@ def bom_xlsx(
         buf, {"in_memory": True, "strings_to_formulas": False, "strings_to_urls": False, "strings_to_numbers": False}
     )
     fmt = _formats(wb)
-    failing = failing_checks(bom) + (elevations.checks() if elevations is not None else [])
+    failing = failing_checks(bom)
+    if elevations is not None and not any(c["field"] == "rack_u" for c in failing):
+        failing += elevations.checks()
     if failing:
         _checks_sheet(wb, fmt, failing)
     summary = wb.add_worksheet("Summary")  # filled once the subtotals exist

@@ -25,10 +25,20 @@ class RackLayout:
     rack_width_m: float = 0.6
     row_pitch_m: float = 2.4
     slack_m: float = 3.0
-    switches_per_network_rack: int = 16
+    switches_per_network_rack: int = 16  # spine row (see :func:`switches_per_rack`)
+    leaves_per_network_rack: int = 16  # end-of-row network racks
+    storage_per_rack: int = 8  # storage servers in an infrastructure rack (the rack plan's figure)
+    servers_per_rack: int = 8  # management, login, fabric-management servers, attached devices
 
     def __post_init__(self) -> None:
-        for name in ("nodes_per_rack", "racks_per_row", "switches_per_network_rack"):
+        for name in (
+            "nodes_per_rack",
+            "racks_per_row",
+            "switches_per_network_rack",
+            "leaves_per_network_rack",
+            "storage_per_rack",
+            "servers_per_rack",
+        ):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1")
         for name in ("rack_width_m", "row_pitch_m"):
@@ -47,6 +57,20 @@ class RackLayout:
 
     def row_network_rack(self, row: int) -> tuple[int, int]:
         return row, self.racks_per_row
+
+    def leaf_rack(self, row, index_in_row):
+        """End-of-row network racks: the row's leaves fill columns ``racks_per_row``, +1, … in turn."""
+        return row, self.racks_per_row + index_in_row // self.leaves_per_network_rack
+
+    def storage_position(self, infra_row: int, index):
+        """Storage servers from the first infrastructure row on, ``storage_per_rack`` a rack (ints or arrays)."""
+        rack = index // self.storage_per_rack
+        return infra_row + rack // self.racks_per_row, rack % self.racks_per_row
+
+    def server_position(self, infra_row: int, storage_count: int, index):
+        """Management, login and fabric-management servers and attached devices, in racks after the storage racks."""
+        rack = -(-storage_count // self.storage_per_rack) + index // self.servers_per_rack
+        return infra_row + rack // self.racks_per_row, rack % self.racks_per_row
 
     def spine_row_rack(self, index: int) -> tuple[int, int]:
         """Network row in front of row 0 (row −1), switches packed ``switches_per_network_rack`` a rack."""
@@ -108,3 +132,29 @@ def rack_name(position: tuple[int, int]) -> str:
 def panels_for(trunk_ends: int) -> int:
     """Patch panels a rack needs for the trunk ends landing in it: ⌈ends ÷ PANEL_PORTS⌉."""
     return -(-int(trunk_ends) // PANEL_PORTS)
+
+
+def switches_per_rack(rack_u: int, switch_u: int, trunk_ports: int) -> int:
+    """Switches a network rack holds, each with its 1U cable manager and the patch panels of its trunks:
+    the largest k with k × (switch U + 1) + ⌈k × trunk ports ÷ 24⌉ ≤ rack U — at least 1 (a switch that
+    cannot fit with its panels is reported by the elevations, not hidden)."""
+    k = 1
+    while (k + 1) * (switch_u + 1) + panels_for((k + 1) * trunk_ports) <= rack_u:
+        k += 1
+    return k
+
+
+def index_in_row(rows, offsets=None):
+    """For items given in order with their row: each one's index among the items of its row (+ the row's
+    offset, e.g. the compute leaves already in that row's network racks). numpy in, numpy out."""
+    import numpy as np
+
+    rows = np.asarray(rows, dtype=np.int64)
+    order = np.argsort(rows, kind="stable")
+    ordered = rows[order]
+    within = np.arange(rows.size) - np.searchsorted(ordered, ordered, side="left")
+    out = np.empty(rows.size, dtype=np.int64)
+    out[order] = within
+    if offsets:
+        out += np.array([offsets.get(int(r), 0) for r in rows.tolist()], dtype=np.int64)
+    return out

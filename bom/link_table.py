@@ -18,7 +18,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from bom.layout import STANDARD_LENGTHS_M, RackLayout, rack_key
-from bom.links import ClusterShape, Link, fabric_manager_leaves, ufm_position
+from bom.links import (
+    ClusterShape,
+    Link,
+    compute_leaf_positions,
+    fabric_manager_leaves,
+    leaf_positions,
+    storage_leaf_positions,
+    ufm_position,
+)
 from topology.graph import fabric_edges
 from topology.management_plane import ManagementPlan
 from topology.spec import FabricPlan, Topology
@@ -315,16 +323,15 @@ def _fabric_manager_rows(b, plan, e, shape: ClusterShape, layout: RackLayout, sw
 
 def _switch_positions(layout: RackLayout, e, index: np.ndarray, counts: dict[int, int], per_node: int):
     """Leaves in the network rack of the row of their first node; upper tiers packed in the spine row."""
-    n, tier = e.endpoint_count, e.node_tier
-    mask = (e.u < n) & (tier[e.v] == 0)
-    leaves, first = np.unique(e.v[mask], return_index=True)
-    leaf_row = np.zeros(tier.size, dtype=np.int64)
-    leaf_row[leaves] = node_positions(layout, e.u[mask][first] // per_node)[0]
+    tier = e.node_tier
+    node_rows = node_positions(layout, np.arange(e.endpoint_count) // per_node)[0]
+    leaves, leaf_rows, leaf_cols = leaf_positions(e, node_rows, layout)
     offset = np.zeros(tier.size, dtype=np.int64)
     for t in counts:
         offset[tier == t] = sum(c for tt, c in counts.items() if 0 < tt < t)
-    rows = np.where(tier == 0, leaf_row, -1)
-    cols = np.where(tier == 0, layout.racks_per_row, (offset + index) // layout.switches_per_network_rack)
+    rows = np.full(tier.size, -1, dtype=np.int64)
+    cols = (offset + index) // layout.switches_per_network_rack
+    rows[leaves], cols[leaves] = leaf_rows, leaf_cols
     return rows, cols
 
 
@@ -348,39 +355,39 @@ def _add(b, layout, plane, segment, segment_names, roles, pos, a_dev, z_dev, spe
     )
 
 
-def _infra_positions(layout: RackLayout, first_row: int, index: np.ndarray, per_rack: int):
-    rack = index // per_rack
-    return first_row + rack // layout.racks_per_row, rack % layout.racks_per_row
-
-
 def _storage_access(plan: StoragePlan, shape: ClusterShape, layout: RackLayout):
     """(row, column, speed) of every storage-fabric endpoint: compute-node storage NICs, then servers."""
     port = plan.switch_port_gbps
     nodes = np.arange(shape.node_count * shape.storage_nics_per_node) // shape.storage_nics_per_node
     cr, cc = node_positions(layout, nodes)
     servers = np.arange(shape.storage_node_count * shape.storage_node_nics) // shape.storage_node_nics
-    sr, sc = _infra_positions(layout, layout.compute_rows(shape.node_count), servers, 8)
+    sr, sc = layout.storage_position(layout.compute_rows(shape.node_count), servers)
     speed = np.concatenate(
         [np.full(cr.size, min(shape.storage_nic_gbps, port)), np.full(sr.size, min(shape.storage_node_nic_gbps, port))]
     )
     return np.concatenate([cr, sr]), np.concatenate([cc, sc]), speed
 
 
-def storage_table(b: _Builder, plan: StoragePlan, shape: ClusterShape, layout: RackLayout, spine_offset: int) -> None:
-    """bom.links.storage_links, as columns."""
+def storage_table(
+    b: _Builder, plan: StoragePlan, shape: ClusterShape, layout: RackLayout, spine_offset: int, leaf_rows: np.ndarray
+) -> None:
+    """bom.links.storage_links, as columns; ``leaf_rows``: the rows of the compute leaves (they fill first)."""
     row, col, speed = _storage_access(plan, shape, layout)
     none = np.full(row.size, NO_DEVICE)
+    ids, leaf_r, leaf_c = storage_leaf_positions(plan, shape, layout, leaf_rows)
     if plan.fabric is None:
-        _storage_mesh(b, plan, layout, layout.compute_rows(shape.node_count), row, col, speed)
+        _storage_mesh(b, plan, layout, leaf_r, leaf_c, row, col, speed)
         return
     e = fabric_edges(plan.fabric)
     n, tier, u, v = e.endpoint_count, e.node_tier, e.u, e.v
-    index, _ = _tier_index(tier, n)
+    index, counts = _tier_index(tier, n)
     down = u < n
-    leaves, first = np.unique(v[down], return_index=True)
-    sw_r = np.where(tier == 0, 0, -1)
-    sw_c = np.where(tier == 0, layout.racks_per_row, (spine_offset + index) // layout.switches_per_network_rack)
-    sw_r[leaves] = row[u[down][first]]
+    below = np.zeros(tier.size, dtype=np.int64)
+    for t in counts:
+        below[tier == t] = sum(c for tt, c in counts.items() if 0 < tt < t)
+    sw_r = np.full(tier.size, -1, dtype=np.int64)
+    sw_c = (spine_offset + below + index) // layout.switches_per_network_rack
+    sw_r[ids], sw_c[ids] = leaf_r, leaf_c
     sw_dev = np.full(tier.size, NO_DEVICE, dtype=np.int64)
     sw_dev[n:] = b.device_codes(
         [f"s{e.tier_names[t]}{i + 1:04d}" for t, i in zip(tier[n:].tolist(), index[n:].tolist(), strict=True)]
@@ -416,12 +423,12 @@ def storage_table(b: _Builder, plan: StoragePlan, shape: ClusterShape, layout: R
     )
 
 
-def _storage_mesh(b: _Builder, plan: StoragePlan, layout: RackLayout, infra_row: int, row, col, speed) -> None:
-    """A fixed switch count: access links, then every pair of switches, all in one infrastructure rack."""
+def _storage_mesh(b: _Builder, plan: StoragePlan, layout: RackLayout, sw_r, sw_c, row, col, speed) -> None:
+    """A fixed switch count: access links, then every pair of switches (switch i stands at sw_r[i], sw_c[i])."""
     switches = plan.switch_count
     per_switch = -(-row.size // switches)
-    rack_r = np.full(row.size, infra_row)
-    rack_c = np.full(row.size, layout.racks_per_row)
+    rack_r = sw_r[np.arange(row.size) // per_switch]
+    rack_c = sw_c[np.arange(row.size) // per_switch]
     names = b.device_codes([f"sleaf{i + 1:04d}" for i in range(switches)])
     _add(
         b,
@@ -437,8 +444,6 @@ def _storage_mesh(b: _Builder, plan: StoragePlan, layout: RackLayout, infra_row:
         1,
     )
     i, j = np.triu_indices(switches, k=1)
-    one = np.full(i.size, infra_row)
-    end = np.full(i.size, layout.racks_per_row)
     _add(
         b,
         layout,
@@ -446,7 +451,7 @@ def _storage_mesh(b: _Builder, plan: StoragePlan, layout: RackLayout, infra_row:
         np.zeros(i.size, dtype=np.int64),
         ["switch–switch mesh"],
         ("storage_switch", "storage_switch"),
-        (one, end, one, end),
+        (sw_r[i], sw_c[i], sw_r[j], sw_c[j]),
         names[i],
         names[j],
         plan.switch_port_gbps,
@@ -458,9 +463,10 @@ def management_table(b: _Builder, plan: ManagementPlan, shape: ClusterShape, lay
     """bom.links.management_links, as columns."""
     infra_row = layout.compute_rows(shape.node_count)
     cr, cc = node_positions(layout, np.arange(shape.node_count))
-    others = shape.storage_node_count + shape.mgmt_node_count + shape.login_node_count
-    ir, ic = _infra_positions(layout, infra_row, np.arange(others), 8)
-    row, col = np.concatenate([cr, ir]), np.concatenate([cc, ic])
+    storage = shape.storage_node_count
+    sr, sc = layout.storage_position(infra_row, np.arange(storage))
+    mr, mc = layout.server_position(infra_row, storage, np.arange(shape.mgmt_node_count + shape.login_node_count))
+    row, col = np.concatenate([cr, sr, mr]).astype(np.int64), np.concatenate([cc, sc, mc]).astype(np.int64)
     tor = np.arange(row.size) // shape.mgmt_nodes_per_tor
     first = np.minimum(np.arange(plan.tor_count) * shape.mgmt_nodes_per_tor, row.size - 1)
     tor_r, tor_c = row[first], col[first]
@@ -511,6 +517,7 @@ def plane_link_table(
     storage_upper = sum(t.switch_count for t in storage.fabric.tiers[1:]) if storage.fabric else 0
     b = _Builder()
     compute_table(b, compute, shape, layout)
-    storage_table(b, storage, shape, layout, spine_offset=compute_upper)
+    leaf_rows = compute_leaf_positions(compute, shape, layout)[1]
+    storage_table(b, storage, shape, layout, spine_offset=compute_upper, leaf_rows=leaf_rows)
     management_table(b, management, shape, layout, spine_offset=compute_upper + storage_upper)
     return b.table()

@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from bom.layout import RackLayout
+from bom.layout import RackLayout, index_in_row
 from topology.graph import fabric_edges
 from topology.management_plane import ManagementPlan
 from topology.spec import FabricPlan, Topology
@@ -160,10 +160,12 @@ def fabric_manager_leaves(plan: FabricPlan, e, ports_needed: int) -> np.ndarray:
 
 def ufm_position(layout: RackLayout, shape: ClusterShape, index: int, role: str = "ufm") -> tuple[int, int]:
     """Fabric-management servers and other attached devices stand with the management servers."""
-    first = shape.storage_node_count + shape.mgmt_node_count + shape.login_node_count
+    first = shape.mgmt_node_count + shape.login_node_count
     if role != "ufm":
         first += shape.ufm_server_count
-    return _infra_position(layout, layout.compute_rows(shape.node_count), first + index, 8)
+    infra_row = layout.compute_rows(shape.node_count)
+    row, col = layout.server_position(infra_row, shape.storage_node_count, first + index)
+    return int(row), int(col)
 
 
 def _tier_indices(e) -> tuple[dict[int, int], dict[int, int]]:
@@ -175,6 +177,58 @@ def _tier_indices(e) -> tuple[dict[int, int], dict[int, int]]:
         index[node] = counts.get(t, 0)
         counts[t] = index[node] + 1
     return index, counts
+
+
+def leaf_positions(e, first_rows: np.ndarray, layout: RackLayout, offsets: dict[int, int] | None = None):
+    """Row and column of every leaf (tier 0, by node id) of an edge list: the row of its first endpoint
+    (``first_rows[endpoint]``; a leaf with none stands in row 0), the row's end-of-row network racks filled
+    in leaf order after ``offsets[row]`` leaves already there. Returns (leaf ids, rows, columns)."""
+    n = e.endpoint_count
+    leaves = np.nonzero(e.node_tier == 0)[0]
+    leaves = leaves[leaves >= n]
+    down = e.u < n
+    cabled, first = np.unique(e.v[down], return_index=True)
+    row_of = np.zeros(e.node_count, dtype=np.int64)
+    row_of[cabled] = first_rows[e.u[down][first]]
+    rows = row_of[leaves]
+    return leaves, *layout.leaf_rack(rows, index_in_row(rows, offsets))
+
+
+def leaves_per_row(rows: np.ndarray) -> dict[int, int]:
+    values, counts = np.unique(np.asarray(rows, dtype=np.int64), return_counts=True)
+    return dict(zip(values.tolist(), counts.tolist(), strict=True))
+
+
+def compute_leaf_positions(plan: FabricPlan, shape: ClusterShape, layout: RackLayout, e=None):
+    """(leaf ids, rows, columns) of the compute fabric's leaves; none for a torus."""
+    e = e if e is not None else fabric_edges(plan)
+    if plan.topology == Topology.TORUS_3D:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty, empty
+    per_node = shape.fabric_ports_per_node
+    node_rows = layout.node_position(np.arange(e.endpoint_count) // per_node)[0]
+    return leaf_positions(e, np.asarray(node_rows, dtype=np.int64), layout)
+
+
+def storage_access_rows(shape: ClusterShape, layout: RackLayout) -> np.ndarray:
+    """The row of every storage-fabric endpoint: compute nodes' storage NICs, then storage servers' NICs."""
+    nodes = np.arange(shape.node_count * shape.storage_nics_per_node) // max(shape.storage_nics_per_node, 1)
+    servers = np.arange(shape.storage_node_count * shape.storage_node_nics) // max(shape.storage_node_nics, 1)
+    infra_row = layout.compute_rows(shape.node_count)
+    return np.concatenate(
+        [np.asarray(layout.node_position(nodes)[0]), np.asarray(layout.storage_position(infra_row, servers)[0])]
+    ).astype(np.int64)
+
+
+def storage_leaf_positions(plan: StoragePlan, shape: ClusterShape, layout: RackLayout, compute_rows: np.ndarray):
+    """(leaf ids, rows, columns) of the storage leaves, after the compute leaves of each row; a switch mesh
+    (no fabric) stands in the first infrastructure row's network racks."""
+    offsets = leaves_per_row(compute_rows)
+    if plan.fabric is None:
+        infra_row = layout.compute_rows(shape.node_count)
+        rows = np.full(plan.switch_count, infra_row, dtype=np.int64)
+        return np.arange(plan.switch_count), *layout.leaf_rack(rows, index_in_row(rows, offsets))
+    return leaf_positions(fabric_edges(plan.fabric), storage_access_rows(shape, layout), layout, offsets)
 
 
 def compute_links(plan: FabricPlan, shape: ClusterShape, layout: RackLayout) -> Iterator[Link]:
@@ -192,16 +246,13 @@ def compute_links(plan: FabricPlan, shape: ClusterShape, layout: RackLayout) -> 
         port = f"ici{x % per_node}" if torus else f"ib{shape.nic_port_index(x % per_node)}"
         return _name("cn", node, 5), port, layout.node_position(node)
 
-    # leaf rows: the row of the first node cabled to each leaf
-    leaf_row: dict[int, int] = {}
-    for u, v in zip(e.u.tolist(), e.v.tolist(), strict=True):
-        if u < n <= v and int(tier_of[v]) == 0 and v not in leaf_row:
-            leaf_row[v] = layout.node_position(u // per_node)[0]
+    ids, rows, cols = compute_leaf_positions(plan, shape, layout, e)
+    leaf_pos = dict(zip(ids.tolist(), zip(rows.tolist(), cols.tolist(), strict=True), strict=True))
 
     def switch_pos(x: int) -> tuple[int, int]:
         t = int(tier_of[x])
         if t == 0:
-            return layout.row_network_rack(leaf_row.get(x, 0))
+            return leaf_pos[x]
         offset = sum(c for tt, c in counters.items() if 0 < tt < t)
         return layout.spine_row_rack(offset + tier_index[x])
 
@@ -264,16 +315,14 @@ def _attached_links(plan, e, shape: ClusterShape, layout: RackLayout, ports: _Po
         )
 
 
-def _infra_position(layout: RackLayout, first_row: int, index: int, per_rack: int) -> tuple[int, int]:
-    rack = index // per_rack
-    return first_row + rack // layout.racks_per_row, rack % layout.racks_per_row
+def _ints(position) -> tuple[int, int]:
+    return int(position[0]), int(position[1])
 
 
-def _storage_mesh_links(plan: StoragePlan, layout: RackLayout, access, ports: _Ports, infra_row: int) -> Iterator[Link]:
-    """A fixed storage switch count: a full mesh, all in one network rack of the infrastructure row."""
+def _storage_mesh_links(plan: StoragePlan, layout: RackLayout, access, ports: _Ports, racks) -> Iterator[Link]:
+    """A fixed storage switch count: a full mesh, in the infrastructure row's network racks (``racks[i]``)."""
     switches = plan.switch_count
     per_switch = math.ceil(len(access) / switches)
-    rack = (infra_row, layout.racks_per_row)
     for i, (dev, port, pos, gbps) in enumerate(access):
         sw = _name("sleaf", i // per_switch)
         yield _link(
@@ -281,10 +330,10 @@ def _storage_mesh_links(plan: StoragePlan, layout: RackLayout, access, ports: _P
             "storage",
             "server–switch",
             (dev, port, "nic", pos),
-            (sw, ports.take(sw), "storage_switch", rack),
+            (sw, ports.take(sw), "storage_switch", racks[i // per_switch]),
             gbps,
         )
-    for i in range(switches):  # the mesh itself: every pair of switches, in the same rack
+    for i in range(switches):  # the mesh itself: every pair of switches
         for j in range(i + 1, switches):
             a, b = _name("sleaf", i), _name("sleaf", j)
             for _ in range(plan.mesh_links_per_pair):
@@ -292,13 +341,19 @@ def _storage_mesh_links(plan: StoragePlan, layout: RackLayout, access, ports: _P
                     layout,
                     "storage",
                     "switch–switch mesh",
-                    (a, ports.take(a), "storage_switch", rack),
-                    (b, ports.take(b), "storage_switch", rack),
+                    (a, ports.take(a), "storage_switch", racks[i]),
+                    (b, ports.take(b), "storage_switch", racks[j]),
                     _storage_port_gbps(plan),
                 )
 
 
-def storage_links(plan: StoragePlan, shape: ClusterShape, layout: RackLayout, spine_offset: int = 0) -> Iterator[Link]:
+def storage_links(
+    plan: StoragePlan,
+    shape: ClusterShape,
+    layout: RackLayout,
+    spine_offset: int = 0,
+    compute_leaf_rows: np.ndarray | None = None,
+) -> Iterator[Link]:
     ports = _Ports()
     infra_row = layout.compute_rows(shape.node_count)
     compute_speed = min(shape.storage_nic_gbps, _storage_port_gbps(plan))
@@ -308,25 +363,27 @@ def storage_links(plan: StoragePlan, shape: ClusterShape, layout: RackLayout, sp
         for s in range(shape.storage_nics_per_node):
             access.append((_name("cn", node, 5), f"st{s}", layout.node_position(node), compute_speed))
     for i in range(shape.storage_node_count):
-        pos = _infra_position(layout, infra_row, i, 8)
+        row, col = layout.storage_position(infra_row, i)
+        pos = (row, col)
         for s in range(shape.storage_node_nics):
             access.append((_name("sn", i, 3), f"p{s}", pos, storage_speed))
+    rows = compute_leaf_rows if compute_leaf_rows is not None else np.zeros(0, dtype=np.int64)
+    ids, leaf_rows, leaf_cols = storage_leaf_positions(plan, shape, layout, rows)
+    leaf_pos = dict(zip(ids.tolist(), zip(leaf_rows.tolist(), leaf_cols.tolist(), strict=True), strict=True))
     if plan.fabric is None:
-        yield from _storage_mesh_links(plan, layout, access, ports, infra_row)
+        yield from _storage_mesh_links(plan, layout, access, ports, [leaf_pos[i] for i in range(plan.switch_count)])
         return
     e = fabric_edges(plan.fabric)
     n = e.endpoint_count
     names = ("endpoint", *e.tier_names)
-    tier_index, _ = _tier_indices(e)
-    leaf_pos: dict[int, tuple[int, int]] = {}
-    for u, v in zip(e.u.tolist(), e.v.tolist(), strict=True):
-        if u < n and v not in leaf_pos:
-            leaf_pos[v] = layout.row_network_rack(access[u][2][0])
+    tier_index, counts = _tier_indices(e)
 
     def pos_of(x: int) -> tuple[int, int]:
-        if int(e.node_tier[x]) == 0:
-            return leaf_pos.get(x, (0, layout.racks_per_row))
-        return layout.spine_row_rack(spine_offset + tier_index[x])  # beside the compute spines
+        t = int(e.node_tier[x])
+        if t == 0:
+            return leaf_pos[x]
+        below = sum(c for tt, c in counts.items() if 0 < tt < t)  # a core comes after every storage spine
+        return layout.spine_row_rack(spine_offset + below + tier_index[x])  # beside the compute spines
 
     def name_of(x: int) -> str:
         return _name("s" + names[int(e.node_tier[x]) + 1], tier_index[x])
@@ -369,14 +426,15 @@ def management_links(
     servers: list[tuple[str, tuple[int, int]]] = [
         (_name("cn", i, 5), layout.node_position(i)) for i in range(shape.node_count)
     ]
-    servers += [(_name("sn", i, 3), _infra_position(layout, infra_row, i, 8)) for i in range(shape.storage_node_count)]
-    extra = shape.storage_node_count
+    storage = shape.storage_node_count
+    servers += [(_name("sn", i, 3), _ints(layout.storage_position(infra_row, i))) for i in range(storage)]
     servers += [
-        (_name("mn", i, 3), _infra_position(layout, infra_row, extra + i, 8)) for i in range(shape.mgmt_node_count)
+        (_name("mn", i, 3), _ints(layout.server_position(infra_row, storage, i))) for i in range(shape.mgmt_node_count)
     ]
-    extra += shape.mgmt_node_count
+    extra = shape.mgmt_node_count
     servers += [
-        (_name("ln", i, 3), _infra_position(layout, infra_row, extra + i, 8)) for i in range(shape.login_node_count)
+        (_name("ln", i, 3), _ints(layout.server_position(infra_row, storage, extra + i)))
+        for i in range(shape.login_node_count)
     ]
     per_tor = shape.mgmt_nodes_per_tor
     tor_pos = [servers[min(t * per_tor, len(servers) - 1)][1] for t in range(plan.tor_count)]
@@ -421,5 +479,6 @@ def all_links(
     compute_upper = sum(t.switch_count for t in compute.tiers[1:])
     storage_upper = sum(t.switch_count for t in storage.fabric.tiers[1:]) if storage.fabric else 0
     yield from compute_links(compute, shape, layout)
-    yield from storage_links(storage, shape, layout, spine_offset=compute_upper)
+    leaf_rows = compute_leaf_positions(compute, shape, layout)[1]
+    yield from storage_links(storage, shape, layout, spine_offset=compute_upper, compute_leaf_rows=leaf_rows)
     yield from management_links(management, shape, layout, spine_offset=compute_upper + storage_upper)

@@ -13,12 +13,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
 
+import numpy as np
+
 from bom.accessories import accessory, infrastructure_lines
 from bom.build import Bom, Roles, build_bom, find_nic, find_switch, part_chooser, placeholder
 from bom.catalog import DEFAULT_PARTS, DEFAULT_PRICE_BOOK
 from bom.elevation import SWITCH_ROLES, Elevations, Heights, elevations
 from bom.export import cabling_rows
-from bom.links import all_links
+from bom.layout import RackLayout, panels_for, switches_per_rack
+from bom.links import all_links, compute_leaf_positions, leaves_per_row, storage_leaf_positions
 from bom.media import NIC_CAGES, PartChooser
 from bom.parts import PartKind, PartSpec
 from cluster.requests import bom_policy, cluster_shape, compute_tier_roles, rack_layout, resolve
@@ -122,10 +125,102 @@ def tier_ports(r: Requirements, plan: FabricPlan, storage: StoragePlan, mgmt: Ma
     return out
 
 
-def plane_links(r: Requirements, plan: FabricPlan, storage: StoragePlan, mgmt: ManagementPlan):
+def plane_links(
+    r: Requirements, plan: FabricPlan, storage: StoragePlan, mgmt: ManagementPlan, catalog: Catalog | None = None
+):
     """Every cable of the three planes, one record each (for the cut sheet and exports)."""
     r = resolve(r)
-    return all_links(plan, storage, mgmt, cluster_shape(r), rack_layout(r))
+    floor = floor_plan(r, plan, storage, mgmt, catalog or Catalog.built_in())
+    return all_links(plan, storage, mgmt, cluster_shape(r), floor.layout)
+
+
+@dataclass(frozen=True)
+class Floor:
+    """Where everything stands (bom/layout.py) and the racks that makes (power/racks.py): one plan for the cut
+    sheet, the elevations, the BOM's racks and PDUs and the power figures."""
+
+    layout: RackLayout
+    racks: RackPlan
+    derivations: dict[str, str]
+    checks: tuple[dict, ...] = ()
+
+
+def floor_plan(r: Requirements, plan: FabricPlan, storage: StoragePlan, mgmt: ManagementPlan, catalog: Catalog):
+    """Network racks filled by rack units (``switches_per_rack``), the leaves of each row in end-of-row racks,
+    then the rack plan counted from that floor plan."""
+    rack_u, roles = r.power.rack_u, bom_roles(r, catalog.parts)
+    leaf, spine = _network_switches(r, plan, storage, mgmt, roles)
+    per_leaf_rack = switches_per_rack(rack_u, *_worst(leaf))
+    per_spine_rack = switches_per_rack(rack_u, *_worst(spine))
+    layout = replace(rack_layout(r), leaves_per_network_rack=per_leaf_rack, switches_per_network_rack=per_spine_rack)
+    shape = cluster_shape(r)
+    compute_rows = compute_leaf_positions(plan, shape, layout)[1]
+    storage_rows = storage_leaf_positions(storage, shape, layout, compute_rows)[1] if storage.switch_count else []
+    per_row = leaves_per_row(np.concatenate([compute_rows, np.asarray(storage_rows, dtype=np.int64)]))
+    leaf_racks = sum(-(-n // per_leaf_rack) for n in per_row.values())
+    racks = rack_plan(
+        r,
+        node_power_w(r)[0],
+        upper_switch_count(plan, storage, mgmt),
+        leaf_rack_count=leaf_racks,
+        switches_per_network_rack=per_spine_rack,
+    )
+    u, ports = _worst(leaf)
+    su, sports = _worst(spine)
+    derivations = {
+        "leaves_per_network_rack": f"largest k with k × ({u}U switch + 1U cable manager) + ⌈k × {ports} trunk "
+        f"ports ÷ 24⌉ panels ≤ {rack_u}U: {per_leaf_rack}",
+        "switches_per_network_rack": f"largest k with k × ({su}U switch + 1U cable manager) + ⌈k × {sports} trunk "
+        f"ports ÷ 24⌉ panels ≤ {rack_u}U: {per_spine_rack}",
+        "leaf_racks": " + ".join(f"⌈{n} ÷ {per_leaf_rack}⌉" for _, n in sorted(per_row.items()))
+        + f" = {leaf_racks} end-of-row racks (leaves per row)",
+    }
+    checks = tuple(
+        _too_tall(where, u, ports, rack_u)
+        for where, (u, ports) in (("end-of-row", _worst(leaf)), ("spine-row", _worst(spine)))
+        if u + 1 + panels_for(ports) > rack_u
+    )
+    return Floor(layout, racks, derivations, checks)
+
+
+def _too_tall(where: str, switch_u: int, ports: int, rack_u: int) -> dict:
+    need = switch_u + 1 + panels_for(ports)
+    return {
+        "ok": False,
+        "field": "rack_u",
+        "message": f"one {where} switch needs {need}U ({switch_u}U + 1U cable manager + ⌈{ports} trunk ports ÷ 24⌉ "
+        f"patch panels) of a {rack_u}U rack: use taller racks or land its trunks on panels in a rack of their own",
+    }
+
+
+def _worst(switches: list[tuple[PartSpec, int]]) -> tuple[int, int]:
+    """The most rack units and trunk ports among a rack's kinds of switch (a safe fill for them all)."""
+    if not switches:
+        return 1, 0
+    return max(max(1, p.rack_units) for p, _ in switches), max(ports for _, ports in switches)
+
+
+def _network_switches(r: Requirements, plan: FabricPlan, storage: StoragePlan, mgmt: ManagementPlan, roles: Roles):
+    """(part, trunk ports) of the switches of end-of-row racks (leaves) and of the spine row."""
+    tier_roles = compute_tier_roles(r)
+    leaf: list[tuple[PartSpec, int]] = []
+    spine: list[tuple[PartSpec, int]] = []
+    if plan.topology != Topology.TORUS_3D and plan.tiers:
+        leaf.append((roles.switch(tier_roles[0]), plan.tiers[0].up_ports_per_switch if len(plan.tiers) > 1 else 0))
+        spine += [
+            (roles.switch(tier_roles[min(t, 2)]), tier.down_ports_per_switch + tier.up_ports_per_switch)
+            for t, tier in enumerate(plan.tiers)
+            if t > 0
+        ]
+    if storage.fabric is not None:
+        tiers = storage.fabric.tiers
+        leaf.append((roles.storage_switch, tiers[0].up_ports_per_switch if len(tiers) > 1 else 0))
+        spine += [(roles.storage_switch, t.down_ports_per_switch + t.up_ports_per_switch) for t in tiers[1:]]
+    elif storage.switch_count:
+        leaf.append((roles.storage_switch, (storage.switch_count - 1) * storage.mesh_links_per_pair))
+    if mgmt.spine_count:
+        spine.append((roles.mgmt_spine, -(-mgmt.tor_uplink_count // mgmt.spine_count)))
+    return leaf, spine
 
 
 def fabric_manager_lines(r: Requirements, catalog: Sequence[PartSpec]) -> list[tuple[str, str, PartSpec, int, str]]:
@@ -192,14 +287,14 @@ def floor_sheets(
 ) -> tuple[list[dict], Elevations]:
     """The positioned cut sheet and the rack elevations, from one list of links and one choice of parts."""
     r = resolve(r)
-    links = list(plane_links(r, plan, storage, mgmt))
+    links = list(plane_links(r, plan, storage, mgmt, catalog))
     chooser = chooser_for(r, catalog)
     parts = [chooser.parts(link) for link in links]
     trunk = [
         p.optical and link.a_role in SWITCH_ROLES and link.z_role in SWITCH_ROLES
         for link, p in zip(links, parts, strict=True)
     ]
-    racks = rack_plan(r, node_power_w(r)[0], upper_switch_count(plan, storage, mgmt))
+    racks = floor_plan(r, plan, storage, mgmt, catalog).racks
     elev = elevations(links, trunk, rack_heights(r, catalog, racks))
     return cabling_rows(links, parts=parts, positions=elev.position_of), elev
 
@@ -223,6 +318,17 @@ def rack_heights(r: Requirements, catalog: Catalog, racks: RackPlan) -> Heights:
         pdu_sku=accessories["PDU-"],
         panel_sku=accessories["PANEL-"],
         manager_sku=accessories["CM-"],
+        compute_rack_u=system.rack_u if system is not None else None,
+        compute_extras=(
+            (("NVLink switch tray", f"{system.name} NVLink switch tray", system.switch_trays, system.switch_tray_u),)
+            if system is not None
+            else ()
+        ),
+        compute_block=(
+            ("rack infrastructure", f"{system.name} power shelves and cable management", system.other_u, 8)
+            if system is not None
+            else None
+        ),
     )
 
 
@@ -238,16 +344,16 @@ def network_bom(
 ) -> Bom:
     """The priced BOM of the three planes and their racks. ``cables``: count from per-link records instead
     of link classes; ``racks``: the design's rack plan (planned here when not given)."""
-    if racks is None:
-        racks = rack_plan(r, node_power_w(r)[0], upper_switch_count(plan, storage, mgmt))
+    floor = floor_plan(r, plan, storage, mgmt, catalog)
+    racks = racks or floor.racks
     roles = bom_roles(r, catalog.parts)
     if cables:
-        links = plane_links(r, plan, storage, mgmt)
+        links = plane_links(r, plan, storage, mgmt, catalog)
     else:
         from bom.link_table import plane_link_table
 
-        links = plane_link_table(plan, storage, mgmt, cluster_shape(r), rack_layout(r))
-    return build_bom(
+        links = plane_link_table(plan, storage, mgmt, cluster_shape(r), floor.layout)
+    bom = build_bom(
         switches=switch_counts(plan, storage, mgmt, compute_tier_roles(r)),
         nic_counts=nic_counts(r, roles),
         links=links,
@@ -266,6 +372,7 @@ def network_bom(
             catalog=catalog.parts,
         ),
     )
+    return replace(bom, checks=bom.checks + floor.checks) if floor.checks else bom
 
 
 def upper_switch_count(plan: FabricPlan, storage: StoragePlan, mgmt: ManagementPlan) -> int:

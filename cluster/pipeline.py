@@ -19,14 +19,14 @@ from bom.accessories import INFRASTRUCTURE
 from bom.build import Bom
 from bom.links import FabricManagerPortsError
 from bom.media import NoPartReaches
-from bom.plan import Catalog, network_bom, upper_switch_count
+from bom.plan import Catalog, floor_plan, network_bom
 from cluster.collectives import collectives_summary
 from cluster.requests import MIN_STORAGE_NODES, fabric_request, management_request, resolve, storage_request
 from cluster.requirements import Requirements
 from cluster.validate import RequirementsError
 from power import PowerInputError
 from power.cooling import default_rack_budget_kw
-from power.plan import NetworkFigures, PowerPlan, node_power_w, plan_power, rack_plan
+from power.plan import NetworkFigures, PowerPlan, plan_power
 from power.rack_systems import rack_scale_system
 from topology import FabricPlan, FabricRequest, FabricRequestError, Topology, plan_fabric
 from topology.management_plane import ManagementPlan, plan_management
@@ -304,8 +304,7 @@ def plan_cluster(r: Requirements, catalog: Catalog | None = None, *, cables: boo
     inputs, r = r, resolve(r)
     planes = plan_planes(r)
     try:  # the rack plan first: the BOM buys its racks and PDUs, power and cooling follow it
-        upper = upper_switch_count(planes.fabric, planes.storage, planes.management)
-        racks = rack_plan(r, node_power_w(r)[0], upper)
+        racks = floor_plan(r, planes.fabric, planes.storage, planes.management, catalog).racks
         bom = network_bom(r, planes.fabric, planes.storage, planes.management, catalog, cables=cables, racks=racks)
     except NoPartReaches as exc:
         raise RequirementsError({"racks_per_row": [str(exc)]}, unprocessable=True) from None

@@ -20,7 +20,7 @@ from power.cooling import CoolingPlan, CoolingRequest, cooling_for_density, plan
 from power.facility import PUE_BY_COOLING, FacilityPower, ItLoad, plan_facility
 from power.gpus import GPU_TDP_W
 from power.rack_systems import rack_scale_system
-from power.racks import RackPlan, RackRequest, plan_racks
+from power.racks import RACK_RESERVE_U, RackPlan, RackRequest, plan_racks
 from power.tco import CostLine, Tco, TcoInputs, line, total_cost_of_ownership
 
 
@@ -85,8 +85,19 @@ def node_power_w(r: Requirements) -> tuple[float, str]:
     return watts, f"{per} × {tdp:g} W TDP + {float(p.host_overhead_w):,.0f} W host = {watts:,.0f} W"
 
 
-def rack_plan(r: Requirements, node_w: float, upper_switch_count: int) -> RackPlan:
+def rack_plan(
+    r: Requirements,
+    node_w: float,
+    upper_switch_count: int,
+    *,
+    leaf_rack_count: int | None = None,
+    switches_per_network_rack: int = 16,
+) -> RackPlan:
+    """The racks: ``leaf_rack_count`` and ``switches_per_network_rack`` come from the floor plan
+    (bom.plan.network_racking), which fills network racks by rack units."""
+    f = r.compute_fabric
     p, infra = r.power, r.management.node_count + r.management.login_node_count
+    infra += f.ufm_server_count + f.attached_device_count  # they stand with the management servers
     system = rack_scale_system(r.cluster.gpu_model)
     scale = (
         {
@@ -114,6 +125,9 @@ def rack_plan(r: Requirements, node_w: float, upper_switch_count: int) -> RackPl
             mgmt_node_count=infra,
             mgmt_node_kw=float(p.mgmt_node_power_w) / 1000,
             mgmt_node_u=p.mgmt_node_u,
+            leaf_rack_count=leaf_rack_count,
+            switches_per_network_rack=switches_per_network_rack,
+            reserved_u=RACK_RESERVE_U,
         )
     )
 

@@ -39,45 +39,57 @@ def test_2000_gpu_all_optics_counts():
 
 
 def test_2000_gpu_by_reach_counts():
-    """Media by reach on the seed design, derived by hand from the floor plan (bom/layout.py).
+    """Media by reach on the seed design, derived by hand from the floor plan (bom/layout.py, bom/plan.py).
 
-    Floor plan: 4 DGX per 40 kW rack (10 kW each), 10 racks a row, each row ending in a network rack
-    (column 10) with that row's compute and storage leaves; spines in a network row in front (row −1);
-    storage/management/login servers 8 a rack in an infrastructure row behind the compute rows.
-    250 nodes → 63 compute racks → rows 0–5 full, row 6 with racks 60–62 (columns 0–2).
+    Floor plan: 4 DGX per 40 kW rack (10 kW each), 10 racks a row; each row's leaves stand in end-of-row
+    network racks (columns 10, 11, …), 12 a rack — the largest k with k × (1U QM9700 + 1U cable manager) +
+    ⌈k × 32 uplink trunks ÷ 24⌉ panels ≤ 42U (12: 24 + 16 = 40U; 13: 26 + 18 = 44U) — the row's compute
+    leaves first, then its storage leaves; spines in a network row in front (row −1); storage servers
+    16 a rack, then management and login servers 26 a rack, in an infrastructure row behind the compute rows.
+    250 nodes → 63 compute racks → rows 0–5 full, row 6 with racks 60–62 (columns 0–2). A leaf belongs to
+    the row of its first node: an 8-rail SU of 32 nodes has 8 leaves, so rows 0 and 4 (where SUs 1 + 2 and
+    6 + 7 begin) hold 16 compute leaves + 4 storage leaves = 20: leaves 1–12 / 41–52 in column 10, leaves
+    13–16 / 53–56 (rails 4–7 of SU 2 / SU 7) and the 4 storage leaves in column 11.
 
-    Compute (400G): only the rack next to the network rack (column 9, 0.6 m + 3 m slack → 5 m) takes
-    active copper: rows 0–5 × 4 nodes × 8 rails = **192 ACC-400G-5M**; row 6 has no column 9. The
-    other 2,000 − 192 = 1,808 node links and the 2,048 leaf–spine links (other row) are optics.
+    Compute (400G): only the rack next to column 10 (column 9, 0.6 m + 3 m slack → 5 m) takes active
+    copper: rows 0–5 × 4 nodes × 8 rails = 192, less rows 0 and 4, whose column-9 nodes (36–39 in SU 2,
+    196–199 in SU 7) reach rails 4–7 two racks away (optics): 192 − 2 × 4 × 4 = **160 ACC-400G-5M**. The
+    other 2,000 − 160 = 1,840 node links and the 2,048 leaf–spine links (other row) are optics.
     Switch-side twin-port modules: all optics would be 3,048 (per rail 7 × ⌈64/2⌉ + ⌈58/2⌉ = 253, × 8
-    = 2,024, + 32 spines × 32 = 1,024). The ACC nodes of row r are nodes 40r + 36 … 40r + 39, i.e.
-    ports 4j … 4j + 3 of one leaf per rail (36–39 → leaf 1 ports 4–7, 76–79 → leaf 2 ports 12–15, …,
-    236–239 → leaf 7 ports 12–15): two whole cages each, 6 leaves × 2 × 8 rails = 96 fewer modules:
-    **2,952**.
+    = 2,024, + 32 spines × 32 = 1,024). The ACC ends of one row and rail are 4 ports of one leaf: two whole
+    cages, so 4 rows × 8 rails × 2 + 2 rows × 4 rails × 2 = 80 fewer modules: **2,968**.
 
     Storage (100G, seed: 250 × 2 + 8 × 2 = 516 endpoints on 32-port switches at 2:1): a leaf takes
     ⌊32 × 2/3⌋ = 21 down, 11 up (1.91:1); ⌈516 ÷ 21⌉ = 25 leaves, 25 × 11 = 275 uplinks, one to each
     of 11 spines → **36 storage switches**, 516 + 275 = 791 links. The column-9 nodes' storage links
-    are 5 m active optical (no 100G ACC in the catalog): 6 rows × 4 × 2 = **48 AOC**; 743 optics.
+    are 5 m active optical (no 100G ACC in the catalog) where their storage leaf is in column 10: rows 1–3
+    and 5, 4 × 4 × 2 = **32 AOC** (rows 0 and 4 have theirs in column 11); 791 − 32 = 759 optics.
 
     Management (25G, 8 servers a ToR, the ToR in its first server's rack; 267 servers = 250 compute +
     8 storage + 5 management + 4 login → 34 ToRs, 2 uplinks each to 2 spines): ToRs 1–31 each serve 4
     nodes in their own rack (DAC) and 4 in the next (AOC): 124 + 124. ToR 32 serves nodes 248–249 in
-    its rack (2 DAC) and the first 6 infrastructure servers a row away (6 optical LC links). ToR 33
-    serves infrastructure servers 7–8 in its rack (2 DAC) and 9–14 in the next (6 AOC); ToR 34
-    servers 15–16 (2 DAC) and 17 in the next rack (1 AOC). **DAC 130, AOC 124 + 6 + 1 = 131**, 6 LC
-    optics + 34 × 2 = 68 uplink optics (other row) = 74; **267 BMC copper** links follow the same
-    servers. Optics in all: 3,856 + 743 + 74 = **4,673**; AOC 48 + 131 = **179**.
+    its rack (2 DAC) and storage servers 1–6 a row away (6 optical LC links). The 8 storage servers share
+    infrastructure rack 0, the 9 management and login servers rack 1: ToR 33 serves storage servers 7–8
+    in its rack (2 DAC) and management servers 1–5 and login 1 in the next (6 AOC); ToR 34 logins 2–4 in
+    its own rack (3 DAC). **DAC 124 + 2 + 2 + 3 = 131, AOC 124 + 6 = 130**, 6 LC optics + 34 × 2 = 68
+    uplink optics (other row) = 74; **267 BMC copper** links follow the same servers.
+    Optics in all: 1,840 + 2,048 + 759 + 74 = **4,721**; AOC 32 + 130 = **162**.
     """
     b = design("seed-2000-gpu.yaml").bom
-    assert b.quantity("ACC-400G-5M") == 192
-    assert b.quantity("MMA4Z00-NS400") == 2000 - 192
-    assert b.quantity("MMA4Z00-NS") == 3048 - 96
-    assert b.quantity("AOC-100G-5M", plane="storage") == 48
-    assert b.quantity("DAC-25G-3M", plane="management") == 130
-    assert b.quantity("AOC-25G-5M", plane="management") == 131
+    assert b.quantity("ACC-400G-5M") == 160
+    assert b.quantity("MMA4Z00-NS400") == 2000 - 160
+    assert b.quantity("MMA4Z00-NS") == 3048 - 80
+    assert b.quantity("AOC-100G-5M", plane="storage") == 32
+    assert b.quantity("DAC-25G-3M", plane="management") == 131
+    assert b.quantity("AOC-25G-5M", plane="management") == 130
     assert b.quantity("LC-OM4-10M", plane="management") == 6
-    assert b.media_counts == {"optics": 3856 + 743 + 74, "acc": 192, "aoc": 48 + 131, "dac": 130, "copper_rj45": 267}
+    assert b.media_counts == {
+        "optics": 1840 + 2048 + 759 + 74,
+        "acc": 160,
+        "aoc": 32 + 130,
+        "dac": 131,
+        "copper_rj45": 267,
+    }
     assert b.quantity_by_kind(PartKind.SWITCH) == 96 + (25 + 11) + (34 + 2)
 
 

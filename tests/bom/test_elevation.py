@@ -73,6 +73,10 @@ def test_every_cut_sheet_end_is_where_the_elevation_puts_its_device(small):
         {"gpu_count": 512, "topology": "fat_tree"},
         {"gpu_count": 1024, "scalable_unit_nodes": 32},
         {"gpu_count": 2000},
+        {"gpu_count": 4096, "topology": "fat_tree", "oversubscription": 2, "storage_node_count": 40},
+        {"gpu_count": 1000, "ufm_server_count": 2, "login_node_count": 30},
+        {"gpu_count": 576, "gpu_model": "GB200"},  # 48U NVL72 racks: trays, NVLink switch trays, shelves
+        {"gpu_count": 4608, "gpu_model": "GB200"},  # a 3-tier storage fabric: its cores after its spines
     ],
 )
 def test_racks_hold_their_devices_without_overlap_and_panels_match_the_bom(values):
@@ -85,6 +89,12 @@ def test_racks_hold_their_devices_without_overlap_and_panels_match_the_bom(value
         assert all(n == 1 for n in used.values()), rack.name  # no U holds two devices
         if not rack.overflow_u:
             assert all(1 <= u <= rack.rack_u for u in used), rack.name
+    assert elev.overflows == []  # every default design's racks hold their devices
+    racks = plan.power.racks  # the rack plan (BOM rack line, PDUs, power) counts the racks drawn
+    kinds = Counter(rack.kind for rack in elev.racks)
+    assert len(elev.racks) == racks.rack_count
+    assert kinds["compute"] == racks.compute_rack_count and kinds["network"] == racks.network_rack_count
+    assert kinds["server"] == racks.storage_rack_count + racks.mgmt_rack_count
     devices = Counter(p.device for rack in elev.racks for p in rack.placements)
     assert all(n == 1 for n in devices.values())  # each device in one place
     infra = {ln.category: ln.quantity for ln in plan.bom.lines if ln.plane == "infrastructure" and not ln.spare}
@@ -153,3 +163,47 @@ def test_netbox_set_is_complete_and_consistent(small):
     assert {c["type"] for c in read["8-cables.csv"] if c["label"].startswith("M-")} >= {"cat6"}  # BMC copper
     with zipfile.ZipFile(io.BytesIO(netbox_zip(files))) as z:
         assert set(z.namelist()) == {"README.txt", *files}
+
+
+def test_switches_per_network_rack_by_hand():
+    """k × (switch U + 1U cable manager) + ⌈k × trunk ports ÷ 24⌉ patch panels ≤ rack U."""
+    from bom.layout import switches_per_rack
+
+    assert switches_per_rack(42, 1, 64) == 9  # 18 + 24 = 42; 10 → 20 + 27 = 47
+    assert switches_per_rack(42, 1, 32) == 12  # 24 + 16 = 40; 13 → 26 + 18 = 44
+    assert switches_per_rack(48, 1, 64) == 10  # 20 + 27 = 47; 11 → 22 + 30 = 52
+    assert switches_per_rack(42, 2, 64) == 7  # 21 + 19 = 40; 8 → 24 + 22 = 46
+    assert switches_per_rack(42, 1, 0) == 21  # no trunks: switch + cable manager, 2U each
+    assert switches_per_rack(42, 28, 576) == 1  # a 576-port chassis cannot fit with its panels: still 1 a rack
+
+
+def test_a_chassis_that_cannot_fit_with_its_panels_is_reported():
+    """4,096 GPUs on Arista 7816R3 chassis (28U, 576 ports), 2 tiers: 15 leaves of 288 down + 288 up, 8 spines
+    of 540 down. A spine needs 28U + 1U cable manager + ⌈540 ÷ 24⌉ = 23 panels = 52U of 42U: all 8 spine
+    racks overflow, in the drawings and — before any cut sheet is built — in the BOM's checks. A leaf needs
+    28 + 1 + ⌈288 ÷ 24⌉ = 41U and fits."""
+    plan, _, elev = _floor({"gpu_count": 4096, "topology": "fat_tree", "switch_model": "7816R3"})
+    assert [(t.switch_count, t.down_ports_per_switch) for t in plan.fabric.tiers] == [(15, 288), (8, 540)]
+    assert sorted((r.name, r.used_u) for r in elev.overflows) == [(f"RN-{i:02d}", 52) for i in range(1, 9)]
+    (check,) = elev.checks()
+    assert check["ok"] is False and "8 rack(s) hold more than 42U: RN-01 needs 52U" in check["message"]
+    live = [c for c in plan.bom.checks if c["field"] == "rack_u"]
+    assert len(live) == 1 and not live[0]["ok"] and "52U" in live[0]["message"]
+
+
+def test_a_gb200_nvl72_rack_by_hand():
+    """GB200 NVL72 (power/rack_systems.py): a 48U rack = 18 compute trays × 1U + 9 NVLink switch trays × 1U +
+    21U of power shelves, NIC/management and cable management. Bottom up: trays U1–18, switch trays U19–27;
+    the rack's management gear from the top: one patch panel (U48) for the ToR uplinks, then each ToR over its
+    cable manager; the infrastructure block takes what that gear leaves of the 21U (at least 8U)."""
+    _, _, elev = _floor({"gpu_count": 576, "gpu_model": "GB200"})
+    for rack in (r for r in elev.racks if r.kind == "compute"):
+        assert rack.rack_u == 48 and rack.used_u == 48
+        by_kind = Counter(p.kind for p in rack.placements if p.height_u)
+        assert by_kind["GPU node"] == 18 and by_kind["NVLink switch tray"] == 9
+        trays = sorted(p.u for p in rack.placements if p.kind == "GPU node")
+        assert trays == list(range(1, 19))
+        assert sorted(p.u for p in rack.placements if p.kind == "NVLink switch tray") == list(range(19, 28))
+        (block,) = [p for p in rack.placements if p.kind == "rack infrastructure"]
+        gear = sum(p.height_u for p in rack.placements if p.kind in {"switch", "cable manager", "patch panel"})
+        assert block.u == 28 and block.height_u == 21 - gear and block.height_u >= 8

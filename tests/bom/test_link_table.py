@@ -8,9 +8,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bom.link_table import NO_DEVICE, LinkTable, plane_link_table
-from bom.plan import Catalog, network_bom, plane_links
+from bom.plan import Catalog, floor_plan, network_bom, plane_links
 from cluster.pipeline import plan_cluster, plan_planes
-from cluster.requests import cluster_shape, rack_layout, resolve
+from cluster.requests import cluster_shape, resolve
 from cluster.validate import RequirementsError, validate_flat
 
 
@@ -73,7 +73,8 @@ def test_link_classes_equal_per_link_records_and_give_the_same_bom(d):
         plan_cluster(r)  # a refusal (too many fabric managers, no part reaches) is tested where it is made
     except RequirementsError:
         return
-    fast = plane_link_table(p.fabric, p.storage, p.management, cluster_shape(r), rack_layout(r))
+    layout = floor_plan(r, p.fabric, p.storage, p.management, Catalog.built_in()).layout
+    fast = plane_link_table(p.fabric, p.storage, p.management, cluster_shape(r), layout)
     slow = LinkTable.from_links(plane_links(r, p.fabric, p.storage, p.management))
     assert rows(fast) == rows(slow)
     catalog = Catalog.built_in()
