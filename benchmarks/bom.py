@@ -18,7 +18,7 @@ import django
 django.setup()
 
 from bom.export import bom_xlsx  # noqa: E402
-from bom.plan import cut_sheet  # noqa: E402
+from bom.plan import floor_sheets  # noqa: E402
 from designer.requirements import validate_flat  # noqa: E402
 from designer.services import current_catalog, evaluate_flat  # noqa: E402
 
@@ -38,17 +38,22 @@ SCALES = {
 
 
 def main() -> None:
-    print(f"{'GPUs':>8}{'links':>10}{'lines':>7}{'plan+BOM s':>12}{'xlsx s':>9}{'xlsx MB':>9}")
+    print(
+        f"{'GPUs':>8}{'links':>10}{'lines':>7}{'racks':>7}{'plan+BOM s':>12}{'cut sheet+racks s':>19}{'xlsx s':>9}"
+        f"{'xlsx MB':>9}"
+    )
     for gpus, overrides in SCALES.items():
         r = validate_flat(overrides)
         t0 = time.perf_counter()
         ev = evaluate_flat(r)
         t1 = time.perf_counter()
-        cabling = cut_sheet(ev.typed, ev.fabric, ev.storage, ev.management, current_catalog())
-        data = bom_xlsx(ev.result["bom"], design_name=f"bench {gpus}", cabling=cabling)
+        cabling, elev = floor_sheets(ev.typed, ev.fabric, ev.storage, ev.management, current_catalog())
+        t_floor = time.perf_counter()
+        data = bom_xlsx(ev.result["bom"], design_name=f"bench {gpus}", cabling=cabling, elevations=elev)
         t2 = time.perf_counter()
         print(
-            f"{gpus:>8,}{ev.bom.link_count:>10,}{len(ev.bom.lines):>7}{t1 - t0:>12.2f}{t2 - t1:>9.2f}"
+            f"{gpus:>8,}{ev.bom.link_count:>10,}{len(ev.bom.lines):>7}{len(elev.racks):>7}{t1 - t0:>12.2f}"
+            f"{t_floor - t1:>19.2f}{t2 - t_floor:>9.2f}"
             f"{len(data) / 1e6:>9.1f}"
         )
 

@@ -287,15 +287,15 @@ def floor_sheets(
 ) -> tuple[list[dict], Elevations]:
     """The positioned cut sheet and the rack elevations, from one list of links and one choice of parts."""
     r = resolve(r)
-    links = list(plane_links(r, plan, storage, mgmt, catalog))
+    floor = floor_plan(r, plan, storage, mgmt, catalog)
+    links = list(all_links(plan, storage, mgmt, cluster_shape(r), floor.layout))
     chooser = chooser_for(r, catalog)
     parts = [chooser.parts(link) for link in links]
     trunk = [
         p.optical and link.a_role in SWITCH_ROLES and link.z_role in SWITCH_ROLES
         for link, p in zip(links, parts, strict=True)
     ]
-    racks = floor_plan(r, plan, storage, mgmt, catalog).racks
-    elev = elevations(links, trunk, rack_heights(r, catalog, racks))
+    elev = elevations(links, trunk, rack_heights(r, catalog, floor.racks))
     return cabling_rows(links, parts=parts, positions=elev.position_of), elev
 
 
@@ -341,10 +341,11 @@ def network_bom(
     *,
     cables: bool = False,
     racks: RackPlan | None = None,
+    floor: Floor | None = None,
 ) -> Bom:
     """The priced BOM of the three planes and their racks. ``cables``: count from per-link records instead
     of link classes; ``racks``: the design's rack plan (planned here when not given)."""
-    floor = floor_plan(r, plan, storage, mgmt, catalog)
+    floor = floor or floor_plan(r, plan, storage, mgmt, catalog)
     racks = racks or floor.racks
     roles = bom_roles(r, catalog.parts)
     if cables:

@@ -304,8 +304,9 @@ def plan_cluster(r: Requirements, catalog: Catalog | None = None, *, cables: boo
     inputs, r = r, resolve(r)
     planes = plan_planes(r)
     try:  # the rack plan first: the BOM buys its racks and PDUs, power and cooling follow it
-        racks = floor_plan(r, planes.fabric, planes.storage, planes.management, catalog).racks
-        bom = network_bom(r, planes.fabric, planes.storage, planes.management, catalog, cables=cables, racks=racks)
+        floor = floor_plan(r, planes.fabric, planes.storage, planes.management, catalog)
+        racks = floor.racks
+        bom = network_bom(r, planes.fabric, planes.storage, planes.management, catalog, cables=cables, floor=floor)
     except NoPartReaches as exc:
         raise RequirementsError({"racks_per_row": [str(exc)]}, unprocessable=True) from None
     except FabricManagerPortsError as exc:

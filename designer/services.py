@@ -176,7 +176,7 @@ def clone_design(design, user):
 # --- exports ---------------------------------------------------------------------------------
 
 
-EXPORT_FORMATS = ("bom.xlsx", "bom.csv", "bom.json", "cabling.csv", "racks.csv", "netbox.zip")
+EXPORT_FORMATS = ("bom.xlsx", "bom.csv", "bom.json", "cabling.csv", "racks.csv", "netbox.zip", "elevations.svg")
 
 
 def cabling_plan(r: Requirements, planes: Planes | ClusterPlan, catalog: Catalog | None = None):
@@ -244,6 +244,11 @@ def _export_bom(revision, fmt: str, catalog: Catalog, *, show_author: bool = Tru
         from bom.elevation import racks_csv
 
         return racks_csv(revision_floor(revision, catalog)[1]).encode(), "text/csv", f"{base}-racks.csv"
+    if fmt == "elevations.svg":
+        from bom.elevation_svg import elevations_svg
+
+        svg = elevations_svg(revision_floor(revision, catalog)[1])
+        return svg.encode(), "image/svg+xml", f"{base}-elevations.svg"
     if fmt == "netbox.zip":
         from bom.netbox import netbox_files, netbox_zip
 

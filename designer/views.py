@@ -194,7 +194,8 @@ def export_response(revision, fmt: str, *, show_author: bool = True) -> HttpResp
         raise Http404("no such export")
     content, ctype, filename = export_bom(revision, fmt, show_author=show_author)
     resp = HttpResponse(content, content_type=ctype)
-    resp["Content-Disposition"] = f'attachment; filename="{filename}"'
+    disposition = "inline" if fmt == "elevations.svg" else "attachment"  # the drawing opens in the browser
+    resp["Content-Disposition"] = f'{disposition}; filename="{filename}"'
     return resp
 
 

@@ -207,3 +207,39 @@ def test_a_gb200_nvl72_rack_by_hand():
         (block,) = [p for p in rack.placements if p.kind == "rack infrastructure"]
         gear = sum(p.height_u for p in rack.placements if p.kind in {"switch", "cable manager", "patch panel"})
         assert block.u == 28 and block.height_u == 21 - gear and block.height_u >= 8
+
+
+def test_the_drawing_has_one_rack_per_type_and_every_device(small):
+    import xml.etree.ElementTree as ET
+
+    from bom.elevation_svg import elevations_svg
+
+    _, _, elev = small
+    root = ET.fromstring(elevations_svg(elev))
+    ns = {"s": "http://www.w3.org/2000/svg"}
+    groups = root.findall("s:g", ns)
+    types = elev.rack_types()
+    assert len(groups) == len(types)
+    for group, (example, members) in zip(groups, types, strict=True):
+        titles = [t.text for t in group.iter("{http://www.w3.org/2000/svg}title")]
+        drawn = [p for p in example.placements if p.height_u]
+        assert len(titles) == len(drawn)  # one rectangle per device that takes rack units
+        assert all(any(f": {p.device} (" in t for t in titles) for p in drawn)
+        assert f"× {len(members)}" in "".join(group.itertext())
+
+
+def test_the_drawing_is_served_inline_to_its_owner_only(alice, bob):
+    from django.test import Client
+
+    from tests.designer.conftest import make_design
+
+    design = make_design(alice)
+    c = Client()
+    c.force_login(alice)
+    r = c.get(f"/designs/{design.pk}/export/elevations.svg")
+    assert r.status_code == 200 and r["Content-Type"] == "image/svg+xml"
+    assert r["Content-Disposition"].startswith("inline") and b"<svg" in r.content
+    assert 'id="elevation-drawing"' in c.get(f"/designs/{design.pk}/").content.decode()
+    other = Client()
+    other.force_login(bob)
+    assert other.get(f"/designs/{design.pk}/export/elevations.svg").status_code == 404

@@ -77,6 +77,15 @@ def test_new_user_journey(page):
     page.screenshot(path=str(ARTIFACTS / "design-page.png"), full_page=True)
     design_url = page.url
 
+    # the rack elevations: open, the drawing loads, zoom in
+    page.click("#elevations summary")
+    page.wait_for_function("document.getElementById('elevation-drawing').naturalWidth > 0", timeout=60_000)
+    before = page.eval_on_selector("#elevation-drawing", "img => img.getBoundingClientRect().width")
+    page.click("#elevations [data-zoom='1.25']")
+    after = page.eval_on_selector("#elevation-drawing", "img => img.getBoundingClientRect().width")
+    assert after > before
+    page.locator("#elevations").screenshot(path=str(ARTIFACTS / "rack-elevations.png"))
+
     # change and save again: revision 2
     page.click("#edit-link")
     page.fill("#id_gpu_count", "2048")
