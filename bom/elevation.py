@@ -59,6 +59,16 @@ class Heights:
     # the rest of a rack-scale rack (power shelves, NIC and management space, cable management): what the rack's
     # own management ToRs, cable managers and patch panels leave of ``max U``, never less than ``min U``
     compute_block: tuple[str, str, int, int] | None = None  # (kind, part, max U, min U)
+    # power: a rack's devices must stay within its budget (the rack plan's, power/racks.py)
+    rack_budget_kw: float = float("inf")
+    node_w: float = 0.0
+    storage_w: float = 0.0
+    mgmt_w: float = 0.0
+    switch_w: dict[str, float] = field(default_factory=dict)
+    extra_w: dict[str, float] = field(default_factory=dict)  # compute-rack extras by kind (NVLink switch trays)
+
+    def server_w(self, key: str) -> float:
+        return {"node": self.node_w, "storage": self.storage_w}.get(key, self.mgmt_w)
 
     def server_u(self, key: str) -> int:
         return {
@@ -79,6 +89,7 @@ class Placement:
     sku: str
     u: int
     height_u: int
+    power_w: float = 0.0
 
     @property
     def top_u(self) -> int:
@@ -91,6 +102,15 @@ class Rack:
     rack_u: int
     placements: list[Placement] = field(default_factory=list)
     kind: str = "infrastructure"
+    budget_kw: float = float("inf")
+
+    @property
+    def power_kw(self) -> float:
+        return sum(p.power_w for p in self.placements) / 1000
+
+    @property
+    def over_budget(self) -> bool:
+        return self.power_kw > self.budget_kw + 1e-9
 
     @property
     def name(self) -> str:
@@ -126,6 +146,23 @@ class Elevations:
         return sorted(((g[0], g) for g in groups.values()), key=lambda item: (-len(item[1]), item[0].name))
 
     def checks(self) -> list[dict[str, Any]]:
+        return self._unit_checks() + self._power_checks()
+
+    def _power_checks(self) -> list[dict[str, Any]]:
+        hot = sorted((r for r in self.racks if r.over_budget), key=lambda r: -r.power_kw)
+        if not hot:
+            return []
+        listed = ", ".join(f"{r.name} draws {r.power_kw:,.1f} kW" for r in hot[:5])
+        return [
+            {
+                "ok": False,
+                "field": "rack_budget_kw",
+                "message": f"{len(hot)} rack(s) draw more than their {hot[0].budget_kw:g} kW budget: {listed} — "
+                "raise the rack budget or put fewer devices in a rack",
+            }
+        ]
+
+    def _unit_checks(self) -> list[dict[str, Any]]:
         if not self.overflows:
             return []
         worst = sorted(self.overflows, key=lambda r: -r.overflow_u)
@@ -175,6 +212,9 @@ def _fill(position: tuple[int, int], members: dict[str, str], trunk_ends: int, h
     compute = any(d.startswith("cn") for d in servers)
     rack = Rack(position, (h.compute_rack_u or h.rack_u) if compute else h.rack_u)
     rack.kind = "compute" if compute else ("network" if not servers else "server")
+    rack.budget_kw = h.rack_budget_kw
+    watts = {device: h.server_w(SERVER_KINDS.get(device.rstrip("0123456789"), ("", "mgmt"))[1]) for device in servers}
+    watts.update({device: h.switch_w.get(role, 0.0) for device, role in switches})
     bottom = [_server(device, h) for device in servers]
     if compute:
         bottom += [
@@ -192,17 +232,17 @@ def _fill(position: tuple[int, int], members: dict[str, str], trunk_ends: int, h
         bottom.append((kind, f"{rack.name}-infra", sku, max(least, most - sum(t[3] for t in top))))
     u = 1
     for kind, device, sku, height in bottom:
-        rack.placements.append(Placement(device, kind, sku, u, height))
+        rack.placements.append(Placement(device, kind, sku, u, height, watts.get(device, h.extra_w.get(kind, 0.0))))
         u += height
     fits = u - 1 + sum(t[3] for t in top) <= rack.rack_u
     upper = []
     top_u = rack.rack_u
     for kind, device, sku, height in top:
         if fits:
-            upper.append(Placement(device, kind, sku, top_u - height + 1, height))
+            upper.append(Placement(device, kind, sku, top_u - height + 1, height, watts.get(device, 0.0)))
             top_u -= height
         else:  # numbered on upward past the top, so the shortfall shows in the drawing and the cut sheet
-            upper.append(Placement(device, kind, sku, u, height))
+            upper.append(Placement(device, kind, sku, u, height, watts.get(device, 0.0)))
             u += height
     rack.placements.extend(sorted(upper, key=lambda p: p.u))
     pdus = h.compute_pdus if rack.kind == "compute" else h.other_pdus

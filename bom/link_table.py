@@ -22,9 +22,11 @@ from bom.links import (
     ClusterShape,
     Link,
     compute_leaf_positions,
+    eor_offsets,
     fabric_manager_leaves,
     leaf_positions,
     storage_leaf_positions,
+    tor_positions,
     ufm_position,
 )
 from topology.graph import fabric_edges
@@ -459,7 +461,9 @@ def _storage_mesh(b: _Builder, plan: StoragePlan, layout: RackLayout, sw_r, sw_c
     )
 
 
-def management_table(b: _Builder, plan: ManagementPlan, shape: ClusterShape, layout: RackLayout, spine_offset: int):
+def management_table(
+    b: _Builder, plan: ManagementPlan, shape: ClusterShape, layout: RackLayout, spine_offset: int, offsets
+):
     """bom.links.management_links, as columns."""
     infra_row = layout.compute_rows(shape.node_count)
     cr, cc = node_positions(layout, np.arange(shape.node_count))
@@ -468,8 +472,7 @@ def management_table(b: _Builder, plan: ManagementPlan, shape: ClusterShape, lay
     mr, mc = layout.server_position(infra_row, storage, np.arange(shape.mgmt_node_count + shape.login_node_count))
     row, col = np.concatenate([cr, sr, mr]).astype(np.int64), np.concatenate([cc, sc, mc]).astype(np.int64)
     tor = np.arange(row.size) // shape.mgmt_nodes_per_tor
-    first = np.minimum(np.arange(plan.tor_count) * shape.mgmt_nodes_per_tor, row.size - 1)
-    tor_r, tor_c = row[first], col[first]
+    tor_r, tor_c = tor_positions(plan, shape, layout, offsets)
     tor_dev = b.device_codes([f"mtor{t + 1:03d}" for t in range(plan.tor_count)])
     none = np.full(row.size, NO_DEVICE)
     zeros = np.zeros(row.size, dtype=np.int64)
@@ -519,5 +522,6 @@ def plane_link_table(
     compute_table(b, compute, shape, layout)
     leaf_rows = compute_leaf_positions(compute, shape, layout)[1]
     storage_table(b, storage, shape, layout, spine_offset=compute_upper, leaf_rows=leaf_rows)
-    management_table(b, management, shape, layout, spine_offset=compute_upper + storage_upper)
+    offsets = eor_offsets(compute, storage, shape, layout)
+    management_table(b, management, shape, layout, spine_offset=compute_upper + storage_upper, offsets=offsets)
     return b.table()

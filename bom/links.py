@@ -418,8 +418,45 @@ def _storage_port_gbps(plan: StoragePlan) -> float:
     return plan.switch_port_gbps
 
 
+def mgmt_server_rows(shape: ClusterShape, layout: RackLayout) -> np.ndarray:
+    """The row of every management-plane server, in order: compute nodes, storage, management, login servers."""
+    infra_row = layout.compute_rows(shape.node_count)
+    storage = shape.storage_node_count
+    others = np.arange(shape.mgmt_node_count + shape.login_node_count)
+    return np.concatenate(
+        [
+            np.asarray(layout.node_position(np.arange(shape.node_count))[0]),
+            np.asarray(layout.storage_position(infra_row, np.arange(storage))[0]),
+            np.asarray(layout.server_position(infra_row, storage, others)[0]),
+        ]
+    ).astype(np.int64)
+
+
+def tor_positions(plan: ManagementPlan, shape: ClusterShape, layout: RackLayout, offsets: dict[int, int]):
+    """Management ToRs stand in the end-of-row network racks of their first server's row, after that row's
+    compute and storage leaves (``offsets``): compute racks hold nodes and PDUs only, as in NVIDIA's SuperPOD."""
+    rows_all = mgmt_server_rows(shape, layout)
+    if plan.tor_count == 0 or rows_all.size == 0:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty
+    first = np.minimum(np.arange(plan.tor_count) * shape.mgmt_nodes_per_tor, rows_all.size - 1)
+    rows = rows_all[first]
+    return layout.leaf_rack(rows, index_in_row(rows, offsets))
+
+
+def eor_offsets(compute: FabricPlan, storage: StoragePlan, shape: ClusterShape, layout: RackLayout) -> dict[int, int]:
+    """Per row, the compute and storage leaves already in its end-of-row racks (ToRs come after them)."""
+    compute_rows = compute_leaf_positions(compute, shape, layout)[1]
+    storage_rows = storage_leaf_positions(storage, shape, layout, compute_rows)[1]
+    return leaves_per_row(np.concatenate([compute_rows, np.asarray(storage_rows, dtype=np.int64)]))
+
+
 def management_links(
-    plan: ManagementPlan, shape: ClusterShape, layout: RackLayout, spine_offset: int = 0
+    plan: ManagementPlan,
+    shape: ClusterShape,
+    layout: RackLayout,
+    spine_offset: int = 0,
+    offsets: dict[int, int] | None = None,
 ) -> Iterator[Link]:
     ports = _Ports()
     infra_row = layout.compute_rows(shape.node_count)
@@ -437,7 +474,8 @@ def management_links(
         for i in range(shape.login_node_count)
     ]
     per_tor = shape.mgmt_nodes_per_tor
-    tor_pos = [servers[min(t * per_tor, len(servers) - 1)][1] for t in range(plan.tor_count)]
+    tor_r, tor_c = tor_positions(plan, shape, layout, offsets or {})
+    tor_pos = list(zip(tor_r.tolist(), tor_c.tolist(), strict=True))
     for i, (dev, pos) in enumerate(servers):
         t = i // per_tor
         tor = _name("mtor", t, 3)
@@ -481,4 +519,10 @@ def all_links(
     yield from compute_links(compute, shape, layout)
     leaf_rows = compute_leaf_positions(compute, shape, layout)[1]
     yield from storage_links(storage, shape, layout, spine_offset=compute_upper, compute_leaf_rows=leaf_rows)
-    yield from management_links(management, shape, layout, spine_offset=compute_upper + storage_upper)
+    yield from management_links(
+        management,
+        shape,
+        layout,
+        spine_offset=compute_upper + storage_upper,
+        offsets=eor_offsets(compute, storage, shape, layout),
+    )

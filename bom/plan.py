@@ -21,7 +21,7 @@ from bom.catalog import DEFAULT_PARTS, DEFAULT_PRICE_BOOK
 from bom.elevation import SWITCH_ROLES, Elevations, Heights, elevations
 from bom.export import cabling_rows
 from bom.layout import RackLayout, panels_for, switches_per_rack
-from bom.links import all_links, compute_leaf_positions, leaves_per_row, storage_leaf_positions
+from bom.links import all_links, compute_leaf_positions, leaves_per_row, storage_leaf_positions, tor_positions
 from bom.media import NIC_CAGES, PartChooser
 from bom.parts import PartKind, PartSpec
 from cluster.requests import bom_policy, cluster_shape, compute_tier_roles, rack_layout, resolve
@@ -155,8 +155,9 @@ def floor_plan(r: Requirements, plan: FabricPlan, storage: StoragePlan, mgmt: Ma
     layout = replace(rack_layout(r), leaves_per_network_rack=per_leaf_rack, switches_per_network_rack=per_spine_rack)
     shape = cluster_shape(r)
     compute_rows = compute_leaf_positions(plan, shape, layout)[1]
-    storage_rows = storage_leaf_positions(storage, shape, layout, compute_rows)[1] if storage.switch_count else []
-    per_row = leaves_per_row(np.concatenate([compute_rows, np.asarray(storage_rows, dtype=np.int64)]))
+    storage_rows = storage_leaf_positions(storage, shape, layout, compute_rows)[1]
+    tor_rows = tor_positions(mgmt, shape, layout, {})[0]
+    per_row = leaves_per_row(np.concatenate([compute_rows, np.asarray(storage_rows, dtype=np.int64), tor_rows]))
     leaf_racks = sum(-(-n // per_leaf_rack) for n in per_row.values())
     racks = rack_plan(
         r,
@@ -173,7 +174,7 @@ def floor_plan(r: Requirements, plan: FabricPlan, storage: StoragePlan, mgmt: Ma
         "switches_per_network_rack": f"largest k with k × ({su}U switch + 1U cable manager) + ⌈k × {sports} trunk "
         f"ports ÷ 24⌉ panels ≤ {rack_u}U: {per_spine_rack}",
         "leaf_racks": " + ".join(f"⌈{n} ÷ {per_leaf_rack}⌉" for _, n in sorted(per_row.items()))
-        + f" = {leaf_racks} end-of-row racks (leaves per row)",
+        + f" = {leaf_racks} end-of-row racks (compute and storage leaves and management ToRs per row)",
     }
     checks = tuple(
         _too_tall(where, u, ports, rack_u)
@@ -218,6 +219,8 @@ def _network_switches(r: Requirements, plan: FabricPlan, storage: StoragePlan, m
         spine += [(roles.storage_switch, t.down_ports_per_switch + t.up_ports_per_switch) for t in tiers[1:]]
     elif storage.switch_count:
         leaf.append((roles.storage_switch, (storage.switch_count - 1) * storage.mesh_links_per_pair))
+    if mgmt.tor_count:
+        leaf.append((roles.mgmt_tor, -(-mgmt.tor_uplink_count // mgmt.tor_count)))
     if mgmt.spine_count:
         spine.append((roles.mgmt_spine, -(-mgmt.tor_uplink_count // mgmt.spine_count)))
     return leaf, spine
@@ -329,6 +332,12 @@ def rack_heights(r: Requirements, catalog: Catalog, racks: RackPlan) -> Heights:
             if system is not None
             else None
         ),
+        rack_budget_kw=float(p.rack_budget_kw),
+        node_w=node_power_w(r)[0],
+        storage_w=float(p.storage_node_power_w),
+        mgmt_w=float(p.mgmt_node_power_w),
+        switch_w={role: roles.switch(role).power_w for role in switch_roles},
+        extra_w={"NVLink switch tray": system.switch_tray_w} if system is not None else {},
     )
 
 

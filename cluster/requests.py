@@ -154,18 +154,14 @@ def rack_layout(r: Requirements) -> RackLayout:
     """The floor plan: nodes per rack as given, else as the rack plan fills them, and servers per
     infrastructure rack as the rack plan counts them (power/racks.py). How many switches a network rack
     holds follows from the switches chosen (bom.plan.network_racking)."""
-    from power.racks import RACK_RESERVE_U, servers_per_rack
+    from power.racks import servers_per_rack
 
     p, budget = r.power, float(r.power.rack_budget_kw)
     return RackLayout(
         nodes_per_rack=floor_plan_nodes_per_rack(r),
         racks_per_row=r.bom.racks_per_row,
-        storage_per_rack=servers_per_rack(
-            float(p.storage_node_power_w) / 1000, p.storage_node_u, budget, p.rack_u, RACK_RESERVE_U
-        ),
-        servers_per_rack=servers_per_rack(
-            float(p.mgmt_node_power_w) / 1000, p.mgmt_node_u, budget, p.rack_u, RACK_RESERVE_U
-        ),
+        storage_per_rack=servers_per_rack(float(p.storage_node_power_w) / 1000, p.storage_node_u, budget, p.rack_u),
+        servers_per_rack=servers_per_rack(float(p.mgmt_node_power_w) / 1000, p.mgmt_node_u, budget, p.rack_u),
     )
 
 
@@ -176,12 +172,10 @@ def floor_plan_nodes_per_rack(r: Requirements) -> int:
     if system is not None:
         return system.compute_trays
     from power.plan import node_power_w
-    from power.racks import RACK_RESERVE_U, nodes_per_rack
+    from power.racks import nodes_per_rack
 
     p = r.power
-    return max(
-        1, nodes_per_rack(node_power_w(r)[0] / 1000, p.node_u, float(p.rack_budget_kw), p.rack_u, RACK_RESERVE_U)
-    )
+    return max(1, nodes_per_rack(node_power_w(r)[0] / 1000, p.node_u, float(p.rack_budget_kw), p.rack_u))
 
 
 def bom_policy(r: Requirements) -> BomPolicy:

@@ -20,7 +20,7 @@ from power.cooling import CoolingPlan, CoolingRequest, cooling_for_density, plan
 from power.facility import PUE_BY_COOLING, FacilityPower, ItLoad, plan_facility
 from power.gpus import GPU_TDP_W
 from power.rack_systems import rack_scale_system
-from power.racks import RACK_RESERVE_U, RackPlan, RackRequest, plan_racks
+from power.racks import RackPlan, RackRequest, plan_racks
 from power.tco import CostLine, Tco, TcoInputs, line, total_cost_of_ownership
 
 
@@ -127,7 +127,6 @@ def rack_plan(
             mgmt_node_u=p.mgmt_node_u,
             leaf_rack_count=leaf_rack_count,
             switches_per_network_rack=switches_per_network_rack,
-            reserved_u=RACK_RESERVE_U,
         )
     )
 

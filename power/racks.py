@@ -14,10 +14,6 @@ from typing import Any
 
 from power import PowerInputError
 
-RACK_RESERVE_U = 3
-"""U kept free in every compute and server rack for the management ToR that may stand there, its 1U cable
-manager and the 1U patch panel its uplinks land on (bom/elevation.py places them at the top)."""
-
 
 @dataclass(frozen=True)
 class RackRequest:
@@ -40,10 +36,9 @@ class RackRequest:
     rack_fixed_w: float = 0.0
     rack_fixed_u: int = 0
     system_name: str = ""
-    # the floor plan's network racks (bom/plan.py network_racking): end-of-row leaf racks, and switches a
+    # the floor plan's network racks (bom/plan.py floor_plan): end-of-row leaf racks, and switches a
     # spine-row rack holds by rack units; None: one leaf rack per row (a plan without a fabric, or a test)
     leaf_rack_count: int | None = None
-    reserved_u: int = 0  # U kept free in each compute and server rack (its management ToR, cable manager, panel)
 
     def __post_init__(self) -> None:
         errors: dict[str, str] = {}
@@ -120,34 +115,28 @@ class RackPlan:
         }
 
 
-def servers_per_rack(kw: float, u: int, budget_kw: float, rack_u: int, reserved_u: int = 0) -> int:
-    """Storage or management servers an infrastructure rack holds: min(⌊budget ÷ kW⌋, ⌊(rack U − reserved) ÷ U⌋),
-    at least 1 — the figure the rack count and the floor plan both use."""
-    return max(1, min(int(budget_kw // kw), (rack_u - reserved_u) // u))
+def servers_per_rack(kw: float, u: int, budget_kw: float, rack_u: int) -> int:
+    """Storage or management servers an infrastructure rack holds: min(⌊budget ÷ kW⌋, ⌊rack U ÷ U⌋), at least 1
+    — the figure the rack count and the floor plan both use."""
+    return max(1, min(int(budget_kw // kw), rack_u // u))
 
 
-def _racks_for(count: int, kw: float, u: int, budget_kw: float, rack_u: int, reserved_u: int = 0) -> tuple[int, int]:
-    per_rack = servers_per_rack(kw, u, budget_kw, rack_u, reserved_u)
+def _racks_for(count: int, kw: float, u: int, budget_kw: float, rack_u: int) -> tuple[int, int]:
+    per_rack = servers_per_rack(kw, u, budget_kw, rack_u)
     return per_rack, math.ceil(count / per_rack) if count else 0
 
 
-def nodes_per_rack(node_kw: float, node_u: int, rack_budget_kw: float, rack_u: int, reserved_u: int = 0) -> int:
-    """Compute nodes a rack holds: min(⌊budget ÷ node kW⌋, ⌊(rack U − reserved U) ÷ node U⌋) — the one figure
-    the rack count, the floor plan's cable lengths and the PDUs all use. The reserve (the rack's management ToR,
-    its cable manager and patch panel) is given up before a node would be: at least one node when it fits."""
-    return min(int(rack_budget_kw // node_kw), _nodes_by_u(node_u, rack_u, reserved_u))
-
-
-def _nodes_by_u(node_u: int, rack_u: int, reserved_u: int) -> int:
-    return (rack_u - reserved_u) // node_u if rack_u - reserved_u >= node_u else min(1, rack_u // node_u)
+def nodes_per_rack(node_kw: float, node_u: int, rack_budget_kw: float, rack_u: int) -> int:
+    """Compute nodes a rack holds: min(⌊budget ÷ node kW⌋, ⌊rack U ÷ node U⌋) — the one figure the
+    rack count, the floor plan's cable lengths and the PDUs all use. Compute racks hold nodes and PDUs only:
+    every switch, management ToRs included, stands in a network rack (bom/layout.py)."""
+    return min(int(rack_budget_kw // node_kw), rack_u // node_u)
 
 
 def plan_racks(req: RackRequest) -> RackPlan:
     by_power = int(req.rack_budget_kw // req.node_kw)
-    per_rack = req.trays_per_rack or nodes_per_rack(
-        req.node_kw, req.node_u, req.rack_budget_kw, req.rack_u, req.reserved_u
-    )
-    by_u = _nodes_by_u(req.node_u, req.rack_u, req.reserved_u)
+    by_u = req.rack_u // req.node_u
+    per_rack = req.trays_per_rack or nodes_per_rack(req.node_kw, req.node_u, req.rack_budget_kw, req.rack_u)
     racks = math.ceil(req.node_count / per_rack)
     rows = math.ceil(racks / req.racks_per_row)
     in_full = min(per_rack, req.node_count)
@@ -155,22 +144,14 @@ def plan_racks(req: RackRequest) -> RackPlan:
     leaf_racks = rows if req.leaf_rack_count is None else req.leaf_rack_count
     network = leaf_racks + spine_racks
     s_per, storage = _racks_for(
-        req.storage_node_count, req.storage_node_kw, req.storage_node_u, req.rack_budget_kw, req.rack_u, req.reserved_u
+        req.storage_node_count, req.storage_node_kw, req.storage_node_u, req.rack_budget_kw, req.rack_u
     )
-    m_per, mgmt = _racks_for(
-        req.mgmt_node_count, req.mgmt_node_kw, req.mgmt_node_u, req.rack_budget_kw, req.rack_u, req.reserved_u
-    )
+    m_per, mgmt = _racks_for(req.mgmt_node_count, req.mgmt_node_kw, req.mgmt_node_u, req.rack_budget_kw, req.rack_u)
     limit = "power" if by_power <= by_u else "rack units"
-    usable = f"({req.rack_u} − {req.reserved_u})U" if req.reserved_u else f"{req.rack_u}U"
     d = {
         "nodes_per_rack": (
-            f"min(⌊{req.rack_budget_kw:g} kW ÷ {req.node_kw:g} kW⌋ = {by_power}, ⌊{usable} ÷ {req.node_u}U⌋ = "
+            f"min(⌊{req.rack_budget_kw:g} kW ÷ {req.node_kw:g} kW⌋ = {by_power}, ⌊{req.rack_u}U ÷ {req.node_u}U⌋ = "
             f"{by_u}) = {per_rack} — limited by {limit}; {per_rack * req.node_u}U used"
-            + (
-                f", {req.reserved_u}U kept for the rack's management ToR, cable manager and patch panel"
-                if req.reserved_u
-                else ""
-            )
         ),
         "compute_rack_count": f"⌈{req.node_count:,} ÷ {per_rack}⌉ = {racks:,} compute racks in {rows} rows of "
         f"up to {req.racks_per_row}",

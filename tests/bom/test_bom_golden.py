@@ -65,31 +65,24 @@ def test_2000_gpu_by_reach_counts():
     are 5 m active optical (no 100G ACC in the catalog) where their storage leaf is in column 10: rows 1–3
     and 5, 4 × 4 × 2 = **32 AOC** (rows 0 and 4 have theirs in column 11); 791 − 32 = 759 optics.
 
-    Management (25G, 8 servers a ToR, the ToR in its first server's rack; 267 servers = 250 compute +
-    8 storage + 5 management + 4 login → 34 ToRs, 2 uplinks each to 2 spines): ToRs 1–31 each serve 4
-    nodes in their own rack (DAC) and 4 in the next (AOC): 124 + 124. ToR 32 serves nodes 248–249 in
-    its rack (2 DAC) and storage servers 1–6 a row away (6 optical LC links). The 8 storage servers share
-    infrastructure rack 0, the 9 management and login servers rack 1: ToR 33 serves storage servers 7–8
-    in its rack (2 DAC) and management servers 1–5 and login 1 in the next (6 AOC); ToR 34 logins 2–4 in
-    its own rack (3 DAC). **DAC 124 + 2 + 2 + 3 = 131, AOC 124 + 6 = 130**, 6 LC optics + 34 × 2 = 68
-    uplink optics (other row) = 74; **267 BMC copper** links follow the same servers.
-    Optics in all: 1,840 + 2,048 + 759 + 74 = **4,721**; AOC 32 + 130 = **162**.
+    Management (25G, 8 servers a ToR; 267 servers = 250 compute + 8 storage + 5 management + 4 login → 34
+    ToRs, 2 uplinks each to 2 spines): a ToR stands in its first server's row, in the end-of-row racks after
+    that row's compute and storage leaves (compute racks hold nodes only). Only a server in column 9 with its
+    ToR in column 10 would be one rack away; the column-9 nodes 40r + 36 … 39 belong to the row's last ToR,
+    which comes after ≥ 11 leaves and so stands in column 11 or beyond. Every server–ToR link is optical:
+    **267 LC links**, 2 × 267 SFP28 SR modules; + 34 × 2 = 68 uplinks (other row) = 335 optics, no DAC or
+    AOC; **267 BMC copper** links follow the same servers.
+    Optics in all: 1,840 + 2,048 + 759 + 335 = **4,982**; AOC: the 32 storage links.
     """
     b = design("seed-2000-gpu.yaml").bom
     assert b.quantity("ACC-400G-5M") == 160
     assert b.quantity("MMA4Z00-NS400") == 2000 - 160
     assert b.quantity("MMA4Z00-NS") == 3048 - 80
     assert b.quantity("AOC-100G-5M", plane="storage") == 32
-    assert b.quantity("DAC-25G-3M", plane="management") == 131
-    assert b.quantity("AOC-25G-5M", plane="management") == 130
-    assert b.quantity("LC-OM4-10M", plane="management") == 6
-    assert b.media_counts == {
-        "optics": 1840 + 2048 + 759 + 74,
-        "acc": 160,
-        "aoc": 32 + 130,
-        "dac": 131,
-        "copper_rj45": 267,
-    }
+    mgmt = [ln for ln in b.lines if ln.plane == "management" and not ln.spare]
+    mgmt_lc = sum(ln.quantity for ln in mgmt if ln.sku.startswith("LC-OM4"))
+    assert mgmt_lc == 267 and b.quantity("SFP28-25G-SR") == 2 * 267
+    assert b.media_counts == {"optics": 1840 + 2048 + 759 + 335, "acc": 160, "aoc": 32, "copper_rj45": 267}
     assert b.quantity_by_kind(PartKind.SWITCH) == 96 + (25 + 11) + (34 + 2)
 
 

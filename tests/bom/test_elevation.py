@@ -34,27 +34,22 @@ def small():
 def test_a_compute_rack_by_hand(small):
     """64 H100 GPUs = 8 nodes of 8U (the default node, 8 × 700 W + 4.6 kW host = 10.2 kW), 4 a rack:
     min(⌊41 kW ÷ 10.2 kW⌋ = 4, ⌊42U ÷ 8U⌋ = 5). Bottom up: cn00001 at U1, cn00002 U9, cn00003 U17,
-    cn00004 U25 (4 × 8U = 32U). The first management ToR serves the first 8 servers (cn00001–8) and
-    stands in the rack of its first one, R01-01: from the top, the rack's one patch panel (its 2 uplinks are
-    optical trunks: 2 ends → ⌈2 ÷ 24⌉ = 1 panel) at U42, the ToR at U41, its cable manager at U40.
-    PDUs: A + B feeds × ⌈rack kW ÷ 17.3 kW⌉ per feed, zero-U."""
+    cn00004 U25 (4 × 8U = 32U); compute racks hold nodes and PDUs only. PDUs: A + B feeds ×
+    ⌈4 × 10.2 = 40.8 kW ÷ 17.3 kW⌉ = 3 per feed = 6, zero-U. The management ToR of the first 8 servers stands
+    in row 01's end-of-row rack R01-11, after the row's 8 compute leaves and 1 storage leaf: from the top, the
+    rack's patch panels, then its switches in name order, each over its cable manager."""
     plan, _, elev = small
     assert plan.power.racks.nodes_per_rack == 4
-    rack = next(r for r in elev.racks if r.name == "R01-01")
-    assert rack.kind == "compute"
-    units = {p.device: (p.u, p.height_u) for p in rack.placements if p.height_u}
-    assert units == {
-        "cn00001": (1, 8),
-        "cn00002": (9, 8),
-        "cn00003": (17, 8),
-        "cn00004": (25, 8),
-        "mtor001-cm": (40, 1),
-        "mtor001": (41, 1),
-        "R01-01-pp01": (42, 1),
-    }
-    per_feed = 3  # ⌈4 × 10.2 = 40.8 kW ÷ 17.3 kW⌉ = 3
     assert plan.power.racks.compute_rack_kw == pytest.approx(40.8)
-    assert sum(1 for p in rack.placements if p.kind == "PDU") == 2 * per_feed
+    rack = next(r for r in elev.racks if r.name == "R01-01")
+    assert rack.kind == "compute" and rack.power_kw == pytest.approx(40.8)
+    units = {p.device: (p.u, p.height_u) for p in rack.placements if p.height_u}
+    assert units == {"cn00001": (1, 8), "cn00002": (9, 8), "cn00003": (17, 8), "cn00004": (25, 8)}
+    assert sum(1 for p in rack.placements if p.kind == "PDU") == 6
+    eor = next(r for r in elev.racks if r.name == "R01-11")
+    switches = [p.device for p in sorted(eor.placements, key=lambda p: -p.u) if p.kind == "switch"]
+    assert switches == [*(f"leaf{i:04d}" for i in range(1, 9)), "mtor001", "sleaf0001"]  # name order
+    assert [p.kind for p in sorted(eor.placements, key=lambda p: p.u) if p.height_u][:2] == ["cable manager", "switch"]
 
 
 def test_every_cut_sheet_end_is_where_the_elevation_puts_its_device(small):
@@ -89,8 +84,10 @@ def test_racks_hold_their_devices_without_overlap_and_panels_match_the_bom(value
         assert all(n == 1 for n in used.values()), rack.name  # no U holds two devices
         if not rack.overflow_u:
             assert all(1 <= u <= rack.rack_u for u in used), rack.name
-    assert elev.overflows == []  # every default design's racks hold their devices
     racks = plan.power.racks  # the rack plan (BOM rack line, PDUs, power) counts the racks drawn
+    assert elev.overflows == []  # every default design's racks hold their devices
+    assert [r.name for r in elev.racks if r.over_budget] == []  # and stay within the rack power budget
+    assert all(r.power_kw <= racks.compute_rack_kw + 1e-9 for r in elev.racks if r.kind == "compute")
     kinds = Counter(rack.kind for rack in elev.racks)
     assert len(elev.racks) == racks.rack_count
     assert kinds["compute"] == racks.compute_rack_count and kinds["network"] == racks.network_rack_count
@@ -243,3 +240,25 @@ def test_the_drawing_is_served_inline_to_its_owner_only(alice, bob):
     other = Client()
     other.force_login(bob)
     assert other.get(f"/designs/{design.pk}/export/elevations.svg").status_code == 404
+
+
+def test_a_rack_over_its_power_budget_is_reported():
+    """Two 4U nodes of 10 kW and a 0.5 kW switch in a 20 kW rack: 20.5 kW — the check names the rack."""
+    heights = Heights(
+        rack_u=42,
+        node_u=4,
+        storage_u=2,
+        mgmt_u=1,
+        switch_u={"mgmt_tor": 1},
+        switch_sku={"mgmt_tor": "T"},
+        rack_budget_kw=20,
+        node_w=10_000,
+        switch_w={"mgmt_tor": 500},
+    )
+    links = [_link(f"cn{i:05d}", "nic", (0, 0), "mtor001", "mgmt_tor", (0, 0)) for i in (1, 2)]
+    elev = elevations(links, [False, False], heights)
+    assert elev.racks[0].power_kw == pytest.approx(20.5)
+    (check,) = elev.checks()
+    assert check["field"] == "rack_budget_kw" and "R01-01 draws 20.5 kW" in check["message"]
+    fits = elevations(links[:1], [False], heights)
+    assert fits.checks() == [] and fits.racks[0].power_kw == pytest.approx(10.5)
