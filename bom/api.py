@@ -7,11 +7,12 @@ from rest_framework import permissions, serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
+from bom.currencies import ISO_4217
 from bom.models import Part, Price, PriceBook, Quote
 from designer.api.auth import ReadOnlyTokenPermission
 from designer.api.pagination import ID_SCHEMA, PAGE_PARAMETERS, paged, query_int
 from designer.api.parsers import DecimalJSONParser
-from designer.api.strict import StrictCharField, StrictModelSerializer
+from designer.api.strict import StrictCharField, StrictChoiceField, StrictModelSerializer
 
 # every catalog view: signed in, read-only tokens read only, and only staff write
 CATALOG_PERMISSIONS = [permissions.IsAuthenticated, ReadOnlyTokenPermission]
@@ -89,11 +90,10 @@ class QuoteSerializer(StrictModelSerializer):
 
 
 class PriceBookSerializer(StrictModelSerializer):
-    currency = StrictCharField(
-        max_length=3,
+    currency = StrictChoiceField(
+        choices=sorted(ISO_4217),
         required=False,
-        pattern=r"^[A-Z]{3}$",
-        pattern_message="an ISO 4217 currency code in capitals, e.g. USD or EUR",
+        error_messages={"invalid_choice": "{input!r} is not an ISO 4217 currency code in use (e.g. USD, EUR, JPY)"},
     )
 
     class Meta:

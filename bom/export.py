@@ -236,12 +236,26 @@ def _module_cells(links: list[Link], parts: list, ports: dict[tuple[int, str], s
 
 
 def cabling_csv(rows: Iterable[dict[str, Any]]) -> str:
+    return "".join(cabling_csv_chunks(lambda: rows))
+
+
+def cabling_csv_chunks(make_rows, chunk_rows: int = 5000) -> Iterator[str]:
+    """The cut sheet as csv text in chunks: the header first, before ``make_rows()`` plans anything, so a
+    streamed download starts at once; then the rows, ``chunk_rows`` at a time."""
     buf = io.StringIO()
     w = csv.writer(buf)
     w.writerow(CABLING_COLUMNS)
-    for row in rows:
+    yield buf.getvalue()
+    buf.seek(0)
+    buf.truncate()
+    for i, row in enumerate(make_rows(), start=1):
         w.writerow([safe_text(row.get(c, "")) for c in CABLING_COLUMNS])
-    return buf.getvalue()
+        if i % chunk_rows == 0:
+            yield buf.getvalue()
+            buf.seek(0)
+            buf.truncate()
+    if buf.tell():
+        yield buf.getvalue()
 
 
 def bom_xlsx(

@@ -44,10 +44,20 @@ def _today():
     return timezone.now().date()
 
 
+def validate_currency(code: str) -> None:
+    from bom.currencies import currency_error
+
+    problem = currency_error(code)
+    if problem:
+        raise ValidationError(problem)
+
+
 class PriceBook(models.Model):
     name = models.CharField(max_length=100)
     version = models.PositiveIntegerField(default=1)
-    currency = models.CharField(max_length=3, default="USD")
+    currency = models.CharField(
+        max_length=3, default="USD", validators=[validate_currency], help_text="ISO 4217 code, e.g. USD"
+    )
     effective_date = models.DateField(default=_today)
     note = models.TextField(blank=True)
     is_active = models.BooleanField(default=True, help_text="The newest active book prices new designs")

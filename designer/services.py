@@ -205,6 +205,21 @@ def revision_floor(revision, catalog: Catalog | None = None):
     return floor_sheets(r, planes.fabric, planes.storage, planes.management, catalog or current_catalog())
 
 
+def cabling_stream(revision, catalog: Catalog | None = None):
+    """(csv text chunks, filename) of a revision's cut sheet: the header before any planning (bom.export)."""
+    from bom.export import cabling_csv_chunks
+
+    catalog = catalog or current_catalog()
+    return cabling_csv_chunks(lambda: revision_cabling(revision, catalog)), f"{_export_base(revision)}-cabling.csv"
+
+
+def _export_base(revision) -> str:
+    import re
+
+    slug = re.sub(r"[^A-Za-z0-9]+", "-", revision.name).strip("-")[:60] or "design"
+    return f"{slug}-r{revision.number}"
+
+
 EXPORT_CACHE_MAX_BYTES = 2_000_000
 
 
@@ -228,12 +243,10 @@ def export_bom(revision, fmt: str, *, show_author: bool = True) -> tuple[bytes, 
 def _export_bom(revision, fmt: str, catalog: Catalog, *, show_author: bool = True) -> tuple[bytes, str, str]:
     """(content, content type, filename) for bom.xlsx / bom.csv / bom.json / cabling.csv."""
     import json
-    import re
 
     from bom.export import bom_csv, bom_xlsx, cabling_csv
 
-    slug = re.sub(r"[^A-Za-z0-9]+", "-", revision.name).strip("-")[:60] or "design"
-    base = f"{slug}-r{revision.number}"
+    base = _export_base(revision)
     if fmt == "bom.json":
         return json.dumps(stored_bom(revision), indent=2).encode(), "application/json", f"{base}-bom.json"
     if fmt == "bom.csv":  # the BOM alone: no cut sheet to build

@@ -117,8 +117,10 @@ class RackPlan:
 
 def servers_per_rack(kw: float, u: int, budget_kw: float, rack_u: int) -> int:
     """Storage or management servers an infrastructure rack holds: min(⌊budget ÷ kW⌋, ⌊rack U ÷ U⌋), at least 1
-    — the figure the rack count and the floor plan both use."""
-    return max(1, min(int(budget_kw // kw), rack_u // u))
+    — the figure the rack count and the floor plan both use. A server drawing 0 W is bounded by U alone."""
+    by_units = rack_u // u
+    by_power = int(budget_kw // kw) if kw > 0 else by_units
+    return max(1, min(by_power, by_units))
 
 
 def _racks_for(count: int, kw: float, u: int, budget_kw: float, rack_u: int) -> tuple[int, int]:

@@ -190,7 +190,12 @@ def test_downloads_page_api_and_shared_link(alice, bob, seed_revision):
         assert "attachment" in r["Content-Disposition"]
         r = c.get(f"/api/v1/designs/{design.pk}/{fmt}")
         assert r.status_code == 200 and ctype in r["Content-Type"], fmt
-    body = c.get(f"/designs/{design.pk}/export/cabling.csv").content.decode()
+    streamed = c.get(f"/designs/{design.pk}/export/cabling.csv")
+    assert streamed.streaming  # the header leaves before the cut sheet is planned
+    chunks = iter(streamed.streaming_content)
+    header = next(chunks).decode()
+    assert header.startswith("label,plane,segment,a_row,a_rack,a_u,a_device")
+    body = header + b"".join(chunks).decode()
     first = list(csv.reader(io.StringIO(body)))[1]
     assert first[0] == "C-000001" and first[6].startswith("cn")
     assert first[3:6] == ["01", "R01-01", "1"]  # A end: row 01, rack R01-01, U1 (the first node, bottom up)

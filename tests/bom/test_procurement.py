@@ -143,3 +143,59 @@ def test_only_staff_write_quotes(alice, quoted_book):
     assert c.get("/api/v1/quotes/").status_code == 200
     body = {"price_book": quoted_book.pk, "reference": "Q-9", "supplier": "ACME", "quoted_on": "2026-11-20"}
     assert c.post("/api/v1/quotes/", body, content_type="application/json").status_code == 403
+
+
+def test_bad_catalog_input_is_a_field_error_in_admin_and_api(quoted_book):
+    """An unknown currency, a negative discount and a quote without a reference: field errors, never a save."""
+    from django.contrib import admin as django_admin
+
+    from bom.models import PriceBook as Book
+
+    c = _staff_client()
+    # API
+    r = c.patch(f"/api/v1/price-books/{quoted_book.pk}/", {"currency": "XYZ"}, content_type="application/json")
+    assert r.status_code == 400 and "not an ISO 4217 currency code" in r.json()["errors"]["currency"][0]
+    r = c.patch(f"/api/v1/price-books/{quoted_book.pk}/", {"currency": "eur"}, content_type="application/json")
+    assert r.status_code == 400 and "currency" in r.json()["errors"]
+    assert (
+        c.patch(f"/api/v1/price-books/{quoted_book.pk}/", {"currency": "EUR"}, content_type="application/json").json()[
+            "currency"
+        ]
+        == "EUR"
+    )
+    price = Price.objects.get(price_book=quoted_book, part__sku="QM9700")
+    r = c.patch(f"/api/v1/prices/{price.pk}/", {"discount_pct": -5}, content_type="application/json")
+    assert r.status_code == 400 and "discount_pct" in r.json()["errors"]
+    body = {"price_book": quoted_book.pk, "supplier": "ACME", "quoted_on": "2026-11-20"}
+    r = c.post("/api/v1/quotes/", body, content_type="application/json")
+    assert r.status_code == 400 and "reference" in r.json()["errors"]
+    r = c.post("/api/v1/quotes/", {**body, "reference": ""}, content_type="application/json")
+    assert r.status_code == 400 and "reference" in r.json()["errors"]
+    # admin (the forms the admin builds for these models)
+    for model, data, field in (
+        (Book, {"name": "B", "version": 1, "currency": "XYZ", "effective_date": "2026-11-01"}, "currency"),
+        (
+            Price,
+            {
+                "price_book": quoted_book.pk,
+                "part": price.part_id,
+                "list_price_usd": "10",
+                "discount_pct": "-5",
+                "source_note": "x",
+            },
+            "discount_pct",
+        ),
+        (
+            Quote,
+            {"price_book": quoted_book.pk, "reference": "", "supplier": "ACME", "quoted_on": "2026-11-20"},
+            "reference",
+        ),
+    ):
+        model_admin = django_admin.site._registry.get(model)
+        if model_admin is None:  # prices and quotes are edited inline on their book
+            from django.forms import modelform_factory
+
+            form = modelform_factory(model, fields="__all__")(data)
+        else:
+            form = model_admin.get_form(None)(data)
+        assert not form.is_valid() and field in form.errors, (model, form.errors)

@@ -54,6 +54,17 @@ def test_a_design_that_does_not_fit_its_switch_is_422(api):
     assert r.status_code == 422, r.content
 
 
+def test_zero_watt_servers_are_a_field_error_not_a_crash(api):
+    # Schemathesis (seed 14, CI) found this body: storage and management servers of 0 W made the floor
+    # plan divide by zero (500) before the power plan could refuse them.
+    power = {"storage_node_power_w": 0.0, "mgmt_node_power_w": 0.0, "rack_u": 1, "node_u": 1, "rack_budget_kw": 0.1}
+    body = {"requirements": {"gpu_count": 1, "gpus_per_node": 1, "gpu_model": "B200", "power": power}}
+    r = post(api, "/api/v1/evaluate/", body)
+    assert r.status_code == 422, r.content
+    errors = r.json()["errors"]
+    assert any("storage" in k for k in errors) and any("mgmt" in k for k in errors), errors
+
+
 def test_amounts_arrive_exactly_as_written(api):
     r = post(api, "/api/v1/designs/", {"requirements": {"gpu_count": 16, "power": {"electricity_usd_per_kwh": 0.0815}}})
     assert r.status_code == 201, r.content
