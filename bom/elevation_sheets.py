@@ -38,6 +38,8 @@ def racks_sheet(wb, fmt: dict[str, Any], elev: Elevations) -> None:
 def rack_type_sheets(wb, fmt: dict[str, Any], elev: Elevations) -> None:
     """One sheet per rack look: the drawing of an example rack (top U first) and which racks look so."""
     types = elev.rack_types()
+    kinds = {kind: wb.add_format({"bg_color": color, "border": 1}) for kind, color in KIND_COLORS.items()}
+    kinds[""] = wb.add_format({"border": 1})  # one format per kind for the whole workbook, reused by every drawing
     for i, (example, members) in enumerate(types[:MAX_TYPE_SHEETS], start=1):
         ws = wb.add_worksheet(f"Rack type {i}")
         names = ", ".join(r.name for r in members[:60]) + (f" … ({len(members)} in all)" if len(members) > 60 else "")
@@ -47,7 +49,7 @@ def rack_type_sheets(wb, fmt: dict[str, Any], elev: Elevations) -> None:
         ws.write_string(3, 1, f"Device (as in {example.name})", fmt["head"])
         ws.write_string(3, 2, "Kind", fmt["head"])
         ws.write_string(3, 3, "Part number", fmt["head"])
-        _draw(wb, ws, example, first_row=4)
+        _draw(ws, kinds, example, first_row=4)
         ws.set_column(0, 0, 6)
         ws.set_column(1, 3, 26)
     if len(types) > MAX_TYPE_SHEETS:
@@ -61,9 +63,7 @@ def _usage(rack: Rack) -> str:
     return f"{rack.used_u}U of {rack.rack_u}U used — {state}; {zero_u} zero-U PDUs at the rear"
 
 
-def _draw(wb, ws, rack: Rack, first_row: int) -> None:
-    formats = {kind: wb.add_format({"bg_color": color, "border": 1}) for kind, color in KIND_COLORS.items()}
-    plain = wb.add_format({"border": 1})
+def _draw(ws, formats: dict[str, Any], rack: Rack, first_row: int) -> None:
     top = max([rack.rack_u, *(p.top_u for p in rack.placements if p.height_u)])
     by_u = {u: p for p in rack.placements if p.height_u for u in range(p.u, p.top_u + 1)}
     for offset, u in enumerate(range(top, 0, -1)):
@@ -72,7 +72,7 @@ def _draw(wb, ws, rack: Rack, first_row: int) -> None:
         p = by_u.get(u)
         if p is None:
             continue
-        cell = formats.get(p.kind, plain)
+        cell = formats.get(p.kind, formats[""])
         label = p.device if u == p.top_u else "〃"
         ws.write_string(row, 1, label, cell)
         ws.write_string(row, 2, p.kind, cell)

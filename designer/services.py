@@ -176,7 +176,16 @@ def clone_design(design, user):
 # --- exports ---------------------------------------------------------------------------------
 
 
-EXPORT_FORMATS = ("bom.xlsx", "bom.csv", "bom.json", "cabling.csv", "racks.csv", "netbox.zip", "elevations.svg")
+EXPORT_FORMATS = (
+    "bom.xlsx",
+    "bom-only.xlsx",
+    "bom.csv",
+    "bom.json",
+    "cabling.csv",
+    "racks.csv",
+    "netbox.zip",
+    "elevations.svg",
+)
 
 
 def cabling_plan(r: Requirements, planes: Planes | ClusterPlan, catalog: Catalog | None = None):
@@ -221,6 +230,10 @@ def _export_base(revision) -> str:
 
 
 EXPORT_CACHE_MAX_BYTES = 2_000_000
+BOM_ONLY_CONTENTS = (
+    "BOM, TCO and price book only: the cut sheet, the rack elevations and their per-rack unit and power checks "
+    "are in the full workbook (bom.xlsx) and in cabling.csv / racks.csv"
+)
 
 
 def export_bom(revision, fmt: str, *, show_author: bool = True) -> tuple[bytes, str, str]:
@@ -241,7 +254,7 @@ def export_bom(revision, fmt: str, *, show_author: bool = True) -> tuple[bytes, 
 
 
 def _export_bom(revision, fmt: str, catalog: Catalog, *, show_author: bool = True) -> tuple[bytes, str, str]:
-    """(content, content type, filename) for bom.xlsx / bom.csv / bom.json / cabling.csv."""
+    """(content, content type, filename) for every export format but the streamed cabling.csv."""
     import json
 
     from bom.export import bom_csv, bom_xlsx, cabling_csv
@@ -269,8 +282,9 @@ def _export_bom(revision, fmt: str, catalog: Catalog, *, show_author: bool = Tru
         vendors = {p.sku: p.vendor for p in catalog.parts}
         files = netbox_files(elev, rows, site=f"{revision.name} r{revision.number}", vendors=vendors)
         return netbox_zip(files), "application/zip", f"{base}-netbox.zip"
-    if fmt == "bom.xlsx":
-        rows, elev = revision_floor(revision, catalog)
+    if fmt in ("bom.xlsx", "bom-only.xlsx"):
+        full = fmt == "bom.xlsx"  # bom-only: the priced lines, Summary, TCO and price book — no floor plan to build
+        rows, elev = revision_floor(revision, catalog) if full else (None, None)
         data = bom_xlsx(
             stored_bom(revision),
             design_name=revision.name,
@@ -281,6 +295,7 @@ def _export_bom(revision, fmt: str, catalog: Catalog, *, show_author: bool = Tru
             cabling=rows,
             extra_sheets=tco_sheet(revision.results),
             elevations=elev,
+            contents="" if full else BOM_ONLY_CONTENTS,
         )
-        return data, "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", f"{base}-bom.xlsx"
+        return data, "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", f"{base}-{fmt}"
     raise ValueError(f"unknown export {fmt!r}")

@@ -64,3 +64,50 @@ class DesignListSerializer(DesignSerializer):
             "topology": head.topology,
             "summary": head.results.get("summary", {}),
         }
+
+
+class BomLineSerializer(serializers.Serializer):
+    """One purchase-order line (bom/export.py BOM_COLUMNS; lines stored before a column existed get its default)."""
+
+    line_id = serializers.CharField(help_text="stable within the revision: plane prefix + number, e.g. COM-001")
+    plane = serializers.CharField(help_text="compute, storage, management or infrastructure")
+    category = serializers.CharField()
+    manufacturer = serializers.CharField(allow_blank=True)
+    sku = serializers.CharField(help_text="manufacturer part number")
+    description = serializers.CharField()
+    quantity = serializers.IntegerField(min_value=0)
+    unit_of_measure = serializers.CharField()
+    currency = serializers.CharField(help_text="ISO 4217 code of the price book")
+    list_price_usd = serializers.DecimalField(max_digits=20, decimal_places=2, help_text="unit list price")
+    discount_pct = serializers.DecimalField(max_digits=5, decimal_places=2)
+    unit_price_usd = serializers.DecimalField(
+        max_digits=20, decimal_places=2, help_text="net unit price = ROUND(list × (1 − discount ÷ 100), 2)"
+    )
+    extended_price_usd = serializers.DecimalField(max_digits=20, decimal_places=2, help_text="quantity × net")
+    spare = serializers.BooleanField(help_text="a spares line, apart from the installed quantity")
+    price_source = serializers.CharField(help_text="where the price comes from; a quote says which")
+    price_date = serializers.CharField(allow_blank=True, help_text="ISO date of the quote or price book")
+    price_is_assumption = serializers.BooleanField(help_text="a planning assumption, not a quoted price")
+    lead_time_weeks = serializers.IntegerField(allow_null=True, min_value=0)
+    quote_reference = serializers.CharField(allow_blank=True)
+    derivation = serializers.CharField(help_text="how the quantity was derived")
+
+
+class BomCheckSerializer(serializers.Serializer):
+    ok = serializers.BooleanField()
+    field = serializers.CharField(help_text="the requirement to change when the check fails")
+    message = serializers.CharField()
+
+
+class BomSerializer(serializers.Serializer):
+    """A revision's network bill of materials, line by line, as the xlsx/csv exports carry it."""
+
+    design = serializers.IntegerField()
+    revision = serializers.IntegerField()
+    price_book = serializers.DictField(help_text="name, version, currency, effective_date of the pricing book")
+    lines = BomLineSerializer(many=True)
+    totals_usd = serializers.DictField(child=serializers.DecimalField(max_digits=20, decimal_places=2))
+    total_usd = serializers.DecimalField(max_digits=20, decimal_places=2)
+    link_count = serializers.IntegerField()
+    link_end_count = serializers.IntegerField()
+    checks = BomCheckSerializer(many=True)

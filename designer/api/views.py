@@ -16,12 +16,17 @@ from designer.access import owned_design, visible_design, visible_revision
 from designer.api.pagination import ID_SCHEMA, PAGE_PARAMETERS, Pages, paged
 from designer.api.parsers import DecimalJSONParser
 from designer.api.requirements_schema import MESSAGE_MAX
-from designer.api.serializers import DesignListSerializer, DesignSerializer, RevisionSerializer
+from designer.api.serializers import BomSerializer, DesignListSerializer, DesignSerializer, RevisionSerializer
 from designer.compare import comparison_rows, oldest_first, summary_rows
 from designer.ids import parse_id
 from designer.models import Design
 from designer.requirements import RequirementsError, flatten, from_form_strings, nest
-from designer.services import clone_design, create_design, evaluate, evaluate_flat, revise
+from designer.services import EXPORT_FORMATS, clone_design, create_design, evaluate, evaluate_flat, revise
+
+EXPORT_HELP = (
+    "bom.xlsx (BOM + cut sheet + elevations), bom-only.xlsx (BOM, TCO, price book), bom.csv, bom.json, "
+    "cabling.csv (streamed), racks.csv, netbox.zip, elevations.svg"
+)
 
 
 def _errors(exc: RequirementsError, nested: bool = True) -> Response:
@@ -127,6 +132,34 @@ class DesignViewSet(viewsets.ViewSet):
         Design.objects.filter(pk=design.pk).update(deleted_at=None)
         return Response(DesignSerializer(design, context={}).data)
 
+    @extend_schema(
+        operation_id="designs_bom_retrieve",
+        parameters=[OpenApiParameter("revision", ID_SCHEMA, description="revision number (default: latest)")],
+        responses={200: BomSerializer, 400: OpenApiTypes.OBJECT, 404: OpenApiTypes.OBJECT},
+    )
+    @action(detail=True, methods=["get"])
+    def bom(self, request, pk=None):
+        """The BOM of a revision as purchase-order lines (``?revision=N``): what bom.xlsx and bom.csv carry."""
+        from bom.export import bom_rows
+        from designer.services import stored_bom
+
+        design = visible_design(request.user, _int(pk))
+        number = request.query_params.get("revision")
+        if number is not None and parse_id(number) is None:
+            return Response({"errors": {"revision": ["a revision number, e.g. 2"]}}, status=400)
+        rev = design.revisions.filter(number=parse_id(number)).first() if number else design.head
+        if rev is None:
+            raise Http404
+        bom = stored_bom(rev)
+        body = {
+            "design": design.pk,
+            "revision": rev.number,
+            "price_book": bom.get("price_book") or {},
+            "lines": list(bom_rows(bom)),
+            **{k: bom[k] for k in ("totals_usd", "total_usd", "link_count", "link_end_count", "checks")},
+        }
+        return Response(BomSerializer(body).data)
+
     @extend_schema(responses=RevisionSerializer(many=True))
     @action(detail=True, methods=["get"])
     def revisions(self, request, pk=None):
@@ -229,7 +262,10 @@ def compare_view(request):
 
 @extend_schema(
     operation_id="designs_export",
-    parameters=[OpenApiParameter("revision", ID_SCHEMA, description="revision number (default: latest)")],
+    parameters=[
+        OpenApiParameter("fmt", str, OpenApiParameter.PATH, enum=list(EXPORT_FORMATS), description=EXPORT_HELP),
+        OpenApiParameter("revision", ID_SCHEMA, description="revision number (default: latest)"),
+    ],
     responses={
         (200, "application/octet-stream"): OpenApiTypes.BINARY,
         400: OpenApiTypes.OBJECT,
@@ -238,7 +274,9 @@ def compare_view(request):
 )
 @api_view(["GET"])
 def export_view(request, pk: int, fmt: str):
-    """Download the BOM (xlsx with live formulas, csv, json) or the cabling plan (csv). ``?revision=N``."""
+    """Download an export of a revision (``?revision=N``): the BOM as xlsx with live formulas (bom.xlsx: with the
+    cut sheet and rack elevations; bom-only.xlsx: without), csv or json, the streamed cut sheet, racks, NetBox
+    import set or elevation drawing. The same lines as data: ``GET /api/v1/designs/{id}/bom/``."""
     from designer.views import export_response
 
     design = visible_design(request.user, pk)

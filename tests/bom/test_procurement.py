@@ -199,3 +199,60 @@ def test_bad_catalog_input_is_a_field_error_in_admin_and_api(quoted_book):
         else:
             form = model_admin.get_form(None)(data)
         assert not form.is_valid() and field in form.errors, (model, form.errors)
+
+
+def test_a_procurement_client_fetches_a_revisions_bom_by_token(alice, bob, quoted_book):
+    from tests.designer.test_api import token_client
+
+    design = make_design(alice)
+    first = design.head
+    from designer.services import evaluate_flat as ev_flat
+    from designer.services import revise
+
+    revise(design, alice, {**first.requirements(), "gpu_count": 1024}, ev_flat({"gpu_count": 1024}), "smaller")
+    c, _ = token_client(alice, read_only=True)  # no browser session: a read-only token
+    r1 = c.get(f"/api/v1/designs/{design.pk}/bom/?revision=1")
+    assert r1.status_code == 200, r1.content
+    body = r1.json()
+    assert body["revision"] == 1 and body["total_usd"] == first.results["bom"]["total_usd"]
+    leaf = _leaf_line(body)
+    assert (leaf["list_price_usd"], leaf["discount_pct"], leaf["unit_price_usd"]) == ("30000.00", "15.00", "25500.00")
+    assert leaf["quote_reference"] == "Q-2026-0412" and leaf["lead_time_weeks"] == 12
+    assert [ln["line_id"] for ln in body["lines"]] == [ln["line_id"] for ln in first.results["bom"]["lines"]]
+    assert sum(Decimal(ln["extended_price_usd"]) for ln in body["lines"]) == Decimal(body["total_usd"])
+    head = c.get(f"/api/v1/designs/{design.pk}/bom/").json()
+    assert head["revision"] == 2 and head["total_usd"] != body["total_usd"]
+    assert c.get(f"/api/v1/designs/{design.pk}/bom/?revision=9").status_code == 404
+    assert c.get(f"/api/v1/designs/{design.pk}/bom/?revision=x").status_code == 400
+    assert token_client(bob)[0].get(f"/api/v1/designs/{design.pk}/bom/").status_code == 404  # not bob's
+
+
+def test_the_schema_documents_every_bom_column(alice):
+    import yaml
+
+    from bom.export import BOM_COLUMNS
+    from tests.designer.test_api import token_client
+
+    schema = yaml.safe_load(token_client(alice)[0].get("/api/v1/schema/").content)
+    line = schema["components"]["schemas"]["BomLine"]
+    assert set(line["properties"]) == set(BOM_COLUMNS)
+    assert line["properties"]["list_price_usd"]["format"] == "decimal"
+    op = schema["paths"]["/api/v1/designs/{id}/bom/"]["get"]
+    assert op["responses"]["200"]["content"]["application/json"]["schema"]["$ref"].endswith("/Bom")
+    fmt = next(p for p in schema["paths"]["/api/v1/designs/{id}/{fmt}"]["get"]["parameters"] if p["name"] == "fmt")
+    assert "bom-only.xlsx" in fmt["schema"]["enum"] and "cabling.csv" in fmt["schema"]["enum"]
+
+
+def test_the_bom_only_workbook_has_the_lines_and_says_what_it_leaves_out(alice, quoted_book):
+    revision = make_design(alice).head
+    full = openpyxl.load_workbook(io.BytesIO(export_bom(revision, "bom.xlsx")[0]))
+    brief = openpyxl.load_workbook(io.BytesIO(export_bom(revision, "bom-only.xlsx")[0]))
+    assert "Cabling plan" in full.sheetnames and "Racks" in full.sheetnames
+    assert "Cabling plan" not in brief.sheetnames and "Racks" not in brief.sheetnames
+    for name in ("Summary", "Compute", "TCO", "Price book"):
+        assert name in brief.sheetnames
+        assert [[c.value for c in row] for row in brief[name].iter_rows()] == [
+            [c.value for c in row] for row in full[name].iter_rows()
+        ] or name == "Summary"
+    contents = next(r for r in brief["Summary"].iter_rows() if r[0].value == "Contents")
+    assert "cut sheet" in contents[1].value and "bom.xlsx" in contents[1].value
