@@ -52,6 +52,12 @@ _STORAGE_FIELDS = {
     "required_usable_tb": "storage_required_usable_tb",
     "mesh_links_per_pair": "storage_switch_count",
 }
+# the rack planner's per-server kW → the typed W field (a 0 W storage server is refused on its own field)
+_RACK_FIELDS = {
+    "node_kw": "node_power_w",
+    "storage_node_kw": "storage_node_power_w",
+    "mgmt_node_kw": "mgmt_node_power_w",
+}
 _MGMT_FIELDS = {
     "compute_node_count": "gpu_count",
     "login_node_count": "login_node_count",
@@ -313,7 +319,7 @@ def plan_cluster(r: Requirements, catalog: Catalog | None = None, *, cables: boo
         field = "ufm_server_count" if r.compute_fabric.ufm_server_count else "attached_device_count"
         raise RequirementsError({field: [str(exc)]}, unprocessable=True) from None
     except PowerInputError as exc:
-        raise RequirementsError({k: [v] for k, v in exc.errors.items()}, unprocessable=True) from None
+        raise _mapped(exc.errors, _RACK_FIELDS) from None
     try:
         power = plan_power(r, network_figures(r, planes, bom), racks)
     except PowerInputError as exc:

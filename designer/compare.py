@@ -195,3 +195,12 @@ def comparison_rows(revisions: list[DesignRevision]) -> list[Row]:
     for k in keys:
         rows.append(Row("result", k, _cells([flat.get(k) for flat in flats])))
     return rows
+
+
+def bom_diff_rows(revisions: list[DesignRevision]):
+    """The BOM diff by part number of these revisions (bom.diff), oldest first; column labels beside it."""
+    from bom.diff import bom_diff
+    from designer.services import stored_bom
+
+    labels = [f"#{i + 1} r{r.number}" for i, r in enumerate(revisions)]
+    return bom_diff([stored_bom(r) for r in revisions]), labels

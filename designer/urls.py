@@ -25,6 +25,7 @@ urlpatterns = [
     path("designs/<int:pk>/export/<str:fmt>", views.design_export, name="design-export"),
     path("s/<str:token>/export/<str:fmt>", views.shared_export, name="shared-export"),
     path("compare/", views.compare, name="compare"),
+    path("compare/bom-diff.xlsx", views.compare_bom_diff, name="compare-bom-diff"),
     path("designs/<int:pk>/sweeps/new/", sweep_views.sweep_new, name="sweep-new"),
     path("sweeps/<int:pk>/", sweep_views.sweep_detail, name="sweep-detail"),
     path("sweeps/<int:pk>/progress.json", sweep_views.sweep_progress_json, name="sweep-progress"),

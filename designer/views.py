@@ -14,9 +14,10 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from bom.diff import diff_summary
 from designer import charts
 from designer.access import owned_design, visible_design, visible_revision
-from designer.compare import comparison_rows, oldest_first, summary_rows
+from designer.compare import bom_diff_rows, comparison_rows, oldest_first, summary_rows
 from designer.forms import RequirementsForm, ShareForm, SignupForm, TokenForm
 from designer.ids import parse_id
 from designer.models import DEMO_USERNAME, ApiToken, Design, DesignRevision
@@ -302,9 +303,9 @@ def design_share(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "designer/share.html", {"design": design, "form": form, "link": link})
 
 
-@login_required
-def compare(request: HttpRequest) -> HttpResponse:
-    """Compare 2–4 revisions (?r=<revision id>) or designs' latest revisions (?d=<design id>)."""
+def _compared(request: HttpRequest) -> list[DesignRevision] | None:
+    """2–4 revisions (?r=<revision id>) or designs' latest revisions (?d=<design id>), oldest first; None when
+    the count is off. An id that is not a number, or not the user's to read, is a 404."""
     revisions: list[DesignRevision] = []
     for rid in request.GET.getlist("r"):
         if parse_id(rid) is None:
@@ -314,12 +315,19 @@ def compare(request: HttpRequest) -> HttpResponse:
         if parse_id(did) is None:
             raise Http404("no such design")
         revisions.append(visible_design(request.user, parse_id(did)).revisions.order_by("-number").first())
-    if not 2 <= len(revisions) <= 4:
+    return oldest_first(revisions) if 2 <= len(revisions) <= 4 else None
+
+
+@login_required
+def compare(request: HttpRequest) -> HttpResponse:
+    """Compare 2–4 revisions (?r=<revision id>) or designs' latest revisions (?d=<design id>)."""
+    revisions = _compared(request)
+    if revisions is None:
         messages.error(request, "Pick between 2 and 4 designs or revisions to compare.")
         return redirect("design-list")
-    revisions = oldest_first(revisions)
     rows = comparison_rows(revisions)
     columns = [(f"#{i + 1} r{r.number}", r.results) for i, r in enumerate(revisions)]
+    diff, _ = bom_diff_rows(revisions)
     return render(
         request,
         "designer/compare.html",
@@ -330,8 +338,41 @@ def compare(request: HttpRequest) -> HttpResponse:
             "rows": rows,
             "chart": charts.compare_chart(columns),
             "diff_count": sum(1 for row in rows if row.differs),
+            "bom_diff": [_diff_view(row) for row in diff if row.differs],
+            "bom_diff_same": sum(1 for row in diff if not row.differs),
+            "bom_diff_summary": [diff_summary(diff, i) for i in range(1, len(revisions))],
+            "bom_diff_query": request.GET.urlencode(),
         },
     )
+
+
+def _diff_view(row) -> dict:
+    """A BOM-diff row as the template shows it: per column quantity, cost and, after the first, deltas."""
+    cells = []
+    for i, t in enumerate(row.totals):
+        status = row.status(i) if i else ""
+        cells.append({"t": t, "status": status, "dq": row.quantity_delta(i), "dc": row.cost_delta_usd(i)})
+    return {"row": row, "cells": cells, "differs": row.differs}
+
+
+@login_required
+def compare_bom_diff(request: HttpRequest) -> HttpResponse:
+    """The BOM diff by part number of the compared revisions as xlsx (live Δ formulas, cached values)."""
+    revisions = _compared(request)
+    if revisions is None:
+        return HttpResponse("compare 2 to 4 revisions (r=) or designs (d=)", status=400, content_type="text/plain")
+    return bom_diff_response(revisions)
+
+
+def bom_diff_response(revisions: list[DesignRevision]) -> HttpResponse:
+    from bom.diff_export import diff_xlsx
+
+    diff, labels = bom_diff_rows(revisions)
+    names = "; ".join(f"{label} = {r.name} r{r.number}" for label, r in zip(labels, revisions, strict=True))
+    data = diff_xlsx(diff, labels, title=f"BOM diff by part number ({names})")
+    resp = HttpResponse(data, content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
+    resp["Content-Disposition"] = 'attachment; filename="bom-diff.xlsx"'
+    return resp
 
 
 @login_required

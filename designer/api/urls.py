@@ -21,6 +21,7 @@ router.register("sweeps", SweepViewSet, basename="api-sweep")
 urlpatterns = [
     path("evaluate/", views.evaluate_view, name="api-evaluate"),
     path("compare/", views.compare_view, name="api-compare"),
+    path("compare/bom-diff.xlsx", views.compare_bom_diff_view, name="api-compare-bom-diff"),
     path("designs/<int:pk>/<str:fmt>", views.export_view, name="api-export"),
     path("schema/", SchemaView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),

@@ -12,12 +12,13 @@ from rest_framework import status, viewsets
 from rest_framework.decorators import action, api_view, parser_classes
 from rest_framework.response import Response
 
+from bom.diff import diff_summary
 from designer.access import owned_design, visible_design, visible_revision
 from designer.api.pagination import ID_SCHEMA, PAGE_PARAMETERS, Pages, paged
 from designer.api.parsers import DecimalJSONParser
 from designer.api.requirements_schema import MESSAGE_MAX
 from designer.api.serializers import BomSerializer, DesignListSerializer, DesignSerializer, RevisionSerializer
-from designer.compare import comparison_rows, oldest_first, summary_rows
+from designer.compare import bom_diff_rows, comparison_rows, oldest_first, summary_rows
 from designer.ids import parse_id
 from designer.models import Design
 from designer.requirements import RequirementsError, flatten, from_form_strings, nest
@@ -206,35 +207,68 @@ def evaluate_view(request):
     return Response(ev.result)
 
 
-@extend_schema(
-    parameters=[
-        OpenApiParameter("r", {"type": "array", "items": ID_SCHEMA}, description="revision ids"),
-        OpenApiParameter("d", {"type": "array", "items": ID_SCHEMA}, description="design ids, their latest revision"),
-    ],
-    responses={
-        200: OpenApiTypes.OBJECT,
-        400: OpenApiTypes.OBJECT,
-        404: OpenApiTypes.OBJECT,
-        422: OpenApiResponse(OpenApiTypes.OBJECT, description="well-formed ids, but not 2 to 4 revisions in all"),
-    },
-)
-@api_view(["GET"])
-def compare_view(request):
-    """Compare 2–4 revisions: ``?r=<revision id>`` and/or ``?d=<design id>`` (latest revision)."""
+COMPARE_PARAMETERS = [
+    OpenApiParameter("r", {"type": "array", "items": ID_SCHEMA}, description="revision ids"),
+    OpenApiParameter("d", {"type": "array", "items": ID_SCHEMA}, description="design ids, their latest revision"),
+]
+COMPARE_ERRORS = {
+    400: OpenApiTypes.OBJECT,
+    404: OpenApiTypes.OBJECT,
+    422: OpenApiResponse(OpenApiTypes.OBJECT, description="well-formed ids, but not 2 to 4 revisions in all"),
+}
+
+
+def _compared(request):
+    """(revisions oldest first, None) or (None, the error response)."""
     rs, ds = request.query_params.getlist("r"), request.query_params.getlist("d")
     bad = {k: ["not an id"] for k, values in (("r", rs), ("d", ds)) if any(parse_id(v) is None for v in values)}
     if bad:
-        return Response({"errors": bad}, status=400)
+        return None, Response({"errors": bad}, status=400)
     revisions = [visible_revision(request.user, parse_id(r)) for r in rs]
     for d in ds:
         revisions.append(visible_design(request.user, parse_id(d)).revisions.order_by("-number").first())
     if not 2 <= len(revisions) <= 4:
-        return Response({"errors": {"r": ["give 2 to 4 revisions (r=) or designs (d=)"]}}, status=422)
-    revisions = oldest_first(revisions)
+        return None, Response({"errors": {"r": ["give 2 to 4 revisions (r=) or designs (d=)"]}}, status=422)
+    return oldest_first(revisions), None
+
+
+@extend_schema(
+    operation_id="compare_bom_diff",
+    parameters=COMPARE_PARAMETERS,
+    responses={
+        (200, "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"): OpenApiTypes.BINARY,
+        **COMPARE_ERRORS,
+    },
+)
+@api_view(["GET"])
+def compare_bom_diff_view(request):
+    """The BOM diff by part number of 2–4 revisions as xlsx (live Δ formulas with cached values)."""
+    from designer.views import bom_diff_response
+
+    revisions, error = _compared(request)
+    return error or bom_diff_response(revisions)
+
+
+@extend_schema(parameters=COMPARE_PARAMETERS, responses={200: OpenApiTypes.OBJECT, **COMPARE_ERRORS})
+@api_view(["GET"])
+def compare_view(request):
+    """Compare 2–4 revisions: ``?r=<revision id>`` and/or ``?d=<design id>`` (latest revision). ``bom_diff``:
+    per part number each BOM's quantity, spares, cost and lines, and status/deltas against the first."""
+    revisions, error = _compared(request)
+    if error:
+        return error
     rows = comparison_rows(revisions)
+    diff, _ = bom_diff_rows(revisions)
     return Response(
         {
             "columns": [{"design": r.design_id, "revision": r.number, "name": r.name} for r in revisions],
+            "bom_diff": {
+                "rows": [_diff_json(row) for row in diff],
+                "against_first": [
+                    {**x, "cost_delta_usd": str(x["cost_delta_usd"])}
+                    for x in (diff_summary(diff, i) for i in range(1, len(revisions)))
+                ],
+            },
             "summary": [
                 {
                     "label": row.label,
@@ -287,6 +321,23 @@ def export_view(request, pk: int, fmt: str):
     if rev is None:
         raise Http404
     return export_response(rev, fmt)
+
+
+def _diff_json(row) -> dict:
+    """One part number across the compared BOMs; status and deltas against the first (null for the first)."""
+    n = len(row.totals)
+    return {
+        "sku": row.sku,
+        "manufacturer": row.manufacturer,
+        "description": row.description,
+        "quantity": [t.quantity for t in row.totals],
+        "spares": [t.spares for t in row.totals],
+        "cost_usd": [str(t.cost_usd) for t in row.totals],
+        "lines": [list(t.line_ids) for t in row.totals],
+        "status": [None, *(row.status(i) for i in range(1, n))],
+        "quantity_delta": [None, *(row.quantity_delta(i) for i in range(1, n))],
+        "cost_delta_usd": [None, *(str(row.cost_delta_usd(i)) for i in range(1, n))],
+    }
 
 
 __all__ = ["DesignViewSet", "compare_view", "evaluate_view", "flatten"]

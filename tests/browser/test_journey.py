@@ -182,6 +182,15 @@ def test_compare_shows_the_cost_delta_in_the_first_screenful(page, django_user_m
     assert f"−${cost_a - cost_b:,.0f}" in text
     page.screenshot(path=str(ARTIFACTS / "compare-summary.png"), full_page=False)
 
+    # the BOM by part number: 2:1 buys fewer spines and trunk optics than 1:1; its xlsx downloads
+    diff = page.locator("#bom-diff")
+    assert diff.locator("tr.differs").count() > 0
+    assert "changed" in diff.inner_text()
+    diff.screenshot(path=str(ARTIFACTS / "compare-bom-diff.png"))
+    with page.expect_download() as dl:
+        page.click("#download-bom-diff")
+    assert dl.value.suggested_filename == "bom-diff.xlsx"
+
 
 def test_unchecking_a_box_reaches_the_live_figures(page):
     _sign_up(page, "fay")
