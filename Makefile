@@ -22,6 +22,7 @@ run: migrate
 test: $(STAMP)
 	bash .ci/ensure-chromium
 	bash .ci/ensure-libreoffice
+	bash .ci/ensure-slurm
 	$(PY) -m ruff check .
 	$(PY) -m pytest -m "not services"
 

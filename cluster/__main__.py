@@ -1,4 +1,5 @@
-"""`python -m cluster evaluate FILE.yaml [--format json|table] [--verify] [--xlsx F] [--reconcile seed-d7]`."""
+"""`python -m cluster evaluate FILE.yaml [--format json|table] [--verify] [--xlsx F] [--reconcile seed-d7]
+[--scheduler DIR]`."""
 
 import sys
 

@@ -26,6 +26,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--verify", action="store_true", help="also rebuild the fabric as a graph and check it")
     p.add_argument("--xlsx", type=Path, help="also write the BOM workbook (with cabling plan) here")
     p.add_argument("--reconcile", choices=["seed-d7"], help="compare the BOM with a published one")
+    p.add_argument(
+        "--scheduler",
+        type=Path,
+        help="also write the scheduler files (slurm.conf, topology.conf, topology-block.conf, gres.conf, cgroup.conf, "
+        "sacctmgr.sh, kubernetes.yaml, label-nodes.sh) into this folder",
+    )
     return p
 
 
@@ -105,6 +111,15 @@ def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Te
     if args.xlsx:
         write_xlsx(plan, result, args.xlsx)
         stderr.write(f"wrote {args.xlsx}\n")
+    if args.scheduler:
+        from cluster.scheduler_files import kubernetes_files, slurm_files
+
+        args.scheduler.mkdir(parents=True, exist_ok=True)
+        files = slurm_files(plan.requirements, plan.fabric, plan.scheduler)
+        files.update(kubernetes_files(plan.requirements, plan.fabric, plan.scheduler))
+        for name, text in files.items():
+            (args.scheduler / name).write_text(text)
+        stderr.write(f"wrote {len(files)} scheduler files into {args.scheduler}\n")
     text = json.dumps(result, indent=2, ensure_ascii=False) if args.format == "json" else result_table(result)
     stdout.write(text + "\n")
     return 0

@@ -22,12 +22,14 @@ from bom.media import NoPartReaches
 from bom.plan import Catalog, floor_plan, network_bom
 from cluster.collectives import collectives_summary
 from cluster.requests import MIN_STORAGE_NODES, fabric_request, management_request, resolve, storage_request
-from cluster.requirements import Requirements
+from cluster.requirements import FIELDS, Requirements
 from cluster.validate import RequirementsError
 from power import PowerInputError
 from power.cooling import default_rack_budget_kw
 from power.plan import NetworkFigures, PowerPlan, plan_power
 from power.rack_systems import rack_scale_system
+from scheduling import SchedulerInputError
+from scheduling.partitions import PartitionPlan, plan_partitions
 from topology import FabricPlan, FabricRequest, FabricRequestError, Topology, plan_fabric
 from topology.management_plane import ManagementPlan, plan_management
 from topology.sizing import aggregate_bandwidth_gbps, min_uplink_bandwidth_gbps, ports_for_bandwidth
@@ -201,6 +203,19 @@ def _count_attached_ports(compute: dict[str, Any]) -> None:
     )
 
 
+_SCHEDULER_FIELDS = {f.key: f.flat for f in FIELDS if f.section == "scheduler"}
+
+
+def plan_scheduler(r: Requirements) -> PartitionPlan:
+    """The partition plan (scheduling/partitions.py); refusals on the scheduler fields the user typed."""
+    try:
+        return plan_partitions(
+            r.scheduler, node_count=r.node_count, gpus_per_node=r.cluster.gpus_per_node, gpu_model=r.cluster.gpu_model
+        )
+    except SchedulerInputError as exc:
+        raise _mapped(exc.errors, _SCHEDULER_FIELDS) from None
+
+
 @dataclass(frozen=True)
 class ClusterPlan:
     """Every plan of one design, typed; :meth:`result` is its stored JSON."""
@@ -212,6 +227,7 @@ class ClusterPlan:
     collectives: dict[str, Any]
     price_book: dict[str, Any]
     inputs: Requirements | None = None  # as the user gave them (what a saved revision stores)
+    scheduler: PartitionPlan | None = None
 
     @property
     def fabric(self) -> FabricPlan:
@@ -262,6 +278,7 @@ class ClusterPlan:
             "bom": bom,
             "power": power,
             "collectives": self.collectives,
+            "scheduler": self.scheduler.to_dict() if self.scheduler is not None else None,
             "summary": self.summary(bom, power),
         }
 
@@ -309,6 +326,7 @@ def plan_cluster(r: Requirements, catalog: Catalog | None = None, *, cables: boo
     catalog = catalog or Catalog.built_in()
     inputs, r = r, resolve(r)
     planes = plan_planes(r)
+    scheduler = plan_scheduler(r)
     try:  # the rack plan first: the BOM buys its racks and PDUs, power and cooling follow it
         floor = floor_plan(r, planes.fabric, planes.storage, planes.management, catalog)
         racks = floor.racks
@@ -325,4 +343,4 @@ def plan_cluster(r: Requirements, catalog: Catalog | None = None, *, cables: boo
     except PowerInputError as exc:
         raise RequirementsError({k: [v] for k, v in exc.errors.items()}, unprocessable=True) from None
     collectives = collectives_summary(r, planes.fabric)
-    return ClusterPlan(r, planes, bom, power, collectives, catalog.price_book, inputs)
+    return ClusterPlan(r, planes, bom, power, collectives, catalog.price_book, inputs, scheduler)

@@ -17,7 +17,22 @@ def result_table(result: dict[str, Any]) -> str:
     out += _plane_lines(result)
     out += _power_lines(result.get("power"))
     out += _bom_lines(result.get("bom"))
+    out += _scheduler_lines(result.get("scheduler"))
     return "\n".join(out) + "\n"
+
+
+def _scheduler_lines(sc: dict[str, Any] | None) -> list[str]:
+    if not sc:
+        return []
+    out = ["", "scheduler", f"  slurm: {sc['derivations']['slurm_node_count']}"]
+    out.append(f"  kubernetes: {sc['derivations']['kubernetes_node_count']}")
+    rows = [
+        [p["name"], p["nodes"], f"{p['gpu_count']:,}", f"{p['max_time_h']:,} h", p["derivation"]]
+        for p in sc["partitions"]
+    ]
+    out += ["  " + line for line in _table(["partition", "nodes", "GPUs", "limit", "how"], rows)]
+    out.append("  tenants: " + ", ".join(f"{t['name']} {t['share_pct']} %" for t in sc["tenants"]))
+    return out
 
 
 def _fabric_lines(result: dict[str, Any]) -> list[str]:

@@ -352,6 +352,83 @@ class Carbon:
     run_power_frac: float = real(0.7, "Training run average GPU power ÷ TDP", 0.01, 1)
 
 
+SLURM_NAME = r"^[a-z][a-z0-9-]{0,30}$"
+SLURM_NAME_MESSAGE = "a lower-case letter, then lower-case letters, digits or '-' (at most 31)"
+TENANTS_PATTERN = r"^[a-z][a-z0-9-]{0,30}:\d{1,3}(\.\d{1,2})?(,[a-z][a-z0-9-]{0,30}:\d{1,3}(\.\d{1,2})?)*$"
+
+
+@dataclass(frozen=True)
+class Scheduler:
+    """The scheduler setup that follows from the plan (scheduling/): Slurm nodes and partitions, the
+    nodes handed to Kubernetes, QoS tiers and tenants. Defaults: the seed's §14.3.2 node line and
+    §14.8.5 partitions and QoS; the seed's 1,600 + 400 GPU split is the seed example's setting."""
+
+    node_prefix: str = text(
+        "gpu", "Compute node name prefix (gpu → gpu001…)", max_length=15, pattern=r"^[a-z][a-z0-9]{0,14}$",
+        pattern_message="a lower-case letter, then lower-case letters or digits (at most 15)", flat="sched_node_prefix",
+    )  # fmt: skip
+    cpu_socket_count: int = pos_int(
+        2, "CPU sockets per compute node (Slurm Sockets)", maximum=16, flat="sched_cpu_socket_count"
+    )
+    cores_per_socket: int = pos_int(
+        64, "Cores per socket (CoresPerSocket)", maximum=1024, flat="sched_cores_per_socket"
+    )
+    threads_per_core: int = int_choice(
+        2, "Threads per core (ThreadsPerCore)", ((1, "1"), (2, "2"), (4, "4"), (8, "8")), flat="sched_threads_per_core"
+    )
+    memory_mb: int = pos_int(
+        515_000, "Memory Slurm may allocate per node (RealMemory) [MB]", maximum=100_000_000, flat="sched_memory_mb"
+    )
+    kubernetes_node_count: int = pos_int(
+        0, "Compute nodes run by Kubernetes (the last nodes; the others run Slurm)", maximum=10_000_000, minimum=0,
+        flat="sched_kubernetes_node_count",
+    )  # fmt: skip
+    batch_partition: str = text(
+        "gpu-large", "Batch partition name", max_length=31, pattern=SLURM_NAME, pattern_message=SLURM_NAME_MESSAGE,
+        flat="sched_batch_partition",
+    )  # fmt: skip
+    batch_max_time_h: int = pos_int(336, "Batch partition time limit [h]", maximum=8760, flat="sched_batch_max_time_h")
+    batch_default_time_h: int = pos_int(
+        24, "Batch partition default time [h]", maximum=8760, flat="sched_batch_default_time_h"
+    )
+    interactive_partition: str = text(
+        "gpu-interactive", "Interactive partition name", max_length=31, pattern=SLURM_NAME,
+        pattern_message=SLURM_NAME_MESSAGE, flat="sched_interactive_partition",
+    )  # fmt: skip
+    interactive_node_count: int = pos_int(
+        0, "Slurm nodes in the interactive partition (the last Slurm nodes; 0 = none)", maximum=10_000_000, minimum=0,
+        flat="sched_interactive_node_count",
+    )  # fmt: skip
+    interactive_overlaps_batch: bool = flag(
+        True, "Interactive nodes stay in the batch partition too (the seed's gpu[151-200] inside gpu[001-200])",
+        flat="sched_interactive_overlaps_batch",
+    )  # fmt: skip
+    interactive_max_time_h: int = pos_int(
+        12, "Interactive partition time limit [h]", maximum=8760, flat="sched_interactive_max_time_h"
+    )
+    interactive_default_time_h: int = pos_int(
+        2, "Interactive partition default time [h]", maximum=8760, flat="sched_interactive_default_time_h"
+    )
+    production_max_gpus_per_user: int | None = opt_int(
+        "QoS production: GPUs per user (MaxTRESPerUser; empty = no cap; the seed: 1,024)", maximum=10_000_000,
+        flat="sched_production_max_gpus_per_user",
+    )  # fmt: skip
+    production_max_wall_days: int = pos_int(
+        90, "QoS production: wall-clock limit [days]", maximum=365, flat="sched_production_max_wall_days"
+    )
+    dev_max_gpus_per_user: int | None = opt_int(
+        "QoS dev: GPUs per user (MaxTRESPerUser; empty = no cap; the seed: 128)", maximum=10_000_000,
+        flat="sched_dev_max_gpus_per_user",
+    )  # fmt: skip
+    dev_max_wall_days: int = pos_int(7, "QoS dev: wall-clock limit [days]", maximum=365, flat="sched_dev_max_wall_days")
+    tenants: str = text(
+        "nlp:25,cv:25,recsys:25,inference:25",
+        "Tenants and their fair share [%] (name:share, …; the seed names the teams, not their split)",
+        max_length=500, pattern=TENANTS_PATTERN,
+        pattern_message="name:share pairs separated by commas, e.g. nlp:40,cv:35,inference:25", flat="sched_tenants",
+    )  # fmt: skip
+
+
 # section attribute → (its key in files and the API, its class); "" = top level
 SECTIONS: tuple[tuple[str, str, type], ...] = (
     ("cluster", "", Cluster),
@@ -364,6 +441,7 @@ SECTIONS: tuple[tuple[str, str, type], ...] = (
     ("cooling", "cooling", Cooling),
     ("tco", "tco", Tco),
     ("carbon", "carbon", Carbon),
+    ("scheduler", "scheduler", Scheduler),
 )
 
 
@@ -381,6 +459,7 @@ class Requirements:
     cooling: Cooling = dataclasses.field(default_factory=Cooling)
     tco: Tco = dataclasses.field(default_factory=Tco)
     carbon: Carbon = dataclasses.field(default_factory=Carbon)
+    scheduler: Scheduler = dataclasses.field(default_factory=Scheduler)
 
     @property
     def node_count(self) -> int:

@@ -22,6 +22,7 @@ SECTION_TITLES = {
     "cooling": "Facility and cooling",
     "tco": "Total cost of ownership",
     "carbon": "Carbon",
+    "scheduler": "Scheduler (Slurm, Kubernetes, tenants)",
 }
 
 

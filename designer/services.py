@@ -12,9 +12,10 @@ from typing import Any
 
 from bom.export import tco_sheet
 from bom.plan import Catalog
-from cluster.pipeline import ClusterPlan, Planes, plan_cluster, plan_planes
+from cluster.pipeline import ClusterPlan, Planes, plan_cluster, plan_planes, plan_scheduler
 from cluster.requests import resolve
 from cluster.requirements import Requirements
+from cluster.scheduler_files import KUBERNETES_FILES, SLURM_FILES
 from cluster.validate import RequirementsError, load_requirements_file, validate, validate_flat
 from topology import FabricPlan
 
@@ -185,7 +186,20 @@ EXPORT_FORMATS = (
     "racks.csv",
     "netbox.zip",
     "elevations.svg",
+    "slurm.zip",
+    *SLURM_FILES,
+    *KUBERNETES_FILES,
 )
+XLSX_MEDIA = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+EXPORT_MEDIA_TYPES = (XLSX_MEDIA, "text/csv", "application/json", "application/zip", "image/svg+xml", "text/plain")
+
+
+def revision_slurm_files(revision) -> dict[str, str]:
+    """A revision's Slurm files (cluster.scheduler_files), from its stored inputs re-planned."""
+    from cluster.scheduler_files import slurm_files
+
+    r = requirements_of(revision)
+    return slurm_files(r, plan_planes(r).fabric, plan_scheduler(r))
 
 
 def cabling_plan(r: Requirements, planes: Planes | ClusterPlan, catalog: Catalog | None = None):
@@ -260,6 +274,18 @@ def _export_bom(revision, fmt: str, catalog: Catalog, *, show_author: bool = Tru
     from bom.export import bom_csv, bom_xlsx, cabling_csv
 
     base = _export_base(revision)
+    if fmt == "slurm.zip":
+        from cluster.scheduler_files import slurm_zip
+
+        return slurm_zip(revision_slurm_files(revision), f"{base}-slurm"), "application/zip", f"{base}-slurm.zip"
+    if fmt in SLURM_FILES:
+        return revision_slurm_files(revision)[fmt].encode(), "text/plain; charset=utf-8", f"{base}-{fmt}"
+    if fmt in KUBERNETES_FILES:
+        from cluster.scheduler_files import kubernetes_files
+
+        r = requirements_of(revision)
+        text = kubernetes_files(r, plan_planes(r).fabric, plan_scheduler(r))[fmt]
+        return text.encode(), "text/plain; charset=utf-8", f"{base}-{fmt}"
     if fmt == "bom.json":
         return json.dumps(stored_bom(revision), indent=2).encode(), "application/json", f"{base}-bom.json"
     if fmt == "bom.csv":  # the BOM alone: no cut sheet to build
@@ -297,5 +323,5 @@ def _export_bom(revision, fmt: str, catalog: Catalog, *, show_author: bool = Tru
             elevations=elev,
             contents="" if full else BOM_ONLY_CONTENTS,
         )
-        return data, "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", f"{base}-{fmt}"
+        return data, XLSX_MEDIA, f"{base}-{fmt}"
     raise ValueError(f"unknown export {fmt!r}")

@@ -22,11 +22,21 @@ from designer.compare import bom_diff_rows, comparison_rows, oldest_first, summa
 from designer.ids import parse_id
 from designer.models import Design
 from designer.requirements import RequirementsError, flatten, from_form_strings, nest
-from designer.services import EXPORT_FORMATS, clone_design, create_design, evaluate, evaluate_flat, revise
+from designer.services import (
+    EXPORT_FORMATS,
+    EXPORT_MEDIA_TYPES,
+    clone_design,
+    create_design,
+    evaluate,
+    evaluate_flat,
+    revise,
+)
 
 EXPORT_HELP = (
     "bom.xlsx (BOM + cut sheet + elevations), bom-only.xlsx (BOM, TCO, price book), bom.csv, bom.json, "
-    "cabling.csv (streamed), racks.csv, netbox.zip, elevations.svg"
+    "cabling.csv (streamed), racks.csv, netbox.zip, elevations.svg; Slurm: slurm.zip (all of them), slurm.conf, "
+    "topology.conf (tree), topology-block.conf (Slurm ≥ 23.11), gres.conf, cgroup.conf, sacctmgr.sh; Kubernetes: "
+    "kubernetes.yaml (Kueue, Volcano), label-nodes.sh"
 )
 
 
@@ -301,7 +311,7 @@ def compare_view(request):
         OpenApiParameter("revision", ID_SCHEMA, description="revision number (default: latest)"),
     ],
     responses={
-        (200, "application/octet-stream"): OpenApiTypes.BINARY,
+        **{(200, media): OpenApiTypes.BINARY for media in EXPORT_MEDIA_TYPES},
         400: OpenApiTypes.OBJECT,
         404: OpenApiTypes.OBJECT,
     },

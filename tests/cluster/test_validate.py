@@ -24,7 +24,7 @@ def test_defaults_round_trip_through_flat_and_nested():
 
 
 def test_every_field_is_declared_once_with_a_unit_or_a_count_name():
-    units = ("_gbps", "_tb", "_mb", "_s", "_w", "_kw", "_u", "_usd", "_pct", "_frac", "_c", "_kwh", "_per_param")
+    units = ("_gbps", "_tb", "_mb", "_s", "_h", "_w", "_kw", "_u", "_usd", "_pct", "_frac", "_c", "_kwh", "_per_param")
     counts = (
         "count",
         "_nodes",

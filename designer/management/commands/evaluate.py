@@ -30,11 +30,12 @@ class Command(BaseCommand):
             else:
                 p.add_argument(action.dest, type=action.type, help=action.help)
 
-    def handle(self, *args, file, format, verify, xlsx=None, reconcile=None, **options):
+    def handle(self, *args, file, format, verify, xlsx=None, reconcile=None, scheduler=None, **options):
         argv = [str(file), "--format", format]
         argv += ["--verify"] if verify else []
         argv += ["--xlsx", str(xlsx)] if xlsx else []
         argv += ["--reconcile", reconcile] if reconcile else []
+        argv += ["--scheduler", str(scheduler)] if scheduler else []
         err = io.StringIO()
         rc = main(argv, stdout=self.stdout, stderr=err)
         if rc:
