@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from designer import sweep_views, views
+from designer import sweep_views, tool_views, views
 from designer.lockout import LockoutLoginView
 
 urlpatterns = [
@@ -33,6 +33,7 @@ urlpatterns = [
     path("sweeps/<int:pk>/rerun/", sweep_views.sweep_rerun, name="sweep-rerun"),
     path("sweeps/<int:pk>/points.<str:fmt>", sweep_views.sweep_download, name="sweep-download"),
     path("s/<str:token>/", views.shared_detail, name="shared-detail"),
+    path("tools/", tool_views.tools, name="tools"),
     path("health/", views.health, name="health"),
     path("api/v1/", include("designer.api.urls")),
     path("admin/", admin.site.urls),

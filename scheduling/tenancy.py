@@ -26,7 +26,7 @@ from fractions import Fraction
 
 from scheduling import SchedulerInputError
 
-MAX_DRF_TASKS = 100_000  # progressive filling gives one task per step: bounded work, checked before it starts
+MAX_DRF_TASKS = 10_000  # progressive filling gives one task per step: bounded work, checked before it starts
 
 
 @dataclass(frozen=True)
@@ -209,16 +209,23 @@ def error_budget(
     burn = (error_rate_pct / 100) / allowed
     window_h = window_days * 24
     threshold = budget_spent_pct / 100 * window_h / alert_window_h
+    budget_min, burn, threshold = _plain(budget_min), _plain(burn), _plain(threshold)
     return ErrorBudget(
-        budget_min.normalize(),
-        burn.normalize(),
-        threshold.normalize(),
+        budget_min,
+        burn,
+        threshold,
         burn >= threshold,
-        f"budget = (1 − {slo_pct} %) × {window_days} d × 1,440 min = {budget_min.normalize()} min; "
-        f"burn = {error_rate_pct} % ÷ {allowed * 100} % = {burn.normalize()}; page at "
-        f"{budget_spent_pct} % of the budget in {alert_window_h} h = {budget_spent_pct / 100} × {window_h} h ÷ "
-        f"{alert_window_h} h = {threshold.normalize()} → {'page' if burn >= threshold else 'no page'}",
+        f"budget = (1 − {slo_pct} %) × {window_days} d × 1,440 min = {budget_min} min; "
+        f"burn = {error_rate_pct} % ÷ {_plain(allowed * 100)} % = {burn}; page at "
+        f"{budget_spent_pct} % of the budget in {alert_window_h} h = {_plain(budget_spent_pct / 100)} × "
+        f"{_plain(window_h)} h ÷ {alert_window_h} h = {threshold} → {'page' if burn >= threshold else 'no page'}",
     )
+
+
+def _plain(x: Decimal) -> Decimal:
+    """Trailing zeros dropped, never an exponent (20, not 2E+1)."""
+    n = x.normalize()
+    return n.quantize(Decimal(1)) if n == n.to_integral_value() else n
 
 
 def cost_allocation(

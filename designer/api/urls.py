@@ -4,6 +4,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
 from bom.api import PartViewSet, PriceBookViewSet, PriceViewSet, QuoteViewSet
+from designer import tool_views
 from designer.api import views
 from designer.api.sweeps import SweepViewSet
 
@@ -20,6 +21,7 @@ router.register("sweeps", SweepViewSet, basename="api-sweep")
 
 urlpatterns = [
     path("evaluate/", views.evaluate_view, name="api-evaluate"),
+    path("tools/<str:name>/", tool_views.tool_api, name="api-tool"),
     path("compare/", views.compare_view, name="api-compare"),
     path("compare/bom-diff.xlsx", views.compare_bom_diff_view, name="api-compare-bom-diff"),
     path("designs/<int:pk>/<str:fmt>", views.export_view, name="api-export"),

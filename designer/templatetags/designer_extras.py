@@ -49,3 +49,9 @@ def signed_amount(value, unit: str = ""):
     if x.is_integer():
         return f"{int(x):+,}"
     return f"{x:+,.2f}" if abs(x) >= 10 else f"{x:+,.4g}"
+
+
+@register.filter
+def dictget(mapping, key):
+    """``mapping|dictget:key`` — a mapping's value by a variable key ("" when absent)."""
+    return mapping.get(key, "") if hasattr(mapping, "get") else ""

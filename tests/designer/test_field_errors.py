@@ -29,6 +29,12 @@ def bad_values(name: str) -> list[str]:
         return ["4x4", "axbxc"]
     if name == "name":
         return ["", "x" * 201]
+    if name in ("sched_batch_partition", "sched_interactive_partition"):
+        return ["", "Gpu Large", "-x", "x" * 32]
+    if name == "sched_node_prefix":
+        return ["", "GPU", "gpu-", "9gpu"]
+    if name == "sched_tenants":
+        return ["", "nlp", "nlp=50,cv=50", "NLP:100"]
     return []
 
 

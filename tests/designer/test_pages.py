@@ -24,6 +24,26 @@ def test_landing_lists_demo_designs_after_load_demo(client):
 
 
 @pytest.mark.django_db
+def test_a_changed_example_gives_its_demo_a_new_revision(tmp_path):
+    """A machine upgraded to a release whose example changed (e.g. the seed's scheduler split) shows the new
+    figures: the demo design gets a revision, the old one stays; an unchanged example adds none."""
+    import shutil
+
+    shutil.copy(Path(settings.BASE_DIR) / "examples" / "seed-2000-gpu.yaml", tmp_path / "seed.yaml")
+    call_command("load_demo", examples=tmp_path)
+    d = Design.objects.get(owner__username="demo")
+    assert d.revisions.count() == 1
+    call_command("load_demo", examples=tmp_path)
+    assert d.revisions.count() == 1
+    text = (tmp_path / "seed.yaml").read_text().replace("kubernetes_node_count: 50", "kubernetes_node_count: 40")
+    (tmp_path / "seed.yaml").write_text(text)
+    call_command("load_demo", examples=tmp_path)
+    assert d.revisions.count() == 2
+    assert d.head.results["scheduler"]["kubernetes_node_count"] == 40
+    assert d.revisions.get(number=1).results["scheduler"]["kubernetes_node_count"] == 50
+
+
+@pytest.mark.django_db
 def test_shared_link_page_renders_for_anyone(client):
     call_command("load_demo", password="demo-pass-1")
     d = Design.objects.filter(owner__username="demo").with_head().get(head_name="Seed 2,000-GPU H100 cluster")

@@ -14,7 +14,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from designer.models import DEMO_USERNAME, Design
 from designer.requirements import RequirementsError
-from designer.services import create_design, evaluate, load_requirements_file
+from designer.services import create_design, evaluate, load_requirements_file, revise
 
 
 class Command(BaseCommand):
@@ -38,17 +38,22 @@ class Command(BaseCommand):
         elif created:
             user.set_unusable_password()
             user.save()
-        existing = set(Design.objects.filter(owner=user).with_head().values_list("head_name", flat=True))
-        loaded = 0
+        existing = {d.head.name: d for d in Design.objects.filter(owner=user).with_head() if d.head is not None}
+        loaded = updated = 0
         for path in sorted(examples.glob("*.yaml")):
             try:
                 ev = evaluate(load_requirements_file(path))
             except RequirementsError as exc:
                 raise CommandError(f"{path.name}: {exc}") from None
             name = ev.requirements["name"]
-            if name in existing:
+            if name in existing:  # an example changed since it was loaded: its demo gets a new revision
+                _, created = revise(existing[name], user, ev.requirements, ev, message=f"demo updated from {path.name}")
+                updated += created
                 continue
             design = create_design(user, ev.requirements, ev, message=f"demo from {path.name}")
             design.enable_link_sharing()
             loaded += 1
-        self.stdout.write(f"demo user '{DEMO_USERNAME}': {loaded} design(s) loaded, {len(existing)} already there")
+        self.stdout.write(
+            f"demo user '{DEMO_USERNAME}': {loaded} design(s) loaded, {len(existing)} already there"
+            f" ({updated} updated from a changed example)"
+        )

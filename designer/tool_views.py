@@ -1,0 +1,102 @@
+"""The calculators page (/tools/) and its API (POST /api/v1/tools/{name}/): scheduling.calculators on a form
+or a JSON body, refusals as field errors."""
+
+from __future__ import annotations
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework.decorators import api_view, parser_classes
+from rest_framework.response import Response
+
+from designer.api.parsers import DecimalJSONParser
+from scheduling import SchedulerInputError
+from scheduling.calculators import CALCULATORS, run
+
+
+@require_GET
+def tools(request: HttpRequest) -> HttpResponse:
+    """Every calculator with its form; ``?calc=name&…`` runs one and shows its result under its form."""
+    chosen = request.GET.get("calc", "")
+    if chosen and chosen not in CALCULATORS:
+        raise Http404("no such calculator")
+    cards = []
+    for calc in CALCULATORS.values():
+        values = (
+            {i.name: request.GET.get(i.name, str(i.default)) for i in calc.inputs}
+            if chosen == calc.name
+            else {i.name: str(i.default) for i in calc.inputs}
+        )
+        result, errors = None, {}
+        if chosen == calc.name:
+            try:
+                result = run(calc.name, values)
+            except SchedulerInputError as exc:
+                errors = exc.errors
+        rows = _rows(result) if result else []
+        card = {"calc": calc, "values": values, "result": result, "rows": rows, "errors": errors}
+        cards.append({**card, "open": chosen == calc.name})
+    return render(request, "designer/tools.html", {"cards": cards, "chosen": chosen})
+
+
+HIDDEN = {"mig_parted", "snippet", "derivations", "checks", "derivation"}
+
+
+def _show(value) -> str:
+    if isinstance(value, dict):
+        return ", ".join(f"{k}: {_show(v)}" for k, v in value.items())
+    if isinstance(value, list):
+        return "; ".join(_show(v) for v in value)
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)
+
+
+def _rows(result: dict) -> list[tuple[str, str, str]]:
+    """(label, value, derivation) per figure of a result, the derivation beside the figure it explains."""
+    why = result.get("derivations", {})
+    rows = [(k.replace("_", " "), _show(v), why.get(k, "")) for k, v in result.items() if k not in HIDDEN]
+    if "derivation" in result:
+        rows.append(("how", "", result["derivation"]))
+    if "groups" in result:  # MIG: one row per group of GPUs
+        groups = []
+        for g in result["groups"]:
+            gpus = g["gpus"]
+            span = f"GPU {gpus[0]}" if len(gpus) == 1 else f"GPUs {gpus[0]}–{gpus[-1]}"
+            groups.append((span, " + ".join(f"{n} × {p}" for p, n in g["layout"].items()) or "MIG off", ""))
+        rows = groups + [r for r in rows if r[0] != "groups"]
+    if "shares" in result:  # Fair Tree: one row per account
+        rows = [(k, f"{v:.6g}", result["derivations"][k]) for k, v in result["shares"].items()]
+    return rows
+
+
+@extend_schema(
+    operation_id="tools_run",
+    parameters=[OpenApiParameter("name", str, OpenApiParameter.PATH, enum=list(CALCULATORS))],
+    request=OpenApiTypes.OBJECT,
+    responses={
+        200: OpenApiTypes.OBJECT,
+        400: OpenApiResponse(OpenApiTypes.OBJECT, description="field errors under 'errors'"),
+        404: OpenApiTypes.OBJECT,
+    },
+    description="Run one calculator: drf, fair-tree, packing, error-budget, cost, mig, roce. The body names its "
+    "inputs (see /tools/ for each calculator's inputs and defaults); omitted inputs take the defaults.",
+)
+@api_view(["POST"])
+@parser_classes([DecimalJSONParser])
+def tool_api(request, name: str):
+    if name not in CALCULATORS:
+        return Response({"errors": {"name": [f"one of {', '.join(CALCULATORS)}"]}}, status=404)
+    body = request.data
+    if not isinstance(body, dict):
+        return Response({"errors": {"body": ["a JSON object of the calculator's inputs"]}}, status=400)
+    try:
+        return Response(run(name, body))
+    except SchedulerInputError as exc:
+        return Response({"errors": {k: [v] for k, v in exc.errors.items()}}, status=400)

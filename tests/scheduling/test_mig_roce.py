@@ -1,0 +1,74 @@
+"""Issue #16: the MIG planner (S7) and the RoCE tuning sheet (S8), goldens by hand from seed-figures.md."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from scheduling import SchedulerInputError
+from scheduling.mig import LAYOUTS, plan_mig
+from scheduling.roce import roce_tuning
+
+
+def test_s7_seed_split_is_reproduced():
+    """S7: 28 × 1g.10gb, 6 × 2g.20gb, 4 × 3g.40gb on 8 H100 → 4 × (7 × 1g) + 2 × (3 × 2g) + 2 × (2 × 3g) = 38."""
+    p = plan_mig("H100-SXM5", 8, {"1g.10gb": 28, "2g.20gb": 6, "3g.40gb": 4})
+    assert [(g.gpus, g.layout) for g in p.groups] == [
+        ((0, 1, 2, 3), {"1g.10gb": 7}),
+        ((4, 5), {"2g.20gb": 3}),
+        ((6, 7), {"3g.40gb": 2}),
+    ]
+    assert p.instance_count == 38 and p.satisfied == {"1g.10gb": 28, "2g.20gb": 6, "3g.40gb": 4}
+    cfg = yaml.safe_load(p.mig_parted())
+    assert cfg["version"] == "v1"
+    entries = cfg["mig-configs"]["cluster-designer"]
+    assert entries[0] == {"devices": [0, 1, 2, 3], "mig-enabled": True, "mig-devices": {"1g.10gb": 7}}
+
+
+def test_s7_per_gpu_maxima_follow_from_the_placements():
+    """S7's list: 1g.10gb ×7, 2g.20gb ×3, 3g.40gb ×2, 4g.40gb ×1, 7g.80gb ×1 on one H100 (8 memory slices:
+    1g one slice at starts 0–6; 2g two at 0/2/4; 3g four at 0/4; 4g four at 0; 7g all eight)."""
+    most = {s: max(lay[s] for lay in LAYOUTS) for s in ("1g", "2g", "3g", "4g", "7g")}
+    assert most == {"1g": 7, "2g": 3, "3g": 2, "4g": 1, "7g": 1}
+    assert {"1g": 0, "1g2": 0, "2g": 0, "3g": 1, "4g": 1, "7g": 0} in LAYOUTS  # 4g at 0 + 3g at 4
+    # the seed's `nvidia-smi mig -cgi 9,14,14,19` (3g + 2g + 2g + 1g) needs 9 memory slices: no layout
+    assert not any(lay["3g"] >= 1 and lay["2g"] >= 2 and lay["1g"] >= 1 for lay in LAYOUTS)
+
+
+def test_mig_refusals():
+    with pytest.raises(SchedulerInputError) as e:
+        plan_mig("H100-SXM5", 8, {"1g.10gb": 57})  # 8 × 7 = 56 at most
+    assert "short by 1 × 1g.10gb; at most 56 × 1g.10gb" in e.value.errors["demand"]
+    with pytest.raises(SchedulerInputError) as e:
+        plan_mig("H100-SXM5", 8, {"2g.40gb": 1})
+    assert "not a H100-SXM5 MIG profile" in e.value.errors["demand.2g.40gb"]
+    with pytest.raises(SchedulerInputError) as e:
+        plan_mig("MI300X", 8, {"1g.10gb": 1})
+    assert "gpu_model" in e.value.errors
+    with pytest.raises(SchedulerInputError):
+        plan_mig("H100-SXM5", 8, {"1g.10gb": 0})
+
+
+def test_s8_roce_thresholds():
+    """S8 at 400 Gbit/s (50 B/ns), 4 µs base RTT: Kmin = 50 B/ns × 4,000 ns = 200,000 B, Kmax 400,000 B. With
+    a 100 MB buffer over 64 ports (1,562,500 B a port), 30 m cables and 1 µs response: headroom =
+    2 × 4,096 + 64 + 2 × 30 × 5 × 50 (15,000) + 1,000 × 50 (50,000) = 73,256 B; XOFF 1,562,500 − 73,256 =
+    1,489,244 B (the seed's 1–2 MB), XON 1,489,244 − 8,192 = 1,481,052 B; ECN max below XOFF."""
+    t = roce_tuning(link_gbps=400, cable_m=30, switch_buffer_mb=100, switch_ports=64)
+    assert (t.ecn_kmin_bytes, t.ecn_kmax_bytes) == (200_000, 400_000)
+    assert (t.headroom_bytes, t.xoff_bytes, t.xon_bytes) == (73_256, 1_489_244, 1_481_052)
+    assert t.ethernet_mtu_min_bytes == 4162 and t.nccl_ib_tc == 106
+    assert all(ok for ok, _ in t.checks)
+    snippet = yaml.safe_load(t.snippet())["roce"]
+    assert snippet["dscp"] == {"data": 26, "cnp": 48} and snippet["pfc"]["xoff_bytes"] == 1_489_244
+
+
+def test_s8_warns_when_ecn_is_not_below_xoff():
+    # 12.8 MB over 64 ports = 200,000 B a port; less the headroom XOFF falls under Kmax 400,000 B
+    t = roce_tuning(link_gbps=400, cable_m=30, switch_buffer_mb=12.8, switch_ports=64)
+    ecn, fits = t.checks
+    assert not ecn[0] and "is not below PFC XOFF" in ecn[1]
+    assert fits[0]  # 200,000 B still holds the 73,256 B headroom
+    with pytest.raises(SchedulerInputError) as e:
+        roce_tuning(link_gbps=400, cable_m=30, switch_buffer_mb=100, switch_ports=64, mtu_bytes=9000)
+    assert "mtu_bytes" in e.value.errors
