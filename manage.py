@@ -8,6 +8,10 @@ if __name__ == "__main__":
         from cluster.cli import main
 
         sys.exit(main(sys.argv[2:]))
+    if sys.argv[1:2] == ["calculate"]:  # the calculators, as pure (scheduling/cli.py)
+        from scheduling.cli import main as calculate
+
+        sys.exit(calculate(sys.argv[2:]))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "designer.settings")
     from django.core.management import execute_from_command_line
 

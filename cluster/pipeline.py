@@ -30,6 +30,8 @@ from power.plan import NetworkFigures, PowerPlan, plan_power
 from power.rack_systems import rack_scale_system
 from scheduling import SchedulerInputError
 from scheduling.partitions import PartitionPlan, plan_partitions
+from scheduling.roce import roce_tuning
+from scheduling.roce import to_dict as roce_to_dict
 from topology import FabricPlan, FabricRequest, FabricRequestError, Topology, plan_fabric
 from topology.management_plane import ManagementPlan, plan_management
 from topology.sizing import aggregate_bandwidth_gbps, min_uplink_bandwidth_gbps, ports_for_bandwidth
@@ -206,6 +208,31 @@ def _count_attached_ports(compute: dict[str, Any]) -> None:
 _SCHEDULER_FIELDS = {f.key: f.flat for f in FIELDS if f.section == "scheduler"}
 
 
+def roce_sheet(r: Requirements, fabric: FabricPlan, bom: Bom, catalog: Catalog) -> dict[str, Any] | None:
+    """The RoCE tuning sheet (scheduling/roce.py) of an Ethernet compute fabric; None for InfiniBand or an
+    unnamed switch. Link speed: a fabric endpoint's; cable: the longest compute cable the BOM buys."""
+    model = SWITCH_MODELS.get(r.compute_fabric.switch_model or "")
+    if model is None or not model.ethernet or fabric.topology == Topology.TORUS_3D:
+        return None
+    lengths = {p.sku: p.length_m for p in catalog.parts}
+    cables = [lengths.get(ln.sku, 0.0) for ln in bom.lines if ln.plane == "compute" and ln.category == "cable"]
+    longest = max(cables, default=0.0)
+    sheet = roce_to_dict(
+        roce_tuning(
+            link_gbps=fabric.endpoint_gbps,
+            cable_m=longest,
+            switch_buffer_mb=r.scheduler.roce_switch_buffer_mb,
+            switch_ports=model.radix,
+        )
+    )
+    sheet["derivations"]["inputs"] = (
+        f"{model.name} leaves ({model.radix} ports), {fabric.endpoint_gbps:g} Gbit/s per fabric port, the longest "
+        f"compute cable {longest:g} m; base RTT 4 µs, 1 µs PFC response, 1 lossless priority (the calculator "
+        "takes others)"
+    )
+    return sheet
+
+
 def plan_scheduler(r: Requirements) -> PartitionPlan:
     """The partition plan (scheduling/partitions.py); refusals on the scheduler fields the user typed."""
     try:
@@ -228,6 +255,7 @@ class ClusterPlan:
     price_book: dict[str, Any]
     inputs: Requirements | None = None  # as the user gave them (what a saved revision stores)
     scheduler: PartitionPlan | None = None
+    roce: dict[str, Any] | None = None
 
     @property
     def fabric(self) -> FabricPlan:
@@ -279,6 +307,7 @@ class ClusterPlan:
             "power": power,
             "collectives": self.collectives,
             "scheduler": self.scheduler.to_dict() if self.scheduler is not None else None,
+            "roce": self.roce,
             "summary": self.summary(bom, power),
         }
 
@@ -343,4 +372,5 @@ def plan_cluster(r: Requirements, catalog: Catalog | None = None, *, cables: boo
     except PowerInputError as exc:
         raise RequirementsError({k: [v] for k, v in exc.errors.items()}, unprocessable=True) from None
     collectives = collectives_summary(r, planes.fabric)
-    return ClusterPlan(r, planes, bom, power, collectives, catalog.price_book, inputs, scheduler)
+    roce = roce_sheet(r, planes.fabric, bom, catalog)
+    return ClusterPlan(r, planes, bom, power, collectives, catalog.price_book, inputs, scheduler, roce)

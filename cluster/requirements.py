@@ -354,6 +354,7 @@ class Carbon:
 
 SLURM_NAME = r"^[a-z][a-z0-9-]{0,30}$"
 SLURM_NAME_MESSAGE = "a lower-case letter, then lower-case letters, digits or '-' (at most 31)"
+MIG_DEMAND_PATTERN = r"^$|^\d+g\.\d+gb=\d{1,3}(, ?\d+g\.\d+gb=\d{1,3})*$"
 TENANTS_PATTERN = r"^[a-z][a-z0-9-]{0,30}:\d{1,3}(\.\d{1,2})?(,[a-z][a-z0-9-]{0,30}:\d{1,3}(\.\d{1,2})?)*$"
 
 
@@ -421,6 +422,21 @@ class Scheduler:
         flat="sched_dev_max_gpus_per_user",
     )  # fmt: skip
     dev_max_wall_days: int = pos_int(7, "QoS dev: wall-clock limit [days]", maximum=365, flat="sched_dev_max_wall_days")
+    mig_node_count: int = pos_int(
+        0, "Kubernetes nodes whose GPUs are split by MIG (the first Kubernetes nodes; 0 = none)", maximum=10_000_000,
+        minimum=0, flat="sched_mig_node_count",
+    )  # fmt: skip
+    mig_demand: str = text(
+        "", "MIG instances wanted per MIG node (profile=count, …; the seed's S7: 1g.10gb=28, 2g.20gb=6, 3g.40gb=4)",
+        max_length=300, blank=True, pattern=MIG_DEMAND_PATTERN,
+        pattern_message="profile=count pairs separated by commas, e.g. 1g.10gb=28, 2g.20gb=6", flat="sched_mig_demand",
+    )  # fmt: skip
+    roce_switch_buffer_mb: float | None = opt_real(
+        "Leaf switch packet buffer for the RoCE sheet [MB] (the datasheet's; empty = not known: no XOFF/XON)",
+        0.1,
+        100_000,
+        flat="sched_roce_switch_buffer_mb",
+    )
     tenants: str = text(
         "nlp:25,cv:25,recsys:25,inference:25",
         "Tenants and their fair share [%] (name:share, …; the seed names the teams, not their split)",

@@ -189,6 +189,7 @@ EXPORT_FORMATS = (
     "slurm.zip",
     *SLURM_FILES,
     *KUBERNETES_FILES,
+    "roce.yaml",
 )
 XLSX_MEDIA = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 EXPORT_MEDIA_TYPES = (XLSX_MEDIA, "text/csv", "application/json", "application/zip", "image/svg+xml", "text/plain")
@@ -286,6 +287,10 @@ def _export_bom(revision, fmt: str, catalog: Catalog, *, show_author: bool = Tru
         r = requirements_of(revision)
         text = kubernetes_files(r, plan_planes(r).fabric, plan_scheduler(r))[fmt]
         return text.encode(), "text/plain; charset=utf-8", f"{base}-{fmt}"
+    if fmt == "roce.yaml":
+        roce = revision.results.get("roce") or evaluate_requirements(requirements_of(revision)).result.get("roce")
+        text = roce["snippet"] if roce else "# not a RoCE design: its compute switches are not Ethernet\n"
+        return text.encode(), "text/plain; charset=utf-8", f"{base}-roce.yaml"
     if fmt == "bom.json":
         return json.dumps(stored_bom(revision), indent=2).encode(), "application/json", f"{base}-bom.json"
     if fmt == "bom.csv":  # the BOM alone: no cut sheet to build

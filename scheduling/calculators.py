@@ -17,6 +17,7 @@ from typing import Any
 from scheduling import SchedulerInputError
 from scheduling.mig import MIG_PROFILES, plan_mig
 from scheduling.roce import roce_tuning
+from scheduling.roce import to_dict as roce_to_dict
 from scheduling.tenancy import (
     Account,
     cost_allocation,
@@ -212,18 +213,7 @@ def _roce(v: Mapping[str, Any]) -> dict[str, Any]:
         base_rtt_us=_number("real", "base_rtt_us", v.get("base_rtt_us", 4)),
         response_ns=_number("real", "response_ns", v.get("response_ns", 1000)),
     )
-    return {
-        "headroom_bytes": t.headroom_bytes,
-        "xoff_bytes": t.xoff_bytes,
-        "xon_bytes": t.xon_bytes,
-        "ecn_kmin_bytes": t.ecn_kmin_bytes,
-        "ecn_kmax_bytes": t.ecn_kmax_bytes,
-        "ethernet_mtu_min_bytes": t.ethernet_mtu_min_bytes,
-        "nccl_ib_tc": t.nccl_ib_tc,
-        "checks": [{"ok": ok, "message": m} for ok, m in t.checks],
-        "derivations": t.derivations,
-        "snippet": t.snippet(),
-    }
+    return roce_to_dict(t)
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from typing import Any
 
 from scheduling import SchedulerInputError
 from scheduling.hostlist import compress, name_width, node_names
+from scheduling.mig import MigPlan, plan_mig
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,8 @@ class PartitionPlan:
     qos: tuple[QosTier, ...]
     tenants: tuple[Tenant, ...]
     derivations: dict[str, str]
+    mig_nodes: NodeRange = NodeRange(0, 0)
+    mig: MigPlan | None = None
 
     def names(self, r: NodeRange) -> list[str]:
         return node_names(self.node_prefix, r.first, r.count, self.name_width)
@@ -128,6 +131,15 @@ class PartitionPlan:
                 for q in self.qos
             ],
             "tenants": [{"name": t.name, "share_pct": str(t.share_pct)} for t in self.tenants],
+            "mig": None
+            if self.mig is None
+            else {
+                "nodes": self.hostlist(self.mig_nodes),
+                "node_count": self.mig_nodes.count,
+                "layout": [{"gpus": list(g.gpus), "layout": g.layout} for g in self.mig.groups],
+                "instances_per_node": self.mig.instance_count,
+                "derivation": self.mig.derivation,
+            },
             "derivations": dict(self.derivations),
         }
 
@@ -206,7 +218,36 @@ def _check(s: Any, node_count: int, gpus_per_node: int) -> dict[str, str]:
         parse_tenants(s.tenants)
     except SchedulerInputError as exc:
         errors.update(exc.errors)
+    if s.mig_node_count > k8s:
+        errors["mig_node_count"] = (
+            f"MIG nodes are Kubernetes nodes: at most the {k8s:,} planned (kubernetes_node_count), "
+            f"got {s.mig_node_count:,}"
+        )
+    elif s.mig_node_count and not s.mig_demand:
+        errors["mig_demand"] = "say which MIG instances the MIG nodes carry (profile=count, …)"
+    elif s.mig_demand and not s.mig_node_count:
+        errors["mig_node_count"] = "MIG instances are asked for: give the number of Kubernetes nodes that carry them"
     return errors
+
+
+def mig_demand(text: str) -> dict[str, int]:
+    """``1g.10gb=28, 2g.20gb=6`` → {profile: count}; a profile twice is refused."""
+    out: dict[str, int] = {}
+    for item in filter(None, (x.strip() for x in text.split(","))):
+        profile, _, count = item.partition("=")
+        if profile in out:
+            raise SchedulerInputError({"mig_demand": f"{profile} is listed twice"})
+        out[profile] = int(count)
+    return out
+
+
+def _plan_mig(s: Any, gpus_per_node: int, gpu_model: str) -> MigPlan | None:
+    if not s.mig_node_count:
+        return None
+    try:
+        return plan_mig(gpu_model, gpus_per_node, mig_demand(s.mig_demand))
+    except SchedulerInputError as exc:  # the planner's own keys (demand.*, gpu_model, gpu_count) are this field's
+        raise SchedulerInputError({"mig_demand": "; ".join(exc.errors.values())}) from None
 
 
 def plan_partitions(s: Any, *, node_count: int, gpus_per_node: int, gpu_model: str) -> PartitionPlan:
@@ -249,6 +290,12 @@ def plan_partitions(s: Any, *, node_count: int, gpus_per_node: int, gpu_model: s
             else "none: every compute node runs Slurm"
         ),
     }
+    mig = _plan_mig(s, gpus_per_node, gpu_model)
+    if mig is not None:
+        derivations["mig"] = (
+            f"the first {s.mig_node_count:,} Kubernetes nodes, each {mig.derivation}; "
+            f"{s.mig_node_count * mig.instance_count:,} MIG instances in all"
+        )
     return PartitionPlan(
         node_prefix=s.node_prefix,
         name_width=width,
@@ -261,4 +308,6 @@ def plan_partitions(s: Any, *, node_count: int, gpus_per_node: int, gpu_model: s
         qos=_qos(s),
         tenants=parse_tenants(s.tenants),
         derivations=derivations,
+        mig_nodes=NodeRange(kube.first, s.mig_node_count),
+        mig=mig,
     )

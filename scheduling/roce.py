@@ -36,8 +36,8 @@ ROCE_MTUS = (256, 512, 1024, 2048, 4096)
 class RoceTuning:
     link_gbps: float
     headroom_bytes: int
-    xoff_bytes: int
-    xon_bytes: int
+    xoff_bytes: int | None  # None: the switch buffer was not given
+    xon_bytes: int | None
     ecn_kmin_bytes: int
     ecn_kmax_bytes: int
     ethernet_mtu_min_bytes: int
@@ -54,8 +54,8 @@ class RoceTuning:
             f"  ethernet_mtu_min_bytes: {self.ethernet_mtu_min_bytes}",
             "  dscp: {data: 26, cnp: 48}",
             "  traffic_class: {data: 3, cnp: 6}",
-            f"  pfc: {{priority: 3, headroom_bytes: {self.headroom_bytes}, xoff_bytes: {self.xoff_bytes}, "
-            f"xon_bytes: {self.xon_bytes}}}",
+            f"  pfc: {{priority: 3, headroom_bytes: {self.headroom_bytes}, xoff_bytes: {_yaml(self.xoff_bytes)}, "
+            f"xon_bytes: {_yaml(self.xon_bytes)}}}",
             f"  ecn: {{kmin_bytes: {self.ecn_kmin_bytes}, kmax_bytes: {self.ecn_kmax_bytes}, pmax_pct: 1}}",
             f"  nccl_ib_tc: {self.nccl_ib_tc}",
             "  pause_frame_rate_max_pct: 0.01",
@@ -63,11 +63,31 @@ class RoceTuning:
         return "\n".join(lines) + "\n"
 
 
+def _yaml(x: int | None) -> str:
+    return "null" if x is None else str(x)
+
+
+def to_dict(t: RoceTuning) -> dict:
+    return {
+        "link_gbps": t.link_gbps,
+        "headroom_bytes": t.headroom_bytes,
+        "xoff_bytes": t.xoff_bytes,
+        "xon_bytes": t.xon_bytes,
+        "ecn_kmin_bytes": t.ecn_kmin_bytes,
+        "ecn_kmax_bytes": t.ecn_kmax_bytes,
+        "ethernet_mtu_min_bytes": t.ethernet_mtu_min_bytes,
+        "nccl_ib_tc": t.nccl_ib_tc,
+        "checks": [{"ok": ok, "message": m} for ok, m in t.checks],
+        "derivations": dict(t.derivations),
+        "snippet": t.snippet(),
+    }
+
+
 def roce_tuning(
     *,
     link_gbps: float,
     cable_m: float,
-    switch_buffer_mb: float,
+    switch_buffer_mb: float | None,
     switch_ports: int,
     lossless_priorities: int = 1,
     mtu_bytes: int = 4096,
@@ -76,7 +96,7 @@ def roce_tuning(
 ) -> RoceTuning:
     errors = {}
     for name, v in (("link_gbps", link_gbps), ("switch_buffer_mb", switch_buffer_mb), ("base_rtt_us", base_rtt_us)):
-        if not v > 0:
+        if v is not None and not v > 0:
             errors[name] = "must be above 0"
     if not 0 <= cable_m <= 10_000:
         errors["cable_m"] = "0 to 10,000 m"
@@ -94,19 +114,26 @@ def roce_tuning(
     wire = 2 * cable_m * PROPAGATION_NS_PER_M * bytes_per_ns
     response = response_ns * bytes_per_ns
     headroom = int(2 * mtu_bytes + PFC_FRAME_BYTES + wire + response + 0.999999)
-    share = switch_buffer_mb * 1_000_000 / switch_ports / lossless_priorities
-    xoff = int(share - headroom)
-    xon = xoff - 2 * mtu_bytes
     bdp = link_gbps * 1e9 / 8 * base_rtt_us * 1e-6
     kmin, kmax = round(bdp), round(2 * bdp)
     eth_mtu = mtu_bytes + ROCE_HEADER_BYTES
-    checks = (
-        (kmax < xoff, f"ECN Kmax {kmax:,} B below PFC XOFF {xoff:,} B: ECN slows senders before PFC pauses them"
-         if kmax < xoff else f"ECN Kmax {kmax:,} B is not below PFC XOFF {xoff:,} B: PFC would pause before ECN acts; "
-         "lower Kmax or give the lossless class more buffer"),
-        (xoff > 0, f"the port's buffer share {share:,.0f} B holds the {headroom:,} B headroom"
-         if xoff > 0 else f"the port's buffer share {share:,.0f} B cannot hold the {headroom:,} B headroom"),
-    )  # fmt: skip
+    if switch_buffer_mb is None:
+        share = xoff = xon = None
+        checks: tuple[tuple[bool, str], ...] = (
+            (False, "switch buffer not given: PFC XOFF/XON cannot be placed, nor checked against ECN Kmax "
+                    f"({kmax:,} B); give the switch's packet buffer (datasheet)"),
+        )  # fmt: skip
+    else:
+        share = switch_buffer_mb * 1_000_000 / switch_ports / lossless_priorities
+        xoff = int(share - headroom)
+        xon = xoff - 2 * mtu_bytes
+        checks = (
+            (kmax < xoff, f"ECN Kmax {kmax:,} B below PFC XOFF {xoff:,} B: ECN slows senders before PFC pauses them"
+             if kmax < xoff else f"ECN Kmax {kmax:,} B is not below PFC XOFF {xoff:,} B: PFC would pause before ECN "
+             "acts; lower Kmax or give the lossless class more buffer"),
+            (xoff > 0, f"the port's buffer share {share:,.0f} B holds the {headroom:,} B headroom"
+             if xoff > 0 else f"the port's buffer share {share:,.0f} B cannot hold the {headroom:,} B headroom"),
+        )  # fmt: skip
     rate = f"{link_gbps:g} Gbit/s = {bytes_per_ns:g} B/ns"
     return RoceTuning(
         link_gbps,
@@ -122,10 +149,14 @@ def roce_tuning(
             "headroom_bytes": f"2 × {mtu_bytes} B MTU + {PFC_FRAME_BYTES} B pause frame + 2 × {cable_m:g} m × "
             f"{PROPAGATION_NS_PER_M:g} ns/m × {bytes_per_ns:g} B/ns ({wire:,.0f} B on the wire) + {response_ns:g} ns "
             f"response × {bytes_per_ns:g} B/ns ({response:,.0f} B) = {headroom:,} B",
-            "xoff_bytes": f"{switch_buffer_mb:g} MB ÷ {switch_ports} ports ÷ {lossless_priorities} lossless "
+            "xoff_bytes": "switch buffer not given"
+            if share is None
+            else f"{switch_buffer_mb:g} MB ÷ {switch_ports} ports ÷ {lossless_priorities} lossless "
             f"priorit{'y' if lossless_priorities == 1 else 'ies'} = {share:,.0f} B − {headroom:,} B headroom "
             f"= {xoff:,} B",
-            "xon_bytes": f"XOFF {xoff:,} B − 2 × {mtu_bytes} B = {xon:,} B",
+            "xon_bytes": "switch buffer not given"
+            if xon is None
+            else f"XOFF {xoff:,} B − 2 × {mtu_bytes} B = {xon:,} B",
             "ecn_kmin_bytes": f"one BDP: {rate} × {base_rtt_us:g} µs base RTT = {kmin:,} B",
             "ecn_kmax_bytes": f"2 × BDP = {kmax:,} B",
             "ethernet_mtu_min_bytes": f"{mtu_bytes} B RoCE payload + {ROCE_HEADER_BYTES} B of Ethernet, 802.1Q, IPv4, "

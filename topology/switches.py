@@ -22,6 +22,7 @@ class SwitchModel:
     radix: int
     port_gbps: float
     note: str = ""
+    ethernet: bool = False  # an Ethernet switch: a RoCE fabric needs its lossless tuning (scheduling/roce.py)
 
 
 SWITCH_MODELS: dict[str, SwitchModel] = {
@@ -30,12 +31,14 @@ SWITCH_MODELS: dict[str, SwitchModel] = {
         SwitchModel("QM9700", "NVIDIA", 64, 400.0, "Quantum-2 NDR InfiniBand, 32 × OSFP twin-port"),
         SwitchModel("QM8700", "NVIDIA", 40, 200.0, "Quantum HDR InfiniBand"),
         SwitchModel("Q3400", "NVIDIA", 144, 800.0, "Quantum-X800 XDR InfiniBand"),
-        SwitchModel("SN5600", "NVIDIA", 64, 800.0, "Spectrum-4 (Spectrum-X) 800GbE"),
-        SwitchModel("SN5600-400G", "NVIDIA", 128, 400.0, "SN5600 with 800G ports split 2 × 400G"),
-        SwitchModel("7816R3", "Arista", 576, 400.0, "7800R3 modular chassis, 576 × 400G (pod spine / core)"),
-        SwitchModel("7050CX3-32S", "Arista", 32, 100.0, "storage ToR, 32 × 100GbE"),
-        SwitchModel("7280SR3-48YC8", "Arista", 48, 100.0, "management spine (seed: 48 × 100GbE)"),
-        SwitchModel("7050SX3-48YC8", "Arista", 48, 25.0, "management ToR, 48 × 25GbE + 8 × 100GbE up"),
+        SwitchModel("SN5600", "NVIDIA", 64, 800.0, "Spectrum-4 (Spectrum-X) 800GbE", ethernet=True),
+        SwitchModel("SN5600-400G", "NVIDIA", 128, 400.0, "SN5600 with 800G ports split 2 × 400G", ethernet=True),
+        SwitchModel(
+            "7816R3", "Arista", 576, 400.0, "7800R3 modular chassis, 576 × 400G (pod spine / core)", ethernet=True
+        ),
+        SwitchModel("7050CX3-32S", "Arista", 32, 100.0, "storage ToR, 32 × 100GbE", ethernet=True),
+        SwitchModel("7280SR3-48YC8", "Arista", 48, 100.0, "management spine (seed: 48 × 100GbE)", ethernet=True),
+        SwitchModel("7050SX3-48YC8", "Arista", 48, 25.0, "management ToR, 48 × 25GbE + 8 × 100GbE up", ethernet=True),
     )
 }
 

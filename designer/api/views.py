@@ -36,7 +36,7 @@ EXPORT_HELP = (
     "bom.xlsx (BOM + cut sheet + elevations), bom-only.xlsx (BOM, TCO, price book), bom.csv, bom.json, "
     "cabling.csv (streamed), racks.csv, netbox.zip, elevations.svg; Slurm: slurm.zip (all of them), slurm.conf, "
     "topology.conf (tree), topology-block.conf (Slurm ≥ 23.11), gres.conf, cgroup.conf, sacctmgr.sh; Kubernetes: "
-    "kubernetes.yaml (Kueue, Volcano), label-nodes.sh"
+    "kubernetes.yaml (Kueue, Volcano), label-nodes.sh; roce.yaml (the RoCE tuning of an Ethernet fabric)"
 )
 
 

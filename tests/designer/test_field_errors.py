@@ -35,6 +35,8 @@ def bad_values(name: str) -> list[str]:
         return ["", "GPU", "gpu-", "9gpu"]
     if name == "sched_tenants":
         return ["", "nlp", "nlp=50,cv=50", "NLP:100"]
+    if name == "sched_mig_demand":
+        return ["1g", "1g.10gb:7", "x=1"]
     return []
 
 

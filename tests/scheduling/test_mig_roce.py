@@ -72,3 +72,24 @@ def test_s8_warns_when_ecn_is_not_below_xoff():
     with pytest.raises(SchedulerInputError) as e:
         roce_tuning(link_gbps=400, cable_m=30, switch_buffer_mb=100, switch_ports=64, mtu_bytes=9000)
     assert "mtu_bytes" in e.value.errors
+
+
+def test_roce_sheet_of_the_roce_design():
+    """The Llama-3-style RoCE example: SN5600-400G leaves (128 × 400G), the longest compute cable 500 m (the
+    single-mode trunks). Headroom = 2 × 4,096 + 64 + 2 × 500 × 5 × 50 (250,000) + 1,000 × 50 (50,000) =
+    308,256 B. With a 64 MB buffer: 64,000,000 ÷ 128 = 500,000 B a port, XOFF 191,744 B — below ECN Kmax
+    400,000 B, so the sheet says PFC would pause first. No buffer given: no XOFF, and it says so."""
+    from cluster.pipeline import plan_cluster
+    from cluster.validate import validate
+    from tests.conftest import EXAMPLES
+
+    data = yaml.safe_load((EXAMPLES / "roce-24k-pods-1to7.yaml").read_text())
+    roce = plan_cluster(validate(data)).result()["roce"]
+    assert roce["headroom_bytes"] == 308_256 and roce["xoff_bytes"] is None
+    assert "switch buffer not given" in roce["checks"][0]["message"]
+    data.setdefault("scheduler", {})["roce_switch_buffer_mb"] = 64
+    roce = plan_cluster(validate(data)).result()["roce"]
+    assert roce["xoff_bytes"] == 191_744 and not roce["checks"][0]["ok"]
+    assert "the longest compute cable 500 m" in roce["derivations"]["inputs"]
+    seed = yaml.safe_load((EXAMPLES / "seed-2000-gpu.yaml").read_text())
+    assert plan_cluster(validate(seed)).result()["roce"] is None  # InfiniBand: no RoCE sheet

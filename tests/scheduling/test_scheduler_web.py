@@ -98,3 +98,19 @@ def test_downloads_on_the_page_share_link_and_api(client, alice, bob):
     token = d.enable_link_sharing()
     shared = client.get(f"/s/{token}/export/sacctmgr.sh")
     assert shared.status_code == 200 and b"sacctmgr -i add qos production" in shared.content
+
+
+def test_roce_section_and_download(client, alice):
+    from designer.services import create_design, evaluate
+
+    data = yaml.safe_load((EXAMPLES / "roce-24k-pods-1to7.yaml").read_text())
+    ev = evaluate(data)
+    d = create_design(alice, ev.requirements, ev)
+    client.force_login(alice)
+    page = client.get(f"/designs/{d.pk}/").content.decode()
+    assert 'id="roce-table"' in page and "308,256 B" in page
+    y = client.get(f"/designs/{d.pk}/export/roce.yaml")
+    assert y.status_code == 200 and yaml.safe_load(y.content)["roce"]["pfc"]["headroom_bytes"] == 308_256
+    ib = make_design(alice)
+    assert b"not a RoCE design" in client.get(f"/designs/{ib.pk}/export/roce.yaml").content
+    assert 'id="roce-table"' not in client.get(f"/designs/{ib.pk}/").content.decode()

@@ -113,6 +113,19 @@ def test_slurm_conf_lines_from_the_seed():
     assert z.read("seed-slurm/slurm.conf").decode() == files["slurm.conf"]
 
 
+def test_seed_without_kubernetes_lists_every_switch_of_the_plan():
+    """All 250 nodes on Slurm: 8 Slurm leaves (SUs of 32 nodes, the 8th of 26) of 8 rail leaves = 64 leaves
+    (seed D1), 32 spines (D2), each spine over all 8 groups."""
+    data = yaml.safe_load((EXAMPLES / "seed-2000-gpu.yaml").read_text())
+    data["scheduler"].update(kubernetes_node_count=0, interactive_node_count=50)
+    r = validate(data)
+    p = plan_cluster(r)
+    topo = slurm_topology(p.fabric, p.scheduler)
+    assert topo.physical_counts == topo.plan_counts == {"leaf": 64, "spine": 32}
+    assert len(topo.level(0)) == 8 and [len(s.nodes) for s in topo.level(0)][-1] == 26
+    assert all(s.switches == tuple(f"lg{i:03d}" for i in range(1, 9)) for s in topo.level(1))
+
+
 def test_topology_trees_by_fabric():
     """Tree per fabric kind: a 2:1-tapered fat-tree whose leaves split nodes, Dragonfly+ with its global
     switch, a 3D torus with none."""
@@ -245,3 +258,51 @@ def test_no_kubernetes_nodes_no_queues():
     p = plan_cluster(r)
     files = kubernetes_files(r, p.fabric, p.scheduler)
     assert files["kubernetes.yaml"].startswith("# Kubernetes") and "kind:" not in files["kubernetes.yaml"]
+
+
+def test_mig_nodes_in_the_kubernetes_share():
+    """The seed's 50 Kubernetes nodes with S7's split on the first 10: 40 × 8 = 320 whole GPUs and, per MIG node,
+    4 × 7 1g.10gb + 2 × 3 2g.20gb + 2 × 2 3g.40gb (38 instances) → 280 / 60 / 40 instances on 10 nodes; each split
+    over 4 equal tenants by largest remainder (70 each of 1g; 60 / 4 = 15 of 2g; 40 / 4 = 10 of 3g)."""
+    from cluster.scheduler_files import kubernetes_files
+
+    data = yaml.safe_load((EXAMPLES / "seed-2000-gpu.yaml").read_text())
+    data["scheduler"].update(mig_node_count=10, mig_demand="1g.10gb=28, 2g.20gb=6, 3g.40gb=4")
+    r = validate(data)
+    p = plan_cluster(r)
+    assert p.scheduler.hostlist(p.scheduler.mig_nodes) == "gpu[201-210]"
+    assert p.result()["scheduler"]["mig"]["instances_per_node"] == 38
+    files = kubernetes_files(r, p.fabric, p.scheduler)
+    docs = list(yaml.safe_load_all(files["kubernetes.yaml"]))
+    cm = next(d for d in docs if d["kind"] == "ConfigMap")
+    parted = yaml.safe_load(cm["data"]["config.yaml"])
+    assert parted["mig-configs"]["cluster-designer"][0] == {
+        "devices": [0, 1, 2, 3], "mig-enabled": True, "mig-devices": {"1g.10gb": 7},
+    }  # fmt: skip
+    flavors = {d["metadata"]["name"]: d["spec"]["nodeLabels"] for d in docs if d["kind"] == "ResourceFlavor"}
+    assert flavors["gpu-mig"] == {"fabric.cluster-designer.io/gpu-mode": "mig"}
+    cq = next(d for d in docs if d["kind"] == "ClusterQueue" and d["metadata"]["name"] == "nlp")
+    full, mig = cq["spec"]["resourceGroups"]
+    assert full["flavors"][0]["resources"][0]["nominalQuota"] == 80  # 320 ÷ 4
+    quota = {x["name"]: x["nominalQuota"] for x in mig["flavors"][0]["resources"]}
+    assert quota == {"nvidia.com/mig-1g.10gb": 70, "nvidia.com/mig-2g.20gb": 15, "nvidia.com/mig-3g.40gb": 10}
+    labels = files["label-nodes.sh"].splitlines()[3:]
+    assert "nvidia.com/mig.config=cluster-designer" in labels[9] and "gpu-mode=full" in labels[10]
+
+
+@pytest.mark.parametrize(
+    ("changes", "says"),
+    [
+        ({"mig_node_count": 51}, "at most the 50 planned"),
+        ({"mig_node_count": 2}, "say which MIG instances"),
+        ({"mig_node_count": 2, "mig_demand": "1g.10gb=57"}, "short by 1 × 1g.10gb"),
+        ({"mig_node_count": 2, "mig_demand": "5g.50gb=1"}, "not a H100-SXM5 MIG profile"),
+    ],
+)
+def test_mig_refusals_on_the_design(changes, says):
+    data = yaml.safe_load((EXAMPLES / "seed-2000-gpu.yaml").read_text())
+    data["scheduler"].update(changes)
+    with pytest.raises(RequirementsError) as exc:
+        plan_cluster(validate(data))
+    ((field, messages),) = exc.value.errors.items()
+    assert field in ("sched_mig_node_count", "sched_mig_demand") and says in messages[0]
