@@ -61,6 +61,14 @@ MODULES: dict[str, list[str]] = {
     "bom/accessories.py": ["tests/bom"],
     "cluster/pipeline.py": ["tests/cluster", "tests/bom/test_part_table.py"],
     "cluster/requests.py": ["tests/cluster", "tests/bom/test_part_table.py"],
+    "scheduling/hostlist.py": ["tests/scheduling"],
+    "scheduling/partitions.py": ["tests/scheduling"],
+    "scheduling/slurm_conf.py": ["tests/scheduling"],
+    "scheduling/slurm_topology.py": ["tests/scheduling"],
+    "scheduling/kubernetes.py": ["tests/scheduling"],
+    "scheduling/tenancy.py": ["tests/scheduling"],
+    "scheduling/mig.py": ["tests/scheduling"],
+    "scheduling/roce.py": ["tests/scheduling"],
 }
 
 KEEP = (

@@ -83,17 +83,9 @@ def to_dict(t: RoceTuning) -> dict:
     }
 
 
-def roce_tuning(
-    *,
-    link_gbps: float,
-    cable_m: float,
-    switch_buffer_mb: float | None,
-    switch_ports: int,
-    lossless_priorities: int = 1,
-    mtu_bytes: int = 4096,
-    base_rtt_us: float = 4.0,
-    response_ns: float = 1000.0,
-) -> RoceTuning:
+def _check_inputs(
+    link_gbps, cable_m, switch_buffer_mb, switch_ports, lossless_priorities, mtu_bytes, base_rtt_us, response_ns
+) -> None:
     errors = {}
     for name, v in (("link_gbps", link_gbps), ("switch_buffer_mb", switch_buffer_mb), ("base_rtt_us", base_rtt_us)):
         if v is not None and not v > 0:
@@ -110,6 +102,22 @@ def roce_tuning(
         errors["response_ns"] = "0 to 100,000 ns"
     if errors:
         raise SchedulerInputError(errors)
+
+
+def roce_tuning(
+    *,
+    link_gbps: float,
+    cable_m: float,
+    switch_buffer_mb: float | None,
+    switch_ports: int,
+    lossless_priorities: int = 1,
+    mtu_bytes: int = 4096,
+    base_rtt_us: float = 4.0,
+    response_ns: float = 1000.0,
+) -> RoceTuning:
+    _check_inputs(
+        link_gbps, cable_m, switch_buffer_mb, switch_ports, lossless_priorities, mtu_bytes, base_rtt_us, response_ns
+    )
     bytes_per_ns = link_gbps / 8  # Gbit/s = bits per ns
     wire = 2 * cable_m * PROPAGATION_NS_PER_M * bytes_per_ns
     response = response_ns * bytes_per_ns

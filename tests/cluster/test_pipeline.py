@@ -15,6 +15,7 @@ from cluster.validate import RequirementsError, validate_flat
 from tests.conftest import EXAMPLES, ROOT
 
 PURE = ["cluster.pipeline", "cluster.cli", "bom.plan", "bom.link_table", "bom.export", "power.plan", "topology.graph"]
+PURE += ["cluster.scheduler_files", "scheduling.calculators", "scheduling.cli"]
 
 
 def _bare_env() -> dict[str, str]:
