@@ -50,7 +50,7 @@ def kubernetes_files(r: Requirements, fabric: FabricPlan, parts: PartitionPlan) 
     """The Kueue/Volcano manifests and the node-label script of the Kubernetes nodes."""
     where = node_localities(fabric, parts, parts.names(parts.kubernetes)) if parts.kubernetes.count else []
     return {
-        "kubernetes.yaml": kueue_and_volcano(parts, title=r.cluster.name),
+        "kubernetes.yaml": kueue_and_volcano(parts, title=r.cluster.name, scalable_units=any(x.su for x in where)),
         "label-nodes.sh": label_script(parts, where, title=r.cluster.name),
     }
 

@@ -10,8 +10,8 @@ API versions (stated in every object, as the releases that define them):
 
 Node labels (a ``kubectl label`` script, since the kubelet registers Node objects itself): the GPU
 product (``nvidia.com/gpu.product``, as NVIDIA's GPU feature discovery names it) and the fabric
-locality the Topology object lists — pod, leaf group (a scalable unit's rail leaves, or one leaf)
-and ``kubernetes.io/hostname``.
+locality the Topology object lists — pod, scalable unit (rail-optimized fabrics), leaf group (a
+scalable unit's rail leaves, or one leaf) and ``kubernetes.io/hostname``.
 
 Quotas: each tenant's nominal GPU quota is its share of the Kubernetes GPUs, rounded by largest
 remainder so the quotas add up to the GPUs exactly; all ClusterQueues share one cohort, so idle
@@ -29,6 +29,7 @@ from scheduling.slurm_topology import NodeLocality
 
 LABEL_POD = "fabric.cluster-designer.io/pod"
 LABEL_LEAF = "fabric.cluster-designer.io/leaf-group"
+LABEL_SU = "fabric.cluster-designer.io/su"
 GPU_PRODUCTS = {
     "A100": "NVIDIA-A100-SXM4-80GB",
     "H100": "NVIDIA-H100-80GB-HBM3",
@@ -113,7 +114,7 @@ def _mig_objects(parts: PartitionPlan) -> list[dict]:
     ]
 
 
-def kueue_and_volcano(parts: PartitionPlan, *, title: str) -> str:
+def kueue_and_volcano(parts: PartitionPlan, *, title: str, scalable_units: bool = False) -> str:
     """Namespaces, the Kueue Topology / ResourceFlavors / ClusterQueues / LocalQueues, Volcano Queues and, where
     MIG is planned, the MIG manager's config."""
     k8s_gpus = parts.kubernetes.count * parts.gpus_per_node
@@ -124,7 +125,8 @@ def kueue_and_volcano(parts: PartitionPlan, *, title: str) -> str:
     docs: list[dict] = [
         {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": f"team-{t.name}"}} for t in parts.tenants
     ]
-    levels = [{"nodeLabel": LABEL_POD}, {"nodeLabel": LABEL_LEAF}, {"nodeLabel": "kubernetes.io/hostname"}]
+    levels = [{"nodeLabel": LABEL_POD}, *([{"nodeLabel": LABEL_SU}] if scalable_units else []),
+              {"nodeLabel": LABEL_LEAF}, {"nodeLabel": "kubernetes.io/hostname"}]  # fmt: skip
     docs.append(
         {"apiVersion": "kueue.x-k8s.io/v1alpha1", "kind": "Topology", "metadata": {"name": "fabric"},
          "spec": {"levels": levels}}
@@ -183,6 +185,6 @@ def label_script(parts: PartitionPlan, where: list[NodeLocality], *, title: str)
         mode = f"{LABEL_MODE}=mig nvidia.com/mig.config={MIG_CONFIG}" if loc.node in mig_nodes else f"{LABEL_MODE}=full"
         lines.append(
             f"kubectl label --overwrite node {loc.node} nvidia.com/gpu.product={gpu_product(parts)} "
-            f"{LABEL_POD}={loc.pod} {LABEL_LEAF}={loc.leaf} {mode}"
+            f"{LABEL_POD}={loc.pod} " + (f"{LABEL_SU}={loc.su} " if loc.su else "") + f"{LABEL_LEAF}={loc.leaf} {mode}"
         )
     return "\n".join([*lines, ""])

@@ -35,7 +35,7 @@ import numpy as np
 from scheduling.hostlist import compress
 from scheduling.partitions import NodeRange, PartitionPlan
 from topology.graph import fabric_edges
-from topology.spec import FabricPlan, Topology
+from topology.spec import ClosWiring, FabricPlan, Topology
 
 
 @dataclass(frozen=True)
@@ -226,6 +226,7 @@ class NodeLocality:
     node: str
     leaf: str
     pod: str
+    su: str = ""  # the scalable unit of a rail-optimized fabric ("" for a fabric without SUs)
 
 
 def node_localities(plan: FabricPlan, parts: PartitionPlan, names: list[str]) -> list[NodeLocality]:
@@ -242,13 +243,17 @@ def node_localities(plan: FabricPlan, parts: PartitionPlan, names: list[str]) ->
     for u, v in zip(e.u[up].tolist(), e.v[up].tolist(), strict=True):
         leaf, spine = (u, v) if e.node_tier[u] == 0 else (v, u)
         spines_of.setdefault(phys(leaf), set()).add(spine)
+    w = plan.wiring
+    su_nodes = w.su_nodes if isinstance(w, ClosWiring) else 0
+    index = {n: k for k, n in enumerate(all_names)}
     pods: dict[frozenset[int], str] = {}
     where: dict[str, NodeLocality] = {}
     for leaf in leaves:
         key = frozenset(x for m in leaf.members for x in spines_of.get(m, ()))
         pod = pods.setdefault(key, f"pod{len(pods) + 1:02d}")
         for n in leaf.nodes:
-            where[n] = NodeLocality(n, leaf.name, pod)
+            su = f"su{(index[n] + w.reserved_slots) // su_nodes + 1:02d}" if su_nodes else ""
+            where[n] = NodeLocality(n, leaf.name, pod, su)
     return [where[n] for n in names]
 
 

@@ -238,11 +238,13 @@ def test_kubernetes_manifests_load_and_quotas_add_up():
         ("team-nlp", "nlp"), ("team-cv", "cv"), ("team-inference", "inference"),
     }  # fmt: skip
     topo = next(d for d in docs if d["kind"] == "Topology")
-    assert topo["spec"]["levels"][-1] == {"nodeLabel": "kubernetes.io/hostname"}
+    levels = [x["nodeLabel"].rsplit("/", 1)[-1] for x in topo["spec"]["levels"]]
+    assert levels == ["pod", "su", "leaf-group", "hostname"]
     labels = files["label-nodes.sh"].splitlines()[3:]
     assert len(labels) == 50 and labels[0].startswith("kubectl label --overwrite node gpu201 ")
     # gpu201–gpu224 share SU 7's rail leaves with Slurm's gpu193–gpu200 (lg007); gpu225–gpu250 are SU 8 (lg008)
     assert "leaf-group=lg007" in labels[23] and "leaf-group=lg008" in labels[24]
+    assert "/su=su07 " in labels[23] and "/su=su08 " in labels[24]  # SUs of 32 nodes: gpu224 in SU 7, gpu225 in 8
     # largest remainder on 25 × 8 = 200 GPUs: 66.66 / 66.66 / 66.68 floor to 66 each (198); the 2 left go to the
     # largest remainders, c (.68) then a (.66, first of the tie): 67 / 66 / 67
     data["scheduler"].update(kubernetes_node_count=25, interactive_node_count=0, tenants="a:33.33,b:33.33,c:33.34")

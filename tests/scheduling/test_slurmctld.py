@@ -182,3 +182,22 @@ def test_three_tier_fat_tree_has_the_plans_switch_counts(tmp_path):
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_dragonfly_plus_reads_with_its_global_switch(tmp_path):
+    """Dragonfly+ (examples/dragonfly-plus-8k.yaml): 256 leaves under their groups' 256 spines and one
+    `global` switch over every spine (the global links), read with TopologyParam=Dragonfly."""
+    _need_slurm()
+    _r, plan, files = _plan("dragonfly-plus-8k.yaml")
+    assert "TopologyParam=Dragonfly" in files["slurm.conf"]
+    proc, env = _run_slurmctld(files, tmp_path)
+    try:
+        switches = _topology(env)
+        levels = [sum(s["Level"] == str(i) for s in switches) for i in range(3)]
+        assert levels == [256, 256, 1]
+        top = next(s for s in switches if s["SwitchName"] == "global")
+        assert top["Switches"] == "spine[0001-0256]" and len(expand(top["Nodes"])) == plan.scheduler.slurm.count
+        _check_against_plan(plan, switches, env, (tmp_path / "slurmctld.log").read_text())
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
