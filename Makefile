@@ -39,6 +39,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/run.py
 	DEBUG=1 $(PY) benchmarks/bom.py
 	$(PY) benchmarks/collectives.py
+	$(PY) benchmarks/simulator.py
 	$(PY) benchmarks/live.py
 	$(PY) -m pip install --quiet "locust>=2.20"
 	$(PY) benchmarks/load.py

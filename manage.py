@@ -8,6 +8,10 @@ if __name__ == "__main__":
         from cluster.cli import main
 
         sys.exit(main(sys.argv[2:]))
+    if sys.argv[1:2] == ["simulate"]:  # the queue simulator on a design file (cluster/simulate_cli.py)
+        from cluster.simulate_cli import main as simulate
+
+        sys.exit(simulate(sys.argv[2:]))
     if sys.argv[1:2] == ["calculate"]:  # the calculators, as pure (scheduling/cli.py)
         from scheduling.cli import main as calculate
 

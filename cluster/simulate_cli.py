@@ -1,0 +1,100 @@
+"""`manage.py simulate FILE.yaml [--days D] [--load ρ] [--policy easy|fifo] [--seed N] [--format json|table]`:
+the seed's Table 14-24 workload on a design's Slurm batch nodes (scheduling/simulator.py), pure — no Django.
+
+The design gives the nodes (the batch partition's), GPUs per node and the leaf-group size placement
+packs into (the Slurm leaves of topology.conf: a scalable unit's rail leaves, or one leaf)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from cluster.cli import evaluate_file
+from cluster.validate import RequirementsError
+from scheduling import SchedulerInputError
+from scheduling.simulator import POLICIES, report, simulate
+from scheduling.slurm_topology import slurm_topology
+from scheduling.workload import SEED_TABLE_14_24, generate_jobs
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="simulate", description="Simulate the seed workload on a design's batch nodes.")
+    p.add_argument("file", type=Path, help="requirements file (YAML or JSON)")
+    p.add_argument("--days", type=float, default=365.0, help="simulated days (default 365)")
+    p.add_argument("--load", type=float, default=0.85, help="offered load, busy GPU-hours ÷ capacity (default 0.85)")
+    p.add_argument("--policy", choices=POLICIES, default="easy")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--format", choices=["json", "table"], default="table")
+    return p
+
+
+def run(path: Path, *, days: float, load: float, policy: str, seed: int) -> dict[str, Any]:
+    plan = evaluate_file(path)
+    parts = plan.scheduler
+    batch = parts.partitions[0]
+    topo = slurm_topology(plan.fabric, parts)
+    leaf_nodes = max((len(s.nodes) for s in topo.level(0)), default=0) if topo else 0
+    gpus = batch.nodes.count * parts.gpus_per_node
+    horizon_h = days * 24
+    jobs = generate_jobs(
+        SEED_TABLE_14_24, cluster_gpus=gpus, gpus_per_node=parts.gpus_per_node, load=load, horizon_h=horizon_h,
+        seed=seed,
+    )  # fmt: skip
+    res = simulate(
+        jobs, node_count=batch.nodes.count, gpus_per_node=parts.gpus_per_node, horizon_h=horizon_h, policy=policy,
+        leaf_nodes=leaf_nodes,
+    )  # fmt: skip
+    out = report(res, jobs, [c.name for c in SEED_TABLE_14_24.classes])
+    out["inputs"] = {
+        "design": plan.requirements.cluster.name,
+        "partition": batch.name,
+        "nodes": batch.nodes.count,
+        "gpus": gpus,
+        "leaf_group_nodes": leaf_nodes,
+        "days": days,
+        "offered_load_frac": load,
+        "seed": seed,
+        "jobs": len(jobs),
+        "profile": SEED_TABLE_14_24.name,
+    }
+    return out
+
+
+def _table(out: dict[str, Any]) -> str:
+    i = out["inputs"]
+    lines = [
+        f"{i['design']}: {i['partition']} ({i['nodes']:,} nodes, {i['gpus']:,} GPUs), {i['profile']}, "
+        f"{i['days']:g} days at {i['offered_load_frac']:.0%} offered, {out['policy']}, seed {i['seed']}: "
+        f"{i['jobs']:,} jobs",
+        f"utilization: {out['derivations']['utilization_frac']}",
+        f"Little's law: {out['derivations']['little']}",
+        f"{'class':<24}{'jobs':>7}{'waiting':>9}{'wait p50 h':>12}{'p95 h':>10}{'p99 h':>10}{'in 1 group':>12}",
+    ]
+    show = lambda x, f="{:.1f}": "—" if x is None else f.format(x)  # noqa: E731
+    for c in out["classes"]:
+        lines.append(
+            f"{c['name']:<24}{c['jobs']:>7,}{c['waiting_at_end']:>9,}{show(c['wait_h_p50']):>12}"
+            f"{show(c['wait_h_p95']):>10}{show(c['wait_h_p99']):>10}{show(c['one_group_frac'], '{:.0%}'):>12}"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
+    args = parser().parse_args(argv)
+    try:
+        out = run(args.file, days=args.days, load=args.load, policy=args.policy, seed=args.seed)
+    except RequirementsError as exc:
+        stderr.write(f"{args.file}: invalid requirements\n")
+        stderr.writelines(f"  {field}: {' '.join(msgs)}\n" for field, msgs in exc.errors.items())
+        return 1
+    except SchedulerInputError as exc:
+        stderr.write(f"{args.file}: the simulation is refused\n")
+        names = {"horizon_h": "--days", "load": "--load", "policy": "--policy"}
+        stderr.writelines(f"  {names.get(k, k)}: {v}\n" for k, v in exc.errors.items())
+        return 1
+    stdout.write(json.dumps(out, indent=2) + "\n" if args.format == "json" else _table(out))
+    return 0

@@ -1,0 +1,176 @@
+"""Issue #15: the queue simulator — Erlang C, Little's law, no node given twice, gangs all-or-nothing,
+node-hours conserved, determinism, and a plain reference implementation as the oracle."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from scheduling import SchedulerInputError
+from scheduling.reference import reference_starts
+from scheduling.simulator import report, simulate
+from scheduling.workload import SEED_TABLE_14_24, JobClass, Jobs, Profile, generate_jobs
+
+
+def erlang_c_wait_h(c: int, a: float, mean_service_h: float) -> float:
+    """M/M/c mean wait in the queue: Wq = C(c, a) ÷ (c μ − λ), C from the Erlang B recursion
+    B(0) = 1, B(k) = a B(k−1) ÷ (k + a B(k−1)); C = B ÷ (1 − (a/c)(1 − B)) (Kleinrock, Queueing Systems I, §3.5)."""
+    b = 1.0
+    for k in range(1, c + 1):
+        b = a * b / (k + a * b)
+    erlang_c = b / (1 - (a / c) * (1 - b))
+    mu = 1 / mean_service_h
+    return erlang_c / (c * mu - a * mu)
+
+
+@pytest.mark.parametrize("load", [0.5, 0.7, 0.9])
+def test_fifo_on_single_gpu_jobs_matches_erlang_c(load):
+    """Single-GPU jobs, Poisson arrivals, exponential 1 h services, FIFO on c = 16 GPUs: the simulated mean
+    wait lies in the 99 % batch-means confidence interval (30 batches after a 5 % warm-up) of the Erlang C
+    value. The Erlang value is not a tuning target: the test fails if the queue keeps time wrongly."""
+    c, horizon_h = 16, 40_000.0 if load < 0.9 else 60_000.0
+    profile = Profile((JobClass("x", 1.0, 1, 1, 1, 1.0, 1.0, duration="exponential"),))
+    jobs = generate_jobs(profile, cluster_gpus=c, gpus_per_node=1, load=load, horizon_h=horizon_h, seed=11)
+    res = simulate(jobs, node_count=c, gpus_per_node=1, horizon_h=horizon_h, policy="fifo")
+    done = ~np.isnan(res.start_h)
+    waits = (res.start_h - jobs.submit_h)[done]
+    waits = waits[len(waits) // 20 :]
+    batches = np.array([b.mean() for b in np.array_split(waits, 30)])
+    half = stats.t.ppf(0.995, len(batches) - 1) * batches.std(ddof=1) / np.sqrt(len(batches))
+    expected = erlang_c_wait_h(c, load * c, 1.0)
+    assert abs(batches.mean() - expected) <= half, (batches.mean(), expected, half)
+    assert half < 0.4 * expected  # the interval is tight enough to mean something (±30 % at 0.5, ±5 % at 0.9)
+
+
+def _random_jobs(draw, n_max=40):
+    n = draw(st.integers(1, n_max))
+    submit = np.sort(np.array(draw(st.lists(st.floats(0, 200, allow_nan=False), min_size=n, max_size=n))))
+    gpus = np.array(draw(st.lists(st.integers(1, 64), min_size=n, max_size=n)))
+    hours = np.array(draw(st.lists(st.floats(0.5, 120, allow_nan=False), min_size=n, max_size=n)))
+    prio = np.array(draw(st.lists(st.integers(0, 2), min_size=n, max_size=n)))
+    return Jobs(submit, gpus.astype(np.int64), hours, np.zeros(n, dtype=np.int64), prio.astype(np.int64))
+
+
+@st.composite
+def workloads(draw):
+    return _random_jobs(draw), draw(st.sampled_from(["fifo", "easy"])), draw(st.sampled_from([0, 2, 4]))
+
+
+@given(workloads())
+@settings(max_examples=150, deadline=None)
+def test_invariants_and_the_reference_oracle(case):
+    """On random small queues (8 nodes of 8 GPUs): every start time equals the reference implementation's;
+    no node is held by two jobs at once; a job gets exactly ⌈GPUs ÷ 8⌉ nodes (all or nothing); busy
+    node-hours integrated event by event = the per-job sum, and busy + idle = capacity; Little's law."""
+    jobs, policy, leaf = case
+    horizon = 300.0
+    res = simulate(jobs, node_count=8, gpus_per_node=8, horizon_h=horizon, policy=policy, leaf_nodes=leaf, record=True)
+    ref = reference_starts(
+        jobs.submit_h.tolist(), (-(-jobs.gpus // 8)).tolist(), jobs.hours.tolist(), jobs.priority.tolist(),
+        node_count=8, horizon_h=horizon, policy=policy,
+    )  # fmt: skip
+    ours = [None if np.isnan(s) else float(s) for s in res.start_h]
+    assert ours == ref
+    # no node twice: each node's intervals are disjoint
+    held: dict[int, list[tuple[float, float]]] = {}
+    for j, nodes in res.allocations:
+        assert nodes.size == -(-int(jobs.gpus[j]) // 8) and len(set(nodes.tolist())) == nodes.size
+        for x in nodes.tolist():
+            held.setdefault(x, []).append((float(res.start_h[j]), float(res.end_h[j])))
+    for spans in held.values():
+        spans.sort()
+        assert all(a_end <= b_start + 1e-9 for (_, a_end), (b_start, _) in itertools.pairwise(spans))
+    rep = report(res, jobs, ["all"])
+    assert rep["busy_node_h"] == pytest.approx(res.busy_integral_node_h, rel=1e-9, abs=1e-6)
+    assert rep["busy_node_h"] + rep["idle_node_h"] == pytest.approx(rep["capacity_node_h"])
+    little = rep["little"]
+    assert little["queue_length_mean"] == pytest.approx(
+        little["arrival_rate_per_h"] * little["wait_h_mean"], rel=1e-9, abs=1e-9
+    )
+
+
+def test_easy_backfill_by_hand():
+    """4 nodes. t=0: A takes 3 nodes for 10 h. t=1: B wants 4 nodes (head, must wait for A: shadow t=10,
+    no spare node then). t=2: C wants 1 node for 5 h: ends at 7 ≤ 10, so EASY starts it at 2; D (t=3, 1 node,
+    20 h) would end after 10 and there is no spare node at 10: it waits. FIFO starts C only after B."""
+    jobs = Jobs(
+        np.array([0.0, 1.0, 2.0, 3.0]), np.array([24, 32, 8, 8]), np.array([10.0, 5.0, 5.0, 20.0]),
+        np.zeros(4, dtype=np.int64), np.ones(4, dtype=np.int64),
+    )  # fmt: skip
+    easy = simulate(jobs, node_count=4, gpus_per_node=8, horizon_h=100, policy="easy")
+    fifo = simulate(jobs, node_count=4, gpus_per_node=8, horizon_h=100, policy="fifo")
+    assert easy.start_h.tolist() == [0.0, 10.0, 2.0, 15.0]
+    assert fifo.start_h.tolist() == [0.0, 10.0, 15.0, 15.0]
+
+
+def test_priority_puts_critical_first():
+    """EASY orders the queue by SLA class: a critical job submitted after a queued one starts first."""
+    jobs = Jobs(np.array([0.0, 1.0, 2.0]), np.array([32, 32, 32]), np.array([10.0, 10.0, 10.0]),
+                np.zeros(3, dtype=np.int64), np.array([1, 1, 2]))  # fmt: skip
+    res = simulate(jobs, node_count=4, gpus_per_node=8, horizon_h=100, policy="easy")
+    assert res.start_h.tolist() == [0.0, 20.0, 10.0]
+
+
+def test_seed_profile_is_deterministic_and_sane():
+    """The seed's Table 14-24 on the 2,000-GPU design (250 nodes of 8) at 85 % offered load for a year."""
+    kw = {"cluster_gpus": 2000, "gpus_per_node": 8, "load": 0.85, "horizon_h": 8760.0}
+    a = generate_jobs(SEED_TABLE_14_24, seed=3, **kw)
+    b = generate_jobs(SEED_TABLE_14_24, seed=3, **kw)
+    assert np.array_equal(a.submit_h, b.submit_h) and np.array_equal(a.gpus, b.gpus)
+    ra = simulate(a, node_count=250, gpus_per_node=8, horizon_h=8760.0, leaf_nodes=32)
+    rb = simulate(b, node_count=250, gpus_per_node=8, horizon_h=8760.0, leaf_nodes=32)
+    assert np.array_equal(ra.start_h, rb.start_h, equal_nan=True)
+    rep = report(ra, a, [c.name for c in SEED_TABLE_14_24.classes])
+    assert 0.6 < rep["utilization_frac"] <= 0.85 + 0.05  # cannot run more than offered (plus the window's edge)
+    # the offered GPU-hours split as the shares say (±25 % on a year of a few hundred jobs per class)
+    offered = {c: float((a.gpus * a.hours)[a.cls == i].sum()) for i, c in enumerate("abcd")}
+    total = sum(offered.values())
+    for (c, v), share in zip(offered.items(), (0.4, 0.3, 0.2, 0.1), strict=True):
+        assert abs(v / total - share) < 0.25 * share + 0.05, (c, v / total)
+
+
+def test_profile_refusals():
+    bad = Profile((JobClass("a", 0.6, 8, 64, 8, 1, 2), JobClass("b", 0.3, 8, 4096, 8, 1, 2)))
+    with pytest.raises(SchedulerInputError) as e:
+        generate_jobs(bad, cluster_gpus=2000, gpus_per_node=8, load=0.8, horizon_h=100, seed=1)
+    assert "add up to 90 %, not 100 %" in e.value.errors["classes"]
+    assert "larger than the 2,000-GPU cluster" in e.value.errors["classes.1.max_gpus"]
+    with pytest.raises(SchedulerInputError) as e:
+        generate_jobs(SEED_TABLE_14_24, cluster_gpus=2000, gpus_per_node=8, load=0.8, horizon_h=-1, seed=1)
+    assert "horizon_h" in e.value.errors
+    neg = Profile((JobClass("a", 1.0, 8, 64, 8, -1, 2),))
+    with pytest.raises(SchedulerInputError) as e:
+        generate_jobs(neg, cluster_gpus=2000, gpus_per_node=8, load=0.8, horizon_h=100, seed=1)
+    assert "classes.0.min_hours" in e.value.errors
+
+
+def test_simulate_cli_on_the_seed_design():
+    """`manage.py simulate` runs pure (no Django), on the seed design's batch partition (200 nodes, 1,600 GPUs),
+    placing into its 32-node SU leaf groups; a bad option is refused on the option's name."""
+    import json
+    import subprocess
+    import sys
+
+    from tests.conftest import EXAMPLES, ROOT
+
+    cmd = [sys.executable, "manage.py", "simulate", str(EXAMPLES / "seed-2000-gpu.yaml"), "--days", "60"]
+    out = subprocess.run([*cmd, "--format", "json"], cwd=ROOT, capture_output=True, text=True, check=True)
+    data = json.loads(out.stdout)
+    assert (
+        data["inputs"]["nodes"] == 200 and data["inputs"]["gpus"] == 1600 and data["inputs"]["leaf_group_nodes"] == 32
+    )
+    assert [c["name"] for c in data["classes"]] == [
+        "pretraining",
+        "fine-tuning",
+        "small-model",
+        "hyper-parameter search",
+    ]
+    little = data["little"]
+    assert little["queue_length_mean"] == pytest.approx(little["arrival_rate_per_h"] * little["wait_h_mean"])
+    bad = subprocess.run([*cmd[:-1], "0"], cwd=ROOT, capture_output=True, text=True)
+    assert bad.returncode == 1 and "--days: above 0" in bad.stderr
