@@ -69,6 +69,8 @@ MODULES: dict[str, list[str]] = {
     "scheduling/tenancy.py": ["tests/scheduling"],
     "scheduling/mig.py": ["tests/scheduling"],
     "scheduling/roce.py": ["tests/scheduling"],
+    "scheduling/workload.py": ["tests/scheduling"],
+    "scheduling/simulator.py": ["tests/scheduling"],
 }
 
 KEEP = (
