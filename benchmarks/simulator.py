@@ -54,5 +54,6 @@ def main() -> None:
         case(f"1-GPU jobs, 16,384 GPUs, {n:,} jobs, fifo", single, gpus=16384, per_node=1, load=0.9,
              hours=n / (0.9 * 16384), policy="fifo", ref=False)  # fmt: skip
 
+
 if __name__ == "__main__":
     main()

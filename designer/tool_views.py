@@ -7,13 +7,13 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.decorators import api_view, parser_classes
 from rest_framework.response import Response
 
 from designer.api.parsers import DecimalJSONParser
 from scheduling import SchedulerInputError
-from scheduling.calculators import CALCULATORS, run
+from scheduling.calculators import CALCULATORS, json_type_errors, request_schema, run
 
 
 @require_GET
@@ -76,27 +76,34 @@ def _rows(result: dict) -> list[tuple[str, str, str]]:
     return rows
 
 
-@extend_schema(
-    operation_id="tools_run",
-    parameters=[OpenApiParameter("name", str, OpenApiParameter.PATH, enum=list(CALCULATORS))],
-    request=OpenApiTypes.OBJECT,
-    responses={
-        200: OpenApiTypes.OBJECT,
-        400: OpenApiResponse(OpenApiTypes.OBJECT, description="field errors under 'errors'"),
-        404: OpenApiTypes.OBJECT,
-    },
-    description="Run one calculator: drf, fair-tree, packing, error-budget, cost, mig, roce. The body names its "
-    "inputs (see /tools/ for each calculator's inputs and defaults); omitted inputs take the defaults.",
-)
-@api_view(["POST"])
-@parser_classes([DecimalJSONParser])
-def tool_api(request, name: str):
-    if name not in CALCULATORS:
-        return Response({"errors": {"name": [f"one of {', '.join(CALCULATORS)}"]}}, status=404)
-    body = request.data
-    if not isinstance(body, dict):
-        return Response({"errors": {"body": ["a JSON object of the calculator's inputs"]}}, status=400)
-    try:
-        return Response(run(name, body))
-    except SchedulerInputError as exc:
-        return Response({"errors": {k: [v] for k, v in exc.errors.items()}}, status=400)
+def _api_view(name: str):
+    """POST /api/v1/tools/<name>/: 400 for a malformed body (JSON types, unknown inputs), 422 when the
+    calculator refuses well-formed inputs, with field errors under 'errors'."""
+    calc = CALCULATORS[name]
+
+    @extend_schema(
+        operation_id=f"tools_{name.replace('-', '_')}",
+        request={"application/json": request_schema(name)},
+        responses={
+            200: OpenApiTypes.OBJECT,
+            400: OpenApiResponse(OpenApiTypes.OBJECT, description="malformed: field errors under 'errors'"),
+            422: OpenApiResponse(OpenApiTypes.OBJECT, description="refused by the calculator: field errors"),
+        },
+        description=f"{calc.title} ({calc.source}). Omitted inputs take the seed's figures.",
+    )
+    @api_view(["POST"])
+    @parser_classes([DecimalJSONParser])
+    def view(request):
+        bad = json_type_errors(name, request.data)
+        if bad:
+            return Response({"errors": {k: [v] for k, v in bad.items()}}, status=400)
+        try:
+            return Response(run(name, request.data))
+        except SchedulerInputError as exc:
+            return Response({"errors": {k: [v] for k, v in exc.errors.items()}}, status=422)
+
+    view.__name__ = view.__qualname__ = f"tool_{name.replace('-', '_')}"
+    return view
+
+
+TOOL_API_VIEWS = {name: _api_view(name) for name in CALCULATORS}

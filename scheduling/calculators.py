@@ -39,6 +39,56 @@ class Input:
     kind: str  # "int" | "decimal" | "real" | "text" | "choice"
     default: Any
     choices: tuple[str, ...] = ()
+    json_types: tuple[str, ...] = ("string",)  # a text input's JSON types in the API (a notation or its object)
+
+    def schema(self) -> dict[str, Any]:
+        """The input's JSON schema in the API."""
+        if self.kind == "int":
+            return {"type": "integer"}
+        if self.kind in ("decimal", "real"):
+            return {"type": "number"}
+        if self.kind == "choice":
+            return {"type": "string", "enum": list(self.choices)}
+        if len(self.json_types) == 1:
+            return {"type": self.json_types[0]}
+        return {"oneOf": [{"type": t} for t in self.json_types]}
+
+    def json_type_ok(self, value: Any) -> bool:
+        if isinstance(value, bool):
+            return False
+        if self.kind == "int":
+            return isinstance(value, int) or (isinstance(value, Decimal) and value == value.to_integral_value())
+        if self.kind in ("decimal", "real"):
+            return isinstance(value, int | float | Decimal)
+        if self.kind == "choice":
+            return isinstance(value, str)
+        kinds = {"string": str, "object": Mapping, "array": list}
+        return any(isinstance(value, kinds[t]) for t in self.json_types)
+
+
+def request_schema(name: str) -> dict[str, Any]:
+    """The API body of one calculator: its inputs, each optional (the defaults are the seed's figures)."""
+    calc = CALCULATORS[name]
+    return {
+        "type": "object",
+        "properties": {i.name: {**i.schema(), "description": i.label} for i in calc.inputs},
+        "additionalProperties": False,
+    }
+
+
+def json_type_errors(name: str, body: Any) -> dict[str, str]:
+    """Malformed API bodies (400): not an object, an unknown input, a value of the wrong JSON type."""
+    if not isinstance(body, Mapping):
+        return {"body": "a JSON object of the calculator's inputs"}
+    calc = CALCULATORS[name]
+    inputs = {i.name: i for i in calc.inputs}
+    errors = {}
+    for k, v in body.items():
+        if k not in inputs:
+            errors[k] = f"unknown input; {calc.name} takes {', '.join(sorted(inputs))}"
+        elif not inputs[k].json_type_ok(v):
+            errors[k] = f"must be {inputs[k].schema().get('type') or ' or '.join(inputs[k].json_types)}"
+    return errors
 
 
 def _number(kind: str, name: str, raw: Any) -> Any:
@@ -229,13 +279,13 @@ CALCULATORS: dict[str, Calculator] = {
     c.name: c
     for c in (
         Calculator("drf", "Dominant Resource Fairness", "seed S1; Ghodsi et al., NSDI 2011", (
-            Input("capacity", "Capacity (name=amount, …)", "text", "gpu=9, cpu=18"),
+            Input("capacity", "Capacity (name=amount, …)", "text", "gpu=9, cpu=18", (), ("string", "object")),
             Input("users", "Users, one a line (name: resource=amount, …, weight=w)", "text",
-                  "A: gpu=1, cpu=4\nB: gpu=3, cpu=1"),
+                  "A: gpu=1, cpu=4\nB: gpu=3, cpu=1", (), ("string", "array")),
         ), _drf),
         Calculator("fair-tree", "Fair Tree shares", "seed S2; Slurm sshare Norm Shares", (
             Input("accounts", "Accounts, one a line (path raw-shares)", "text",
-                  "a 1\nb 1\na/a1 1\na/a2 1\na/a1/x 1\na/a1/y 1"),
+                  "a 1\nb 1\na/a1 1\na/a2 1\na/a1/x 1\na/a1/y 1", (), ("string", "object")),
         ), _fair_tree),
         Calculator("packing", "Packing efficiency", "seed S3", (
             Input("allocated_gpu_slots", "Allocated GPU slots", "int", 31),
@@ -257,7 +307,8 @@ CALCULATORS: dict[str, Calculator] = {
         Calculator("mig", "MIG planner", "seed S7; NVIDIA MIG User Guide", (
             Input("gpu_model", "GPU model", "choice", "H100-SXM5", tuple(MIG_PROFILES)),
             Input("gpu_count", "GPUs in the node", "int", 8),
-            Input("demand", "Instances wanted (profile=count, …)", "text", "1g.10gb=28, 2g.20gb=6, 3g.40gb=4"),
+            Input("demand", "Instances wanted (profile=count, …)", "text", "1g.10gb=28, 2g.20gb=6, 3g.40gb=4", (),
+                  ("string", "object")),
         ), _mig),
         Calculator("roce", "RoCE tuning sheet", "seed S8; IEEE 802.1Qbb Annex N; DCQCN (SIGCOMM 2015)", (
             Input("link_gbps", "Link speed [Gbit/s]", "real", 400),

@@ -21,7 +21,7 @@ router.register("sweeps", SweepViewSet, basename="api-sweep")
 
 urlpatterns = [
     path("evaluate/", views.evaluate_view, name="api-evaluate"),
-    path("tools/<str:name>/", tool_views.tool_api, name="api-tool"),
+    *(path(f"tools/{name}/", view, name=f"api-tool-{name}") for name, view in tool_views.TOOL_API_VIEWS.items()),
     path("compare/", views.compare_view, name="api-compare"),
     path("compare/bom-diff.xlsx", views.compare_bom_diff_view, name="api-compare-bom-diff"),
     path("designs/<int:pk>/<str:fmt>", views.export_view, name="api-export"),

@@ -32,6 +32,8 @@ from designer.services import (
     revise,
 )
 
+# what each download is: bom.json an object, the csv and text files text, the rest bytes
+EXPORT_SCHEMAS = {"application/json": OpenApiTypes.OBJECT, "text/csv": OpenApiTypes.STR, "text/plain": OpenApiTypes.STR}
 EXPORT_HELP = (
     "bom.xlsx (BOM + cut sheet + elevations), bom-only.xlsx (BOM, TCO, price book), bom.csv, bom.json, "
     "cabling.csv (streamed), racks.csv, netbox.zip, elevations.svg; Slurm: slurm.zip (all of them), slurm.conf, "
@@ -311,7 +313,7 @@ def compare_view(request):
         OpenApiParameter("revision", ID_SCHEMA, description="revision number (default: latest)"),
     ],
     responses={
-        **{(200, media): OpenApiTypes.BINARY for media in EXPORT_MEDIA_TYPES},
+        **{(200, media): EXPORT_SCHEMAS.get(media, OpenApiTypes.BINARY) for media in EXPORT_MEDIA_TYPES},
         400: OpenApiTypes.OBJECT,
         404: OpenApiTypes.OBJECT,
     },

@@ -54,11 +54,13 @@ def test_api(alice):
     assert r.status_code == 200 and r.json()["dominant_share"] == {"A": "2/3", "B": "2/3"}
     r = c.post("/api/v1/tools/mig/", {"gpu_model": "H100-SXM5", "gpu_count": 8, "demand": {"1g.10gb": 57}},
                content_type="application/json")  # fmt: skip
-    assert r.status_code == 400 and "short by 1 × 1g.10gb" in r.json()["errors"]["demand"][0]
+    assert r.status_code == 422 and "short by 1 × 1g.10gb" in r.json()["errors"]["demand"][0]
     r = c.post("/api/v1/tools/roce/", {"link_gbps": 400, "mtu_bytes": 9000}, content_type="application/json")
-    assert r.status_code == 400 and "mtu_bytes" in r.json()["errors"]
+    assert r.status_code == 422 and "mtu_bytes" in r.json()["errors"]
     r = c.post("/api/v1/tools/cost/", {"gpu_hours": -1}, content_type="application/json")
-    assert r.status_code == 400 and r.json()["errors"]["gpu_hours"] == ["must be 0 or more"]
+    assert r.status_code == 422 and r.json()["errors"]["gpu_hours"] == ["must be 0 or more"]
+    r = c.post("/api/v1/tools/cost/", {"gpu_hours": "12800"}, content_type="application/json")
+    assert r.status_code == 400 and r.json()["errors"]["gpu_hours"] == ["must be number"]  # the schema's type
     r = c.post("/api/v1/tools/cost/", {"bogus": 1}, content_type="application/json")
     assert r.status_code == 400 and "unknown input" in r.json()["errors"]["bogus"][0]
     r = c.post("/api/v1/tools/cost/", [1, 2], content_type="application/json")
@@ -66,7 +68,10 @@ def test_api(alice):
     assert c.post("/api/v1/tools/nope/", {}, content_type="application/json").status_code == 404
     r = c.post("/api/v1/tools/drf/", {"capacity": {"gpu": 1e9}, "users": [{"name": "A", "demand": {"gpu": 1}}]},
                content_type="application/json")  # fmt: skip
-    assert r.status_code == 400 and "scale the units" in r.json()["errors"]["capacity"][0]  # bounded work
+    assert r.status_code == 422 and "scale the units" in r.json()["errors"]["capacity"][0]  # bounded work
+    schema = c.get("/api/v1/schema/?format=json").json()
+    body = schema["paths"]["/api/v1/tools/cost/"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    assert body["additionalProperties"] is False and body["properties"]["gpu_hours"]["type"] == "number"
 
 
 def test_cli_calculate(capsys):
