@@ -32,6 +32,10 @@ def test_hostlist_by_hand():
     assert compress(["leaf0001"]) == "leaf0001"
     assert compress(["lg001", "lg002", "spine0001"]) == "lg[001-002],spine0001"
     assert expand("gpu[151-153]") == ["gpu151", "gpu152", "gpu153"]
+    # names without a number stand as they are, and the names after them are still compressed (the Dragonfly+
+    # tree's "global"; mutation survivors: the no-number marker and the loop's continue)
+    assert compress(["global"]) == "global"
+    assert compress(["login", "gpu001", "gpu002"]) == "login,gpu[001-002]"
 
 
 def test_slurm_time():
