@@ -24,6 +24,7 @@ from scheduling.tenancy import (
     drf_allocation,
     error_budget,
     fair_tree_shares,
+    fraction_text,
     packing_efficiency,
 )
 
@@ -150,12 +151,11 @@ def _drf(v: Mapping[str, Any]) -> dict[str, Any]:
     if len(users) > MAX_USERS:
         raise SchedulerInputError({"users": f"at most {MAX_USERS} users"})
     r = drf_allocation(capacity, users)
-    show = lambda f: str(f.numerator) if f.denominator == 1 else f"{f.numerator}/{f.denominator}"  # noqa: E731
     return {
         "tasks": r.tasks,
-        "dominant_share": {k: show(s) for k, s in r.dominant_share.items()},
+        "dominant_share": {k: fraction_text(s) for k, s in r.dominant_share.items()},
         "dominant_resource": r.dominant_resource,
-        "left": {res: show(x) for res, x in zip(r.resources, r.left, strict=True)},
+        "left": {res: fraction_text(x) for res, x in zip(r.resources, r.left, strict=True)},
         "derivation": r.derivation,
     }
 

@@ -19,6 +19,7 @@
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -88,7 +89,7 @@ def drf_allocation(
         errors["users"] = "each user once"
     if errors:
         raise SchedulerInputError(errors)
-    most = sum(min(c // x for c, x in zip(cap, u.demand, strict=True) if x > 0) for u in parsed)
+    most = _most_tasks(cap, parsed)
     if most > MAX_DRF_TASKS:
         raise SchedulerInputError(
             {"capacity": f"up to {most:,} tasks fit, more than {MAX_DRF_TASKS:,}: scale the units"}
@@ -96,21 +97,22 @@ def drf_allocation(
     used = [Fraction(0)] * len(resources)
     tasks = {u.name: 0 for u in parsed}
     share = {u.name: Fraction(0) for u in parsed}
-    active = list(parsed)
-    while active:
-        u = min(active, key=lambda x: (share[x.name] / x.weight, parsed.index(x)))
+    heap = [(Fraction(0), k) for k in range(len(parsed))]  # (dominant share ÷ weight, user order): ties to the first
+    while heap:
+        _, k = heapq.heappop(heap)
+        u = parsed[k]
         if any(used[i] + u.demand[i] > cap[i] for i in range(len(resources))):
-            active.remove(u)  # its next task no longer fits: done
-            continue
+            continue  # its next task no longer fits: done
         used = [used[i] + u.demand[i] for i in range(len(resources))]
         tasks[u.name] += 1
         share[u.name] = max(tasks[u.name] * u.demand[i] / cap[i] for i in range(len(resources)))
+        heapq.heappush(heap, (share[u.name] / u.weight, k))
     dominant = {u.name: resources[max(range(len(resources)), key=lambda i: u.demand[i] / cap[i])] for u in parsed}
     left = tuple(c - x for c, x in zip(cap, used, strict=True))
     parts = [
         f"{u.name}: {tasks[u.name]} × ⟨{_vector(u.demand, resources)}⟩"
-        f", dominant {dominant[u.name]} {_show(share[u.name])}"
-        + (f" (weight {_show(u.weight)})" if u.weight != 1 else "")
+        f", dominant {dominant[u.name]} {fraction_text(share[u.name])}"
+        + (f" (weight {fraction_text(u.weight)})" if u.weight != 1 else "")
         for u in parsed
     ]
     derivation = (
@@ -119,16 +121,27 @@ def drf_allocation(
         + " gets its next task while it fits; "
         + "; ".join(parts)
         + "; left: "
-        + ", ".join(f"{_show(x)} {r}" for x, r in zip(left, resources, strict=True))
+        + ", ".join(f"{fraction_text(x)} {r}" for x, r in zip(left, resources, strict=True))
     )
     return DrfResult(resources, tasks, share, dominant, tuple(used), left, derivation)
 
 
+def _most_tasks(cap: Sequence[Fraction], users: Sequence[DrfUser]) -> int:
+    """An upper bound on the tasks that fit together, so the filling's steps are known before it starts:
+    the linear relaxation max Σ x_u with Σ_u demand_ur x_u ≤ capacity_r (scipy linprog)."""
+    from scipy.optimize import linprog
+
+    a = [[float(u.demand[i]) for u in users] for i in range(len(cap))]
+    res = linprog([-1.0] * len(users), A_ub=a, b_ub=[float(c) for c in cap], bounds=(0, None), method="highs")
+    return int(-res.fun + 1e-6) if res.status == 0 else MAX_DRF_TASKS + 1  # pragma: no branch
+
+
 def _vector(amounts: Sequence[Fraction], resources: Sequence[str]) -> str:
-    return ", ".join(f"{_show(a)} {r}" for a, r in zip(amounts, resources, strict=True))
+    return ", ".join(f"{fraction_text(a)} {r}" for a, r in zip(amounts, resources, strict=True))
 
 
-def _show(x: Fraction) -> str:
+def fraction_text(x: Fraction) -> str:
+    """2/3, or 4 for a whole number."""
     return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
 
 
@@ -141,7 +154,7 @@ class Account:
 
 def fair_tree_shares(root: Account, root_share: Fraction = Fraction(1)) -> dict[str, tuple[Fraction, str]]:
     """Account path → (normalised share, derivation): raw ÷ siblings' sum × the parent's share."""
-    out: dict[str, tuple[Fraction, str]] = {root.name: (root_share, f"the root holds F = {_show(root_share)}")}
+    out: dict[str, tuple[Fraction, str]] = {root.name: (root_share, f"the root holds F = {fraction_text(root_share)}")}
 
     def walk(node: Account, path: str, share: Fraction) -> None:
         total = sum((Fraction(c.raw_shares) for c in node.children), Fraction(0))
@@ -151,7 +164,8 @@ def fair_tree_shares(root: Account, root_share: Fraction = Fraction(1)) -> dict[
             mine = Fraction(c.raw_shares) / total * share
             out[f"{path}/{c.name}"] = (
                 mine,
-                f"{c.raw_shares} ÷ {total} (siblings' raw shares) × {_show(share)} (parent) = {_show(mine)}",
+                f"{c.raw_shares} ÷ {total} (siblings' raw shares) × {fraction_text(share)} (parent) "
+                f"= {fraction_text(mine)}",
             )
             walk(c, f"{path}/{c.name}", mine)
 

@@ -50,6 +50,10 @@ def test_drf_refusals():
     with pytest.raises(SchedulerInputError) as e:
         drf_allocation({"gpu": 8}, [("A", {"gpu": 1}, 0)])
     assert "users.A.weight" in e.value.errors
+    # the work bound is what fits together (the LP relaxation), not each resource alone: a vast CPU pool
+    # beside 100 GPUs is 100 tasks, not 333,333
+    many = [(f"u{i}", {"gpu": 1, "cpu": 3}, 1) for i in range(10)]
+    assert sum(drf_allocation({"gpu": 100, "cpu": 10**6}, many).tasks.values()) == 100
     with pytest.raises(SchedulerInputError, match="tasks fit"):
         drf_allocation({"gpu": 10**9}, [("A", {"gpu": 1}, 1)])
 
