@@ -170,13 +170,9 @@ def ufm_position(layout: RackLayout, shape: ClusterShape, index: int, role: str 
 
 def _tier_indices(e) -> tuple[dict[int, int], dict[int, int]]:
     """Each switch's number within its tier, and how many switches each tier has."""
-    index: dict[int, int] = {}
-    counts: dict[int, int] = {}
-    for node in range(e.endpoint_count, e.node_count):
-        t = int(e.node_tier[node])
-        index[node] = counts.get(t, 0)
-        counts[t] = index[node] + 1
-    return index, counts
+    index = e.index_in_tier()
+    counts = np.bincount(e.node_tier[e.endpoint_count :], minlength=len(e.tier_names))
+    return dict(enumerate(index.tolist())), {t: int(c) for t, c in enumerate(counts.tolist()) if c}
 
 
 def leaf_positions(e, first_rows: np.ndarray, layout: RackLayout, offsets: dict[int, int] | None = None):

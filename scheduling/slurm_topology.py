@@ -63,15 +63,6 @@ class SlurmTopology:
         return [s for s in self.switches if s.level == n]
 
 
-def _tier_index(e) -> np.ndarray:
-    """Each graph node's number within its tier (switches); −1 for endpoints."""
-    out = np.full(e.node_count, -1, dtype=np.int64)
-    for t in range(len(e.tier_names)):
-        ids = np.flatnonzero(e.node_tier == t)
-        out[ids] = np.arange(ids.size)
-    return out
-
-
 def _slurm_leaves(leaf_of_endpoint: np.ndarray, per_node: int, slurm_names: list[str], phys):
     """(Slurm leaves, physical leaf id → its Slurm leaf names, nodes with ports on several leaves).
 
@@ -88,11 +79,12 @@ def _slurm_leaves(leaf_of_endpoint: np.ndarray, per_node: int, slurm_names: list
         groups.setdefault(tuple(ids.tolist()), []).append(name)
     owner: dict[int, tuple[int, ...]] = {}
     disjoint = all(owner.setdefault(x, key) == key for key in groups for x in key)
-    straddling = 0
+    straddling: set[str] = set()
     if not disjoint:
         groups = {}
         for (ids, counts), name in zip(keys, slurm_names, strict=True):
-            straddling += ids.size > 1
+            if ids.size > 1:
+                straddling.add(name)
             groups.setdefault((int(ids[np.argmax(counts)]),), []).append(name)
     grouped = any(len(k) > 1 for k in groups)
     leaves: list[SlurmSwitch] = []
@@ -111,7 +103,7 @@ def _fabric_leaves(plan: FabricPlan, node_count: int, all_names: list[str]):
     e = fabric_edges(plan)
     n_end = e.endpoint_count
     per_node = n_end // node_count
-    index = _tier_index(e)
+    index = e.index_in_tier()
     phys = lambda x: f"{e.tier_names[e.node_tier[x]]}{index[x] + 1:04d}"  # noqa: E731  the cut sheet's names
     down = e.u < n_end
     leaf_of_endpoint = np.empty(n_end, dtype=np.int64)
@@ -125,7 +117,7 @@ def slurm_topology(plan: FabricPlan, parts: PartitionPlan) -> SlurmTopology | No
     if plan.topology == Topology.TORUS_3D:
         return None
     all_names = parts.names(NodeRange(1, parts.node_count))
-    e, down, phys, every_leaf, slurm_leaf_of, _ = _fabric_leaves(plan, parts.node_count, all_names)
+    e, down, phys, every_leaf, slurm_leaf_of, straddlers = _fabric_leaves(plan, parts.node_count, all_names)
     tier_names = e.tier_names
     slurm_set = set(parts.names(parts.slurm))
     leaves = []
@@ -133,9 +125,7 @@ def slurm_topology(plan: FabricPlan, parts: PartitionPlan) -> SlurmTopology | No
         mine = tuple(n for n in leaf.nodes if n in slurm_set)
         if mine:
             leaves.append(SlurmSwitch(leaf.name, 0, mine, (), leaf.members))
-    straddling = 0
-    if not any(len(x.members) > 1 for x in every_leaf):
-        straddling = _straddling(e, down, parts)
+    straddling = len(straddlers & slurm_set)
     upper: list[SlurmSwitch] = []
     children: dict[int, list[str]] = {}
     for u, v in zip(e.u[~down].tolist(), e.v[~down].tolist(), strict=True):
@@ -255,12 +245,3 @@ def node_localities(plan: FabricPlan, parts: PartitionPlan, names: list[str]) ->
             su = f"su{(index[n] + w.reserved_slots) // su_nodes + 1:02d}" if su_nodes else ""
             where[n] = NodeLocality(n, leaf.name, pod, su)
     return [where[n] for n in names]
-
-
-def _straddling(e, down, parts: PartitionPlan) -> int:
-    """Slurm nodes whose fabric ports land on more than one leaf."""
-    per_node = e.endpoint_count // parts.node_count
-    leaf_of_endpoint = np.empty(e.endpoint_count, dtype=np.int64)
-    leaf_of_endpoint[e.u[down]] = e.v[down]
-    by_node = leaf_of_endpoint[: parts.slurm.count * per_node].reshape(parts.slurm.count, per_node)
-    return int(np.count_nonzero(by_node.min(axis=1) != by_node.max(axis=1)))

@@ -49,6 +49,15 @@ class FabricEdges:
         half = self.bisection_split
         return self.endpoint_nodes[:half], self.endpoint_nodes[half:]
 
+    def index_in_tier(self) -> np.ndarray:
+        """Each switch's number within its tier (0, 1, …, in node order); −1 for endpoints. The cut sheet's
+        switch names (leaf0001, spine0001, …) and Slurm's topology.conf both count switches this way."""
+        out = np.full(self.node_count, -1, dtype=np.int64)
+        for t in range(len(self.tier_names)):
+            ids = np.flatnonzero(self.node_tier == t)
+            out[ids] = np.arange(ids.size)
+        return out
+
     def port_use(self) -> np.ndarray:
         """Ports in use on every node: each link occupies one port at each end."""
         deg = np.bincount(self.u, weights=self.links, minlength=self.node_count)
