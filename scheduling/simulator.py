@@ -12,9 +12,10 @@ the policy starts what it can:
   by the shadow time or uses only the nodes the head will not need then (EASY backfill, Lifka 1995;
   Mu'alem & Feitelson, IEEE TPDS 2001, §2). Runtimes are known exactly here (perfect estimates).
 
-Placement: the lowest-numbered free nodes (``first_fit``) or, with ``leaf_nodes`` (nodes per leaf
-group / scalable unit), the fewest groups: the group(s) with the most free nodes first, so a job that
-fits in one group stays in it. Locality is reported as the share of multi-node jobs inside one group.
+Placement: the lowest-numbered free nodes or, with ``leaf_nodes`` (nodes per leaf group / scalable
+unit), a job that fits in one group goes to the group with the fewest free nodes that holds it (best
+fit); a larger one takes the groups with the most free nodes first, spanning as few as it can.
+Locality is reported as the share of multi-node jobs inside one group.
 
 Reported over the window [0, horizon): utilization (busy node-hours ÷ capacity), queue waits per
 class (p50/p95/p99 of the jobs that started), the time-average queue length integrated event by event
@@ -77,7 +78,6 @@ class _Pool:
 
 @dataclass
 class _State:
-    n_nodes: int
     pool: _Pool
     running: list[tuple[float, int]] = field(default_factory=list)  # heap of (end, job)
     nodes_of: dict[int, list[int]] = field(default_factory=dict)
@@ -96,7 +96,6 @@ class SimResult:
     start_h: np.ndarray  # NaN: not started by the horizon
     end_h: np.ndarray
     nodes: np.ndarray  # nodes per job
-    first_node: np.ndarray  # the lowest node a job got (−1: not started)
     in_one_group: np.ndarray  # bool: the job's nodes inside one leaf group
     queue_integral_h: float  # ∫ queue length dt over the window, integrated event by event
     busy_integral_node_h: float  # ∫ busy nodes dt over the window, integrated event by event
@@ -130,10 +129,9 @@ class _Sim:
         # Python lists: the loop indexes one job at a time, where numpy scalars cost ~10× a list item
         self.need, self.hours = need.tolist(), jobs.hours.tolist()
         self.submit, self.priority = jobs.submit_h.tolist(), jobs.priority.tolist()
-        self.state = _State(node_count, _Pool(node_count, leaf_nodes))
+        self.state = _State(_Pool(node_count, leaf_nodes))
         self.queue: list[tuple[Any, int]] = []  # sorted (key, job)
         self.start = [math.nan] * n
-        self.first = [-1] * n
         self.one_group = [False] * n
         self.allocations: list[tuple[int, np.ndarray]] | None = [] if record else None
 
@@ -148,7 +146,7 @@ class _Sim:
         state.nodes_of[j] = nodes
         heapq.heappush(state.running, (t + self.hours[j], j))
         lo, hi = min(nodes), max(nodes)
-        self.start[j], self.first[j] = t, lo
+        self.start[j] = t
         self.one_group[j] = bool(leaf) and lo // leaf == hi // leaf
         if self.allocations is not None:
             self.allocations.append((j, np.array(nodes)))
@@ -214,7 +212,7 @@ def simulate(
         sim.schedule(t)
     start = np.array(sim.start)
     return SimResult(
-        node_count, gpus_per_node, horizon_h, policy, start, start + jobs.hours, need, np.array(sim.first),
+        node_count, gpus_per_node, horizon_h, policy, start, start + jobs.hours, need,
         np.array(sim.one_group), q_int, busy_int, sim.allocations,
     )  # fmt: skip
 

@@ -107,7 +107,7 @@ def check_profile(profile: Profile, cluster_gpus: int, gpus_per_node: int) -> No
             errors[f"{key}.min_gpus"] = f"1 ≤ min ≤ max GPUs, got {c.min_gpus}–{c.max_gpus}"
         elif c.max_gpus > cluster_gpus:
             errors[f"{key}.max_gpus"] = f"{c.max_gpus:,} GPUs is larger than the {cluster_gpus:,}-GPU cluster"
-        if c.granularity_gpus < 1 or (c.min_gpus % c.granularity_gpus if c.granularity_gpus >= 1 else 0):
+        if c.granularity_gpus < 1 or c.min_gpus % c.granularity_gpus:
             errors[f"{key}.granularity_gpus"] = "a whole number ≥ 1 that divides the minimum GPU count"
         if not 0 < c.min_hours <= c.max_hours:
             errors[f"{key}.min_hours"] = f"0 < min ≤ max hours, got {c.min_hours}–{c.max_hours}"
