@@ -54,6 +54,16 @@ def model_speed() -> None:
     print(f"  ratio: {vec_rate / sc_rate:,.0f}×")
 
 
+def golden_table() -> None:
+    """The published-measurement comparison (tests/topology/test_collective_measurements.py) per size class."""
+    from topology.measurements import class_errors, compare
+
+    print("Collective model against published nccl-tests measurements (no fitting)")
+    for c in class_errors(compare()):
+        print(f"  {c['size_class']:<16} {c['rows']:>3} rows  GM |error| {c['error_frac']:6.1%}  "
+              f"bias {c['bias_frac']:+6.1%}  worst {c['worst_frac']:5.0%}")  # fmt: skip
+
+
 def services_up() -> bool:
     try:
         import psycopg
@@ -154,5 +164,6 @@ def sweep_wall_time() -> None:
 
 
 if __name__ == "__main__":
+    golden_table()
     model_speed()
     sweep_wall_time()

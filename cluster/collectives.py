@@ -13,12 +13,11 @@ from cluster.requirements import Requirements
 from topology import FabricPlan, Topology, plan_fabric
 from topology.clos import pod_count_of
 from topology.collectives import (
-    GPU_GENERATIONS,
-    GPU_MODEL_GENERATION,
     Collective,
     Fabric,
     assumptions,
     collective_cost,
+    generation_for,
 )
 from topology.spec import ClosWiring, DragonflyWiring
 
@@ -57,7 +56,7 @@ def collective_fabric(
     if plan is None or overrides:
         plan = plan_fabric(fabric_request(req))
     f, gpus = req.compute_fabric, req.cluster.gpu_count
-    gen = GPU_GENERATIONS[GPU_MODEL_GENERATION.get(r.cluster.gpu_model, "H100")]
+    gen = generation_for(r.cluster.gpu_model)  # a GPU NCCL does not run on is refused, not mapped
     g, nodes, nics = req.cluster.gpus_per_node, req.node_count, f.nics_per_node
     torus = plan.topology == Topology.TORUS_3D
     if gen.nvlink_domain_gpus and not torus:
@@ -69,10 +68,11 @@ def collective_fabric(
     fabric = {
         "gpus_per_node": 1 if torus else g,
         "node_count": plan.endpoint_count if torus else nodes,
-        "nvlink_gbyte_s": gen.nvlink_gbyte_s,
+        "nvlink_gbyte_s": gen.nvlink_gbyte_s or float(f.torus_link_gbps) / 8,  # ICI: no NVLink, unused by the torus
         "nics_per_node": nics,
         "nic_gbps": float(f.nic_gbps),
-        "nvls": gen.nvls,
+        "nvls": gen.nvls and g > 1,
+        "arch": gen.arch,
         "sharp": plan.topology in (Topology.RAIL_OPTIMIZED, Topology.FAT_TREE)
         and (f.switch_model or "").startswith("Q"),
         "oversubscription": oversub,
@@ -87,8 +87,11 @@ def collective_fabric(
 
 
 def collectives_summary(r: Requirements, plan: FabricPlan | None = None) -> dict[str, Any]:
-    """NCCL-style cost of each collective at 1 MiB, 256 MiB and 4 GiB on this design."""
-    fabric, label = collective_fabric(r, plan=plan)
+    """NCCL-style cost of each collective at 1 MiB, 256 MiB and 4 GiB on this design (or why not)."""
+    try:
+        fabric, label = collective_fabric(r, plan=plan)
+    except ValueError as e:
+        return {"fabric": r.cluster.gpu_model, "rows": [], "refused": str(e), "assumptions": assumptions()}
     kw = dict(fabric)
     if kw.get("torus_dims") is not None:
         kw["torus_dims"] = tuple(kw["torus_dims"])

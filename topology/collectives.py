@@ -1,24 +1,19 @@
 """Cost of NCCL collectives on a design: time, algbw and busbw, algorithm and protocol.
 
-Sources (shared/reference/collectives.md): NVIDIA/nccl ``src/graph/tuning.cc`` (v2.23–2.30)
-for the latency tables, their composition, protocol efficiencies and NCCL's pick-the-fastest
-selection; NVIDIA/nccl-tests ``doc/PERFORMANCE.md`` for algbw/busbw; Thakur, Rabenseifner &
-Gropp (2005) and Patarasuk & Yuan (2009) for the α-β forms; the hierarchical all-reduce and
-in-network (SHARP) forms as collectives.md gives them.
+The model is NCCL's own (NVIDIA/nccl tag v2.30.7-1): ``ncclTopoTuneModel`` in src/graph/tuning.cc
+gives, for every (collective, algorithm, protocol), which are enabled, a bandwidth and a latency;
+``ncclTopoGetAlgoTime`` turns them into a time (tree correction factors, the ring plateau) and NCCL
+runs the fastest. The constants live in :mod:`topology.nccl_tuning`. What NCCL learns from its
+topology search (src/graph/search.cc) — channels and per-channel bandwidth — is estimated from the
+design as :data:`ASSUMPTIONS` says. nccl-tests ``doc/PERFORMANCE.md`` defines algbw and busbw.
+
+All-to-all (NCCL's grouped point-to-point, not in tuning.cc) and the 3D torus (ICI-style rings per
+dimension) are this project's α-β forms, after Thakur, Rabenseifner & Gropp (2005); the hierarchical
+all-reduce is offered for comparison only (collectives.md).
 
 Everything is vectorised with numpy: pass arrays (they broadcast) and get arrays back.
-``scalar_cost`` is the same model written point by point in plain Python: the test oracle.
-
-Engineering assumptions (returned by :func:`assumptions` so the UI can show them):
-- bandwidths are the effective ones NCCL's topology search settles on (H100 NVLink
-  18 × 20.6 = 370.8 GB/s per GPU, A100 240; a 400G NIC ≈ 48 GB/s — 96 % of line rate);
-- a multi-node ring/tree is limited by min(NVLink, the node's NICs); rings follow the
-  topology, so oversubscription above a pod does not slow them;
-- all-to-all across P pods/groups sees B_nic ÷ max(1, o·(P−1)/P); rail-optimized with PXN
-  uses max(S(N−g)/N ÷ B_nic, S(g−1)/N ÷ B_nvl);
-- a 3D torus runs a bidirectional ring per dimension, the message shrinking by k after each;
-- NVLS needs NVSwitch (Hopper or newer) and more than one GPU per node; CollNet needs SHARP
-  switches (InfiniBand); PAT runs with one GPU per node.
+:func:`scalar_cost` is the same model written point by point in plain Python: the test oracle.
+Bad arguments raise ``ValueError`` naming the argument (:mod:`topology.collective_inputs`).
 """
 
 from __future__ import annotations
@@ -28,6 +23,18 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+
+from topology import nccl_tuning as T
+from topology.collective_inputs import (  # noqa: F401 (re-exported: the model's public inputs)
+    GPU_GENERATIONS,
+    GPU_MODEL_GENERATION,
+    NIC_EFF,
+    Fabric,
+    GpuGeneration,
+    check_sizes,
+    generation_for,
+    nic_gbyte_s,
+)
 
 
 class Collective(enum.StrEnum):
@@ -67,60 +74,6 @@ NCCL_ALGORITHMS = (
     Algorithm.PAT,
 )
 
-# tuning.cc latency tables [µs]: (base, NVLink hw, NET hw) per protocol (LL, LL128, Simple); None = not allowed
-_NAN = float("nan")
-LATENCY_US: dict[Algorithm, dict[str, tuple[float, float, float]]] = {
-    Algorithm.TREE: {"base": (6.8, 14.0, 8.4), "nvl": (0.6, 1.25, 4.0), "net": (5.0, 8.5, 14.0)},
-    Algorithm.RING: {"base": (6.6, 14.0, 8.4), "nvl": (0.6, 1.9, 3.4), "net": (2.7, 4.0, 14.0)},
-    Algorithm.COLLNET_DIRECT: {"base": (0, 0, 0), "nvl": (_NAN, _NAN, 3.7), "net": (_NAN, _NAN, 31.0)},
-    Algorithm.COLLNET_CHAIN: {"base": (0, 0, 0), "nvl": (_NAN, _NAN, 2.8), "net": (_NAN, _NAN, 30.0)},
-    Algorithm.NVLS: {"base": (0, 0, 0), "nvl": (_NAN, _NAN, 25.0), "net": (_NAN, _NAN, 18.0)},
-    Algorithm.NVLS_TREE: {"base": (0, 0, 0), "nvl": (_NAN, _NAN, 25.0), "net": (_NAN, _NAN, 20.9)},
-    Algorithm.PAT: {"base": (8.0, 8.0, 8.0), "nvl": (_NAN, _NAN, 4.0), "net": (_NAN, _NAN, 14.0)},
-}
-# Protocol bandwidth efficiency (tuning.cc: Ring LL ×0.5, LL128 ×0.92; Tree ×0.92 before protocol caps)
-PROTO_EFF = {Protocol.LL: 0.5, Protocol.LL128: 0.92, Protocol.SIMPLE: 1.0}
-NET_OVERHEAD_US = 1.0  # per network step, ×3 for Simple; 0 on one node
-NVLS_EFF = 0.85  # NVLS efficiency on the NVLink side (Hopper)
-TREE_EFF = 0.92
-NIC_EFF = 0.96  # a 400G NIC ≈ 48 GB/s, 200G ≈ 24 GB/s
-SWITCH_LATENCY_US = 1.0  # per switch level, in-network reduction (α_switch)
-
-
-@dataclass(frozen=True)
-class GpuGeneration:
-    name: str
-    nvlink_gbyte_s: float  # effective per-GPU NVLink bandwidth, one direction [GB/s]
-    nvls: bool  # NVLink SHARP (NVSwitch multicast)
-    nvlink_domain_gpus: int | None = None  # GPUs in one NVLink domain when larger than a node (NVL72)
-
-
-GPU_GENERATIONS: dict[str, GpuGeneration] = {
-    "A100": GpuGeneration("A100", 240.0, False),
-    "H100": GpuGeneration("H100", 370.8, True),
-    "H200": GpuGeneration("H200", 370.8, True),
-    "B200": GpuGeneration("B200", 741.6, True),  # NVLink 5: twice Hopper's per-GPU bandwidth (assumption)
-    "GB200": GpuGeneration("GB200", 741.6, True, nvlink_domain_gpus=72),
-    "B300": GpuGeneration("B300", 741.6, True),  # Blackwell Ultra: NVLink 5 as B200
-    "GB300": GpuGeneration("GB300", 741.6, True, nvlink_domain_gpus=72),
-}
-GPU_MODEL_GENERATION = {
-    "A100-SXM4-80GB": "A100",
-    "H100-SXM5": "H100",
-    "H200-SXM": "H200",
-    "B200": "B200",
-    "GB200": "GB200",
-    "B300": "B300",
-    "GB300": "GB300",
-    "MI300X": "H100",
-    "TPU-v4": "A100",
-}
-
-
-def nic_gbyte_s(nic_gbps: float) -> float:
-    """Effective NIC bandwidth [GB/s]: 96 % of the line rate ÷ 8 (400G → 48 GB/s)."""
-    return nic_gbps / 8 * NIC_EFF
-
 
 def bus_factor(collective: Collective, n):
     """nccl-tests: busbw = algbw × factor."""
@@ -132,49 +85,39 @@ def bus_factor(collective: Collective, n):
     return np.ones_like(n)
 
 
-@dataclass(frozen=True)
-class Fabric:
-    """What a collective sees of a design (arrays broadcast against each other)."""
-
-    gpus_per_node: np.ndarray | int
-    node_count: np.ndarray | int
-    nvlink_gbyte_s: np.ndarray | float
-    nics_per_node: np.ndarray | int
-    nic_gbps: np.ndarray | float
-    nvls: bool = True
-    sharp: bool = False  # SHARP-capable (InfiniBand) switches for CollNet
-    oversubscription: np.ndarray | float = 1.0  # taper above a pod / between groups
-    pods: np.ndarray | int = 1  # pods (fat-tree), groups (Dragonfly+)
-    rail_optimized: bool = False
-    torus_dims: tuple[int, int, int] | None = None
-    torus_link_gbps: float = 400.0
-    switch_radix: int = 64
-
-
 def _arr(x) -> np.ndarray:
     return np.asarray(x, dtype=float)
 
 
-def _lat(alg: Algorithm, proto_i: int, kind: str) -> float:
-    return LATENCY_US[alg][kind][proto_i]
-
-
 @dataclass(frozen=True)
 class _Ctx:
-    """The arrays every algorithm's time needs, broadcast once."""
+    """The arrays every algorithm's time needs, broadcast once (see :data:`ASSUMPTIONS` for the graph)."""
 
     s: np.ndarray  # message size [bytes]
-    g: np.ndarray  # GPUs per node (NVLink domain)
+    g: np.ndarray  # GPUs per node (NVLink domain) = NCCL's ppn
     nodes: np.ndarray
-    n: np.ndarray  # GPUs
+    n: np.ndarray  # ranks
+    multi: np.ndarray  # more than one node
+    cls: np.ndarray  # tuning.cc index2: 0 one node, 1 two nodes, 2 more
+    log2_nodes: np.ndarray  # log2i(nNodes)
     b_nvl: np.ndarray  # NVLink per GPU [GB/s]
     nic: np.ndarray  # one NIC [GB/s]
     node_net: np.ndarray  # a node's NICs together [GB/s]
-    multi: np.ndarray  # more than one node
-    ring_bw: np.ndarray  # ring/tree bandwidth per GPU: NVLink inside a node, the node's NICs between nodes
-    log2_nodes: np.ndarray
+    speed: np.ndarray  # per-channel speed the intra-node search settles on [GB/s]
+    intra_bw: np.ndarray  # ring/tree graph bandwidth on one node: channels × speed [GB/s]
+    ring_bw: np.ndarray  # the ring/tree graph's busBw: intra_bw, or the NICs when fewer [GB/s]
+    channels: np.ndarray  # ring/tree channels
     shape: tuple[int, ...]
     fabric: Fabric
+
+
+def _search_speed(b_nvl: np.ndarray, arch: str) -> np.ndarray:
+    """search.cc: the fastest speed of the arch's intra-node array that one NVLink port carries."""
+    speeds = T.SPEED_ARRAY_INTRA[arch if arch in T.SPEED_ARRAY_INTRA else "hopper"]
+    out = np.full(b_nvl.shape, speeds[-1])
+    for sp in reversed(speeds):
+        out = np.where(sp <= b_nvl, sp, out)
+    return out
 
 
 def _context(size_bytes, fabric: Fabric) -> _Ctx:
@@ -182,158 +125,253 @@ def _context(size_bytes, fabric: Fabric) -> _Ctx:
     n = g * nodes
     b_nvl = _arr(fabric.nvlink_gbyte_s)
     nic = nic_gbyte_s(_arr(fabric.nic_gbps))
-    node_net = _arr(fabric.nics_per_node) * nic
+    nics = _arr(fabric.nics_per_node)
+    node_net = nics * nic
     multi = nodes > 1
-    ring_bw = np.where(multi, np.minimum(b_nvl, node_net), b_nvl)
-    shape = np.broadcast_shapes(s.shape, n.shape, ring_bw.shape)
+    speed = _search_speed(b_nvl, fabric.arch)
+    per_port = np.floor(b_nvl / speed)
+    intra_bw = np.where(b_nvl >= speed, per_port * speed, b_nvl)
+    ring_bw = np.where(multi, np.minimum(intra_bw, node_net), intra_bw)
+    channels = np.clip(np.where(multi, 2 * nics, 2 * np.maximum(per_port, 1)), 2, T.MAX_CHANNELS)
+    cls = np.where(nodes <= 1, 0, np.where(nodes == 2, 1, 2))
     log2_nodes = np.floor(np.log2(np.maximum(nodes, 1)))
-    return _Ctx(s, g, nodes, n, b_nvl, nic, node_net, multi, ring_bw, log2_nodes, shape, fabric)
+    shape = np.broadcast_shapes(s.shape, n.shape, ring_bw.shape)
+    return _Ctx(s, g, nodes, n, multi, cls, log2_nodes, b_nvl, nic, node_net, speed, intra_bw, ring_bw,
+                channels, shape, fabric)  # fmt: skip
 
 
-def _ring_us(c: _Ctx, collective: Collective, proto: Protocol, pi: int, eff: float):
-    intra = _lat(Algorithm.RING, pi, "nvl")
-    net_over = np.where(c.multi, NET_OVERHEAD_US * (3 if proto == Protocol.SIMPLE else 1), 0.0)
-    base, inter = _lat(Algorithm.RING, pi, "base"), _lat(Algorithm.RING, pi, "net")
-    n, nodes = c.n, c.nodes
+def _by_class(table: dict, arch: str, cls: np.ndarray) -> np.ndarray:
+    return np.take(np.asarray(table[arch]), cls.astype(int))
+
+
+def _ll_max_bw(c: _Ctx) -> np.ndarray:
+    """tuning.cc llMaxBw: the GPU's row on one node, the (Intel) host's row between nodes."""
+    own = _by_class(T.LL_MAX_BW, c.fabric.arch, c.cls)
+    host = np.take(np.asarray(T.LL_MAX_BW_INTEL_HOST), c.cls.astype(int))
+    return np.where(c.multi, host, own)
+
+
+def _inter_lat(c: _Ctx, alg: str, pi: int) -> np.ndarray:
+    """tuning.cc: with one GPU per node latencies are fully exposed, so the Tree network latency."""
+    return np.where(c.g == 1, T.NET_LATENCY_US["tree"][pi], T.NET_LATENCY_US[alg][pi])
+
+
+def _steps(collective: Collective, n):
     if collective == Collective.ALL_REDUCE:
-        steps, net_steps = 2 * (n - 1), 2 * (nodes - 1)
-        algbw = c.ring_bw * eff * n / (2 * (n - 1))
-    elif collective in (Collective.ALL_GATHER, Collective.REDUCE_SCATTER):
-        steps, net_steps = n - 1, nodes - 1
-        algbw = c.ring_bw * eff * n / (n - 1)  # S is the total buffer
-    else:  # broadcast: a pipelined chain
-        steps, net_steps = n - 1, nodes - 1
-        algbw = c.ring_bw * eff
-    lat = base + (steps - net_steps) * np.maximum(intra, net_over) + net_steps * inter
-    return lat + c.s / (1000 * algbw)
+        return 2 * (n - 1)
+    if collective in (Collective.ALL_GATHER, Collective.REDUCE_SCATTER):
+        return n - 1
+    return n
 
 
-def _tree_us(c: _Ctx, collective: Collective, pi: int, eff: float):
-    intra = _lat(Algorithm.TREE, pi, "nvl")
-    base, inter = _lat(Algorithm.TREE, pi, "base"), _lat(Algorithm.TREE, pi, "net")
-    hops = (c.g - 1) * intra + c.log2_nodes * inter
-    lat = base + (2 * hops if collective == Collective.ALL_REDUCE else hops)
-    busbw = c.ring_bw * TREE_EFF * eff
-    algbw = busbw * (0.5 if collective == Collective.ALL_REDUCE else 1.0)
-    return lat + c.s / (1000 * algbw)
+def _ring(c: _Ctx, collective: Collective, pi: int):
+    """Ring: busBw with the LL/LL128 caps, → algbw by nRanks/nsteps; latency per step."""
+    bus = c.ring_bw
+    if pi == 0:
+        bus = np.minimum(_ll_max_bw(c), bus * 0.5)
+    elif pi == 1:
+        bus = np.minimum(bus * 0.92, c.channels * _by_class(T.PER_CH_MAX_RING_LL128, c.fabric.arch, c.cls))
+    nsteps = _steps(collective, c.n)
+    algbw = bus * c.n / nsteps
+    base = T.BASE_LATENCY_US["ring"][pi]
+    if collective == Collective.BROADCAST:  # not sameChannels: a chunk latency per step, Simple at Tree's
+        hw_alg = "tree" if pi == 2 else "ring"
+        hop = np.where(c.multi, T.NET_LATENCY_US[hw_alg][pi], T.NVLINK_LATENCY_US[hw_alg][pi])
+        return algbw, base + nsteps * hop
+    overhead = np.where(c.multi, T.NET_OVERHEAD_US * (3 if pi == 2 else 1), 0.0)
+    intra = np.maximum(T.NVLINK_LATENCY_US["ring"][pi], overhead)
+    inter_steps = np.where(c.multi, 2 * (c.nodes - 1) if collective == Collective.ALL_REDUCE else c.nodes - 1, 0)
+    return algbw, base + (nsteps - inter_steps) * intra + inter_steps * _inter_lat(c, "ring", pi)
 
 
-def _nvls_us(c: _Ctx, alg: Algorithm, pi: int):
-    nvl_lat, inter = _lat(alg, pi, "nvl"), _lat(alg, pi, "net")
-    nvls_bw = c.b_nvl * NVLS_EFF  # each GPU sends S once, the switch reduces, receives S once
-    if alg == Algorithm.NVLS:
-        lat = nvl_lat + np.where(c.multi, inter, 0.0)
-        algbw = np.where(c.multi, np.minimum(nvls_bw, c.node_net / 2), nvls_bw)
-        ok = c.g > 1
+def _tree(c: _Ctx, pi: int):
+    """Tree all-reduce: ×0.92 and the per-channel cap, then LL ÷3.8 / LL128 factors; algbw = busBw/2."""
+    arch = c.fabric.arch
+    bus = np.minimum(c.ring_bw * 0.92, c.channels * _by_class(T.PER_CH_MAX_TREE, arch, c.cls))
+    if pi == 0:
+        bus = np.minimum(bus / 3.8, _ll_max_bw(c))
+    elif pi == 1:
+        factor = np.where(c.multi, 120.0 / 128.0, 7.0 / 9.0)
+        bus = np.minimum(bus * factor, c.channels * _by_class(T.PER_CH_MAX_TREE_LL128, arch, c.cls))
+    hops = (c.g - 1) * T.NVLINK_LATENCY_US["tree"][pi] + c.log2_nodes * _inter_lat(c, "tree", pi)
+    return bus * 0.5, T.BASE_LATENCY_US["tree"][pi] + 2 * hops
+
+
+def _nvls_graph(c: _Ctx):
+    """The NVLS graph: one head per GPU (≤ 16) on one node, per NIC between nodes; bw per channel."""
+    heads = np.where(c.multi, np.minimum(c.g, np.minimum(_arr(c.fabric.nics_per_node), T.NVLS_MAX_ARITY)),
+                     np.minimum(c.g, T.NVLS_MAX_ARITY))  # fmt: skip
+    bw_inter = np.where(c.multi, np.minimum(c.nic, c.speed), c.speed)
+    return heads, c.speed, bw_inter
+
+
+def _nvls(c: _Ctx, collective: Collective, alg: str):
+    """NVLS / NVLSTree: per channel min(intra × efficiency × (nCh−1)/nCh × 2, inter [×2 on 2 nodes])."""
+    heads, bw_intra, bw_inter = _nvls_graph(c)
+    eff = T.NVLS_EFFICIENCY[c.fabric.arch]
+    intra = bw_intra * eff * (heads - 1) / np.maximum(heads, 1)
+    intra = intra * (2.0 if collective == Collective.ALL_REDUCE else (c.g - 1) / c.g)
+    inter = np.where((c.nodes <= 2) & (alg == "nvls_tree"), 2 * bw_inter, bw_inter)
+    per_ch = np.minimum(intra, inter)
+    if alg == "nvls_tree":
+        per_ch = np.minimum(per_ch, _by_class(T.PER_CH_MAX_NVLS_TREE, c.fabric.arch, c.cls))
+    bus = heads * per_ch
+    algbw = bus * c.n / _steps(collective, c.n) if collective == Collective.ALL_REDUCE else bus
+    inter_lat = _inter_lat(c, alg, 2)
+    if alg == "nvls":
+        lat = T.NVLINK_LATENCY_US["nvls"][2] + np.where(c.multi, inter_lat, 0.0)
     else:
-        lat = nvl_lat + 2 * c.log2_nodes * inter
-        algbw = np.minimum(nvls_bw, c.node_net * TREE_EFF / 2)
-        ok = (c.g > 1) & c.multi
-    return np.where(ok, lat + c.s / (1000 * algbw), np.inf)
+        lat = T.NVLINK_LATENCY_US["nvls_tree"][2] + 2 * c.log2_nodes * inter_lat
+    return np.where(heads >= 2, algbw, 0.0), lat
 
 
-def _collnet_us(c: _Ctx, alg: Algorithm, pi: int):
-    nvl_lat, inter = _lat(alg, pi, "nvl"), _lat(alg, pi, "net")
-    levels = np.ceil(np.log(np.maximum(c.nodes, 2)) / np.log(max(c.fabric.switch_radix / 2, 2)))
-    lat = (
-        (2 * (c.g - 1) * nvl_lat if alg == Algorithm.COLLNET_CHAIN else nvl_lat)
-        + inter
-        + 2 * levels * SWITCH_LATENCY_US
-    )
-    # in-network reduction: each node sends and receives S once through its NICs
-    intra_bw = np.where(c.g > 1, c.b_nvl * c.g / (2 * np.maximum(c.g - 1, 1)), np.inf)
-    algbw = np.minimum(intra_bw, c.node_net)
-    return np.where(c.multi, lat + c.s / (1000 * algbw), np.inf)
+def _collnet(c: _Ctx, alg: str):
+    """CollNet (SHARP) all-reduce, Simple: graph bwIntra; Direct divides by the GPU/NIC ratio, ×0.85 on Hopper+."""
+    nics = _arr(c.fabric.nics_per_node)
+    bus = c.intra_bw
+    intra_lat = T.NVLINK_LATENCY_US[alg][2]
+    inter_lat = _inter_lat(c, alg, 2)
+    if alg == "collnet_direct":
+        factor = c.g / nics
+        factor = factor - (factor - 1) / 2
+        bus = bus / factor * (0.85 if c.fabric.arch in ("hopper", "blackwell") else 1.0)
+        lat = 2 * (np.minimum(1, c.g - 1) * intra_lat + (c.g - 1) * T.COLLNET_ARITY_US) + inter_lat
+    else:
+        lat = 2 * (c.g - 1) * intra_lat + inter_lat
+    return bus * 0.5, lat
 
 
-def _pat_us(c: _Ctx, pi: int):
-    lat = _lat(Algorithm.PAT, pi, "base") + np.log2(np.maximum(c.n, 2)) * _lat(Algorithm.PAT, pi, "net")
-    algbw = c.node_net * c.n / (c.n - 1)
-    return np.where((c.g == 1) & c.multi, lat + c.s / (1000 * algbw), np.inf)
+def _pat(c: _Ctx):
+    """PAT all-gather / reduce-scatter (one GPU per node): busBw ×0.75, no algbw conversion."""
+    lat = T.BASE_LATENCY_US["pat"][2] + c.log2_nodes * (_inter_lat(c, "pat", 2) / 3.5) + c.n * 2.8
+    return c.ring_bw * T.PAT_BW_FACTOR, lat
 
 
-def _hierarchical_us(c: _Ctx, pi: int):
-    a_nvl, a_net = _lat(Algorithm.RING, pi, "nvl"), _lat(Algorithm.RING, pi, "net")
+def _tree_correction(s: np.ndarray, pi: int) -> np.ndarray:
+    """ncclTopoGetAlgoTime: Tree all-reduce bandwidth × treeCorrectionFactor[proto][log2(bytes >> 6)]."""
+    chunks = np.floor(s / 64)
+    k = np.floor(np.log2(np.maximum(chunks, 1)))
+    table = np.asarray(T.TREE_CORRECTION[T.PROTOS[pi]])
+    return np.where((chunks >= 1) & (k < 23), np.take(table, np.clip(k, 0, 22).astype(int)), 1.0)
+
+
+def _nccl_pair(c: _Ctx, collective: Collective, alg: Algorithm, pi: int):
+    """(algbw, latency) of one NCCL (algorithm, protocol) as tuning.cc enables it; algbw 0 = not run."""
+    f, simple, zero = c.fabric, pi == 2, np.zeros(c.shape)
+    ag_rs = collective in (Collective.ALL_GATHER, Collective.REDUCE_SCATTER)
+    if collective == Collective.BROADCAST and alg != Algorithm.RING:
+        return zero, zero
+    if ag_rs and alg not in (Algorithm.PAT, Algorithm.RING, Algorithm.NVLS):  # CollNet AG/RS needs a plugin
+        return zero, zero
+    if (collective == Collective.ALL_REDUCE and alg == Algorithm.PAT) or (
+        alg != Algorithm.RING and not simple and alg != Algorithm.TREE
+    ):
+        return zero, zero
+    if alg == Algorithm.RING:
+        return _ring(c, collective, pi)
+    if alg == Algorithm.TREE:
+        return _tree(c, pi)
+    if alg in (Algorithm.NVLS, Algorithm.NVLS_TREE):
+        if not f.nvls:
+            return zero, zero
+        bw, lat = _nvls(c, collective, alg.value)
+        # NVLS Tree is off on one node; multi-node NVLS needs CollNet (SHARP), and AG/RS across nodes its plugin
+        ok = c.multi if alg == Algorithm.NVLS_TREE else (~c.multi | (f.sharp & ~ag_rs))
+        return np.where(ok, bw, 0.0), lat
+    if alg in (Algorithm.COLLNET_DIRECT, Algorithm.COLLNET_CHAIN):
+        if not f.sharp:
+            return zero, zero
+        bw, lat = _collnet(c, alg.value)
+        ok = c.multi & ((c.g > 1) if alg == Algorithm.COLLNET_DIRECT else True)  # Direct needs NVSwitch
+        return np.where(ok, bw, 0.0), lat
+    bw, lat = _pat(c)  # PAT: one GPU per node only
+    return np.where(c.g == 1, bw, 0.0), lat
+
+
+def _nccl_time_us(c: _Ctx, collective: Collective, alg: Algorithm, pi: int) -> np.ndarray:
+    """ncclTopoGetAlgoTime: latency (×1.4 ring plateau) + bytes ÷ (1000 × bw × tree correction)."""
+    algbw, lat = _nccl_pair(c, collective, alg, pi)
+    if alg == Algorithm.TREE and collective == Collective.ALL_REDUCE:
+        algbw = algbw * _tree_correction(c.s, pi)
+    if alg == Algorithm.RING and pi == 2 and collective == Collective.ALL_REDUCE:
+        plateau = c.multi & (c.s / (c.channels * c.n) >= 64)
+        lat = lat * np.where(plateau, T.RING_PLATEAU, 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(algbw > 0, lat + c.s / (1000 * np.where(algbw > 0, algbw, 1.0)), np.inf)
+
+
+def _hierarchical_us(c: _Ctx) -> np.ndarray:
+    """Two-level all-reduce (collectives.md), Ring Simple latencies: for comparison, NCCL does not run it."""
+    a_nvl, a_net = T.NVLINK_LATENCY_US["ring"][2], T.NET_LATENCY_US["ring"][2]
     g, nodes, s = c.g, c.nodes, c.s
-    per_gpu_nic = c.node_net / g
     return (
         2 * (g - 1) * a_nvl
         + 2 * (g - 1) / g * s / (1000 * c.b_nvl)
         + 2 * (nodes - 1) * a_net
-        + 2 * (nodes - 1) / nodes * (s / g) / (1000 * per_gpu_nic)
+        + 2 * (nodes - 1) / nodes * (s / g) / (1000 * c.node_net / g)
     )
 
 
 def _pair_us(c: _Ctx, collective: Collective, alg: Algorithm, proto: Protocol):
     """One (algorithm, protocol) pair's time [µs], +inf where NCCL would not run it."""
-    pi, eff = PROTOCOLS.index(proto), PROTO_EFF[proto]
+    pi = PROTOCOLS.index(proto)
     simple = proto == Protocol.SIMPLE
     if collective == Collective.ALL_TO_ALL:
         if alg != Algorithm.PAIRWISE or not simple:
             return np.inf
-        return _all_to_all_us(c.s, c.g, c.nodes, c.n, c.b_nvl, c.nic, c.node_net, c.fabric)
+        return _all_to_all_us(c)
     if alg == Algorithm.PAIRWISE:
         return np.inf
     if c.fabric.torus_dims is not None:
-        return _torus_us(collective, c.s, c.fabric, eff, pi) if alg == Algorithm.RING else np.inf
-    all_reduce = collective == Collective.ALL_REDUCE
-    if alg == Algorithm.RING:
-        return _ring_us(c, collective, proto, pi, eff)
-    if alg == Algorithm.TREE and collective in (Collective.ALL_REDUCE, Collective.BROADCAST):
-        return _tree_us(c, collective, pi, eff)
-    if alg in (Algorithm.NVLS, Algorithm.NVLS_TREE) and all_reduce:
-        return _nvls_us(c, alg, pi) if c.fabric.nvls and simple else np.inf
-    if alg in (Algorithm.COLLNET_DIRECT, Algorithm.COLLNET_CHAIN) and all_reduce:
-        return _collnet_us(c, alg, pi) if c.fabric.sharp and simple else np.inf
-    if alg == Algorithm.PAT and collective in (Collective.ALL_GATHER, Collective.REDUCE_SCATTER):
-        return _pat_us(c, pi) if simple else np.inf
-    if alg == Algorithm.HIERARCHICAL and all_reduce and simple:
-        return _hierarchical_us(c, pi)
-    return np.inf
+        return _torus_us(collective, c.s, c.fabric, pi) if alg == Algorithm.RING else np.inf
+    if alg == Algorithm.HIERARCHICAL:
+        return _hierarchical_us(c) if collective == Collective.ALL_REDUCE and simple else np.inf
+    return _nccl_time_us(c, collective, alg, pi)
 
 
 def algorithm_times_us(
     collective: Collective, size_bytes, fabric: Fabric, algorithms=NCCL_ALGORITHMS, protocols=PROTOCOLS
 ) -> dict[tuple[Algorithm, Protocol], np.ndarray]:
     """Time [µs] of every allowed (algorithm, protocol); disallowed pairs are +inf."""
-    c = _context(size_bytes, fabric)
+    c = _context(check_sizes(size_bytes), fabric)
     return {
-        (alg, proto): np.broadcast_to(_pair_us(c, collective, alg, proto), c.shape).astype(float)
+        (alg, proto): np.broadcast_to(_pair_us(c, Collective(collective), alg, proto), c.shape).astype(float)
         for alg in algorithms
         for proto in protocols
     }
 
 
-def _all_to_all_us(s, g, nodes, n, b_nvl, nic, node_net, fabric: Fabric):
-    """Pairwise all-to-all: (n−1) steps of α plus the bandwidth term (S = total a rank sends)."""
-    alpha = np.where(nodes > 1, LATENCY_US[Algorithm.RING]["net"][2], LATENCY_US[Algorithm.RING]["nvl"][2])
-    lat = (n - 1) * alpha
+def _all_to_all_us(c: _Ctx) -> np.ndarray:
+    """Pairwise all-to-all (S = total a rank sends): one posted send/recv per peer, then the bandwidth term.
+
+    Latency: the Simple ring hop (NVLink or network) + (n − 1) × NCCL's 1 µs network post overhead;
+    bandwidth: the share of S that leaves the node over the NICs (PXN on rail-optimized fabrics), tapered."""
+    s, g, nodes, n, fabric = c.s, c.g, c.nodes, c.n, c.fabric
+    hop = np.where(nodes > 1, T.NET_LATENCY_US["ring"][2], T.NVLINK_LATENCY_US["ring"][2])
+    lat = hop + (n - 1) * T.NET_OVERHEAD_US
     if fabric.torus_dims is not None:
         dims = fabric.torus_dims
-        chips = math.prod(dims)
         link = fabric.torus_link_gbps / 8 * NIC_EFF
-        bis = 2 * chips / max(dims) * link  # GB/s across the cut, one direction
+        bis = 2 * float(np.prod(dims)) / max(dims) * link  # GB/s across the cut, one direction
         inj = 2 * sum(1 for k in dims if k > 1) * link
         return lat + np.maximum(s * (n - 1) / n / inj, (n * s / 4) / bis) / 1000
-    per_gpu_nic = node_net / g
     pods = _arr(fabric.pods)
     taper = np.maximum(1.0, _arr(fabric.oversubscription) * (pods - 1) / np.maximum(pods, 1))
-    b_eff = per_gpu_nic / taper
-    inter = s * (nodes - 1) / nodes * 1.0  # the part of S that leaves the node
-    if fabric.rail_optimized:
-        # PXN: cross-node traffic first hops over NVLink to the GPU on the right rail
-        t_bw = np.maximum(s * (n - g) / n / b_eff, s * (g - 1) / n / b_nvl)
+    b_eff = c.node_net / g / taper
+    if fabric.rail_optimized:  # PXN: cross-node traffic first hops over NVLink to the GPU on the right rail
+        t_bw = np.maximum(s * (n - g) / n / b_eff, s * (g - 1) / n / c.b_nvl)
     else:
-        t_bw = np.maximum(inter / b_eff, s * (g - 1) / n / b_nvl)
-    t_bw = np.where(nodes > 1, t_bw, s * (n - 1) / n / b_nvl)
+        t_bw = np.maximum(s * (nodes - 1) / nodes / b_eff, s * (g - 1) / n / c.b_nvl)
+    t_bw = np.where(nodes > 1, t_bw, s * (n - 1) / n / c.b_nvl)
     return lat + t_bw / 1000
 
 
-def _torus_us(collective: Collective, s, fabric: Fabric, eff: float, pi: int):
+def _torus_us(collective: Collective, s, fabric: Fabric, pi: int):
     """Bidirectional ring per dimension; the message shrinks by k after each dimension."""
     dims = [k for k in fabric.torus_dims if k > 1]
+    eff = (0.5, 0.92, 1.0)[pi]  # tuning.cc Ring LL ×0.5, LL128 ×0.92
     link = fabric.torus_link_gbps / 8 * NIC_EFF * eff
-    alpha = LATENCY_US[Algorithm.RING]["net"][pi]
+    alpha = T.NET_LATENCY_US["ring"][pi]
     t = np.zeros_like(s)
     if collective == Collective.ALL_REDUCE:
         remaining = s
@@ -378,13 +416,14 @@ def collective_cost(
     n = np.broadcast_to(_arr(fabric.gpus_per_node) * _arr(fabric.node_count), t.shape)
     single = n < 2  # one rank: nothing to communicate
     t = np.where(single, 0.0, t)
-    ok = np.isfinite(t) & ~single
+    ok = np.isfinite(t) & ~single & (t > 0)
     algbw = np.where(ok, s / (1000 * np.where(ok, t, 1.0)), 0.0)
     busbw = algbw * bus_factor(collective, n)
     names_a = np.array([k[0].value for k in keys])
     names_p = np.array([k[1].value for k in keys])
-    algo = np.where(single, "local", np.where(ok, names_a[best], "none"))
-    proto = np.where(single, "none", np.where(ok, names_p[best], "none"))
+    found = np.isfinite(t)
+    algo = np.where(single, "local", np.where(found, names_a[best], "none"))
+    proto = np.where(single, "none", np.where(found, names_p[best], "none"))
     return CollectiveCost(t, algbw, busbw, algo, proto)
 
 
@@ -392,149 +431,216 @@ def collective_cost(
 
 
 def scalar_cost(collective: str, size_bytes: float, f: dict, algorithms=None, protocols=PROTOCOLS) -> dict:
-    """One point, plain Python, the same formulas: the oracle the vectorised model is tested against."""
+    """One point, plain Python, the same rules: the oracle the vectorised model is tested against."""
     coll = Collective(collective)
+    fab = Fabric(**{**f, "torus_dims": tuple(f["torus_dims"]) if f.get("torus_dims") else None})  # same checks
+    size = float(check_sizes(size_bytes))
     if algorithms is None:
         algorithms = (Algorithm.PAIRWISE,) if coll == Collective.ALL_TO_ALL else NCCL_ALGORITHMS
-    g, nodes = float(f["gpus_per_node"]), float(f["node_count"])
+    g, nodes = float(fab.gpus_per_node), float(fab.node_count)
     n = g * nodes
     if n < 2:
         return {"time_us": 0.0, "algbw_gbyte_s": 0.0, "busbw_gbyte_s": 0.0, "algorithm": "local", "protocol": "none"}
-    b_nvl = float(f["nvlink_gbyte_s"])
-    node_net = f["nics_per_node"] * f["nic_gbps"] / 8 * NIC_EFF
-    multi = nodes > 1
-    env = {"g": g, "nodes": nodes, "n": n, "b_nvl": b_nvl, "node_net": node_net, "multi": multi}
-    env["ring_bw"] = min(b_nvl, node_net) if multi else b_nvl
+    env = _scalar_env(fab, size)
     best = (math.inf, "none", "none")
     for alg in algorithms:
         for proto in protocols:
-            t = _scalar_pair_us(coll, alg, proto, size_bytes, f, env)
+            t = _scalar_pair_us(coll, alg, PROTOCOLS.index(proto), size, fab, env)
             if t < best[0]:
                 best = (t, alg.value, proto.value)
     t, alg, proto = best
-    algbw = size_bytes / (1000 * t) if math.isfinite(t) else 0.0
+    algbw = size / (1000 * t) if math.isfinite(t) and t > 0 else 0.0
     factor = {Collective.ALL_REDUCE: 2 * (n - 1) / n}.get(coll, (n - 1) / n if coll != Collective.BROADCAST else 1.0)
     return {"time_us": t, "algbw_gbyte_s": algbw, "busbw_gbyte_s": algbw * factor, "algorithm": alg, "protocol": proto}
 
 
-def _scalar_pair_us(coll: Collective, alg: Algorithm, proto: Protocol, size: float, f: dict, env: dict) -> float:
+def _scalar_env(fab: Fabric, size: float) -> dict:
+    g, nodes, nics = float(fab.gpus_per_node), float(fab.node_count), float(fab.nics_per_node)
+    b_nvl, nic = float(fab.nvlink_gbyte_s), float(fab.nic_gbps) / 8 * NIC_EFF
+    speeds = T.SPEED_ARRAY_INTRA[fab.arch if fab.arch in T.SPEED_ARRAY_INTRA else "hopper"]
+    speed = next((sp for sp in speeds if sp <= b_nvl), speeds[-1])
+    per_port = math.floor(b_nvl / speed)
+    intra_bw = per_port * speed if b_nvl >= speed else b_nvl
+    multi = nodes > 1
+    ring_bw = min(intra_bw, nics * nic) if multi else intra_bw
+    channels = min(max(2 * nics if multi else 2 * max(per_port, 1), 2), T.MAX_CHANNELS)
+    cls = T.node_class(int(nodes))
+    ll_max = T.LL_MAX_BW_INTEL_HOST[cls] if multi else T.LL_MAX_BW[fab.arch][cls] if fab.arch in T.LL_MAX_BW else 0
+    return {"g": g, "nodes": nodes, "n": g * nodes, "nics": nics, "b_nvl": b_nvl, "nic": nic, "speed": speed,
+            "intra_bw": intra_bw, "ring_bw": ring_bw, "channels": channels, "cls": cls, "multi": multi,
+            "log2_nodes": math.floor(math.log2(max(nodes, 1))), "ll_max": ll_max}  # fmt: skip
+
+
+def _scalar_pair_us(coll: Collective, alg: Algorithm, pi: int, size: float, fab: Fabric, e: dict) -> float:
+    simple = pi == 2
     if coll == Collective.ALL_TO_ALL:
-        if alg == Algorithm.PAIRWISE and proto == Protocol.SIMPLE:
-            return _scalar_all_to_all_us(size, f, env)
-        return math.inf
+        return _scalar_all_to_all_us(size, fab, e) if alg == Algorithm.PAIRWISE and simple else math.inf
     if alg == Algorithm.PAIRWISE:
         return math.inf
-    if f.get("torus_dims"):
-        return _scalar_torus_us(coll, size, f, proto) if alg == Algorithm.RING else math.inf
-    return _scalar_switched_us(coll, alg, proto, size, f, env)
+    if fab.torus_dims is not None:
+        return _scalar_torus_us(coll, size, fab, pi) if alg == Algorithm.RING else math.inf
+    if alg == Algorithm.HIERARCHICAL:
+        if coll != Collective.ALL_REDUCE or not simple:
+            return math.inf
+        g, nodes, a_nvl, a_net = e["g"], e["nodes"], T.NVLINK_LATENCY_US["ring"][2], T.NET_LATENCY_US["ring"][2]
+        return (2 * (g - 1) * a_nvl + 2 * (g - 1) / g * size / (1000 * e["b_nvl"]) + 2 * (nodes - 1) * a_net
+                + 2 * (nodes - 1) / nodes * (size / g) / (1000 * e["nics"] * e["nic"] / g))  # fmt: skip
+    bw, lat = _scalar_nccl(coll, alg, pi, fab, e)
+    if bw <= 0:
+        return math.inf
+    if alg == Algorithm.TREE and coll == Collective.ALL_REDUCE and size >= 64:
+        k = int(math.log2(int(size) >> 6)) if int(size) >> 6 >= 1 else -1
+        if 0 <= k < 23:
+            bw *= T.TREE_CORRECTION[T.PROTOS[pi]][k]
+    plateau = alg == Algorithm.RING and simple and coll == Collective.ALL_REDUCE and e["multi"]
+    if plateau and size / (e["channels"] * e["n"]) >= 64:
+        lat *= T.RING_PLATEAU
+    return lat + size / (1000 * bw)
 
 
-def _scalar_all_to_all_us(size: float, f: dict, env: dict) -> float:
-    g, nodes, n, b_nvl, multi = env["g"], env["nodes"], env["n"], env["b_nvl"], env["multi"]
-    lat = (n - 1) * LATENCY_US[Algorithm.RING]["net" if multi else "nvl"][2]
-    if f.get("torus_dims"):
-        dims = f["torus_dims"]
-        link = f["torus_link_gbps"] / 8 * NIC_EFF
+def _scalar_enabled(coll: Collective, alg: Algorithm, pi: int, fab: Fabric, e: dict) -> bool:
+    ag_rs = coll in (Collective.ALL_GATHER, Collective.REDUCE_SCATTER)
+    if coll == Collective.BROADCAST and alg != Algorithm.RING:
+        return False
+    if ag_rs and alg not in (Algorithm.PAT, Algorithm.RING, Algorithm.NVLS):
+        return False
+    if coll == Collective.ALL_REDUCE and alg == Algorithm.PAT:
+        return False
+    if alg not in (Algorithm.RING, Algorithm.TREE) and pi != 2:
+        return False
+    if alg == Algorithm.NVLS:
+        return fab.nvls and (not e["multi"] or (fab.sharp and not ag_rs))
+    if alg == Algorithm.NVLS_TREE:
+        return fab.nvls and e["multi"]
+    if alg == Algorithm.COLLNET_DIRECT:
+        return fab.sharp and e["multi"] and e["g"] > 1
+    if alg == Algorithm.COLLNET_CHAIN:
+        return fab.sharp and e["multi"]
+    if alg == Algorithm.PAT:
+        return e["g"] == 1
+    return True
+
+
+def _scalar_nccl(coll: Collective, alg: Algorithm, pi: int, fab: Fabric, e: dict) -> tuple[float, float]:
+    """tuning.cc for one point: (algbw, latency); (0, 0) when NCCL does not run it."""
+    if not _scalar_enabled(coll, alg, pi, fab, e):
+        return 0.0, 0.0
+    arch, cls, g, n, nodes, multi = fab.arch, e["cls"], e["g"], e["n"], e["nodes"], e["multi"]
+    inter_lat = T.NET_LATENCY_US["tree" if g == 1 else alg.value][pi]
+    nsteps = 2 * (n - 1) if coll == Collective.ALL_REDUCE else (n - 1 if coll != Collective.BROADCAST else n)
+    if alg == Algorithm.RING:
+        bus = e["ring_bw"]
+        if pi == 0:
+            bus = min(e["ll_max"], bus * 0.5)
+        elif pi == 1:
+            bus = min(bus * 0.92, e["channels"] * T.PER_CH_MAX_RING_LL128[arch][cls])
+        base = T.BASE_LATENCY_US["ring"][pi]
+        if coll == Collective.BROADCAST:
+            hw = "tree" if pi == 2 else "ring"
+            hop = (T.NET_LATENCY_US if multi else T.NVLINK_LATENCY_US)[hw][pi]
+            return bus * n / nsteps, base + nsteps * hop
+        intra = max(T.NVLINK_LATENCY_US["ring"][pi], (T.NET_OVERHEAD_US * (3 if pi == 2 else 1)) if multi else 0.0)
+        inter_steps = (2 * (nodes - 1) if coll == Collective.ALL_REDUCE else nodes - 1) if multi else 0
+        return bus * n / nsteps, base + (nsteps - inter_steps) * intra + inter_steps * inter_lat
+    if alg == Algorithm.TREE:
+        bus = min(e["ring_bw"] * 0.92, e["channels"] * T.PER_CH_MAX_TREE[arch][cls])
+        if pi == 0:
+            bus = min(bus / 3.8, e["ll_max"])
+        elif pi == 1:
+            bus = min(bus * (120.0 / 128.0 if multi else 7.0 / 9.0), e["channels"] * T.PER_CH_MAX_TREE_LL128[arch][cls])
+        hops = (g - 1) * T.NVLINK_LATENCY_US["tree"][pi] + e["log2_nodes"] * inter_lat
+        return bus * 0.5, T.BASE_LATENCY_US["tree"][pi] + 2 * hops
+    if alg in (Algorithm.NVLS, Algorithm.NVLS_TREE):
+        return _scalar_nvls(coll, alg, fab, e, inter_lat, nsteps)
+    if alg == Algorithm.COLLNET_DIRECT:
+        factor = g / e["nics"]
+        factor -= (factor - 1) / 2
+        bus = e["intra_bw"] / factor * (0.85 if arch in ("hopper", "blackwell") else 1.0)
+        lat = 2 * (min(1, g - 1) * T.NVLINK_LATENCY_US[alg.value][2] + (g - 1) * T.COLLNET_ARITY_US) + inter_lat
+        return bus * 0.5, lat
+    if alg == Algorithm.COLLNET_CHAIN:
+        return e["intra_bw"] * 0.5, 2 * (g - 1) * T.NVLINK_LATENCY_US[alg.value][2] + inter_lat
+    lat = T.BASE_LATENCY_US["pat"][2] + e["log2_nodes"] * (inter_lat / 3.5) + n * 2.8
+    return e["ring_bw"] * T.PAT_BW_FACTOR, lat
+
+
+def _scalar_nvls(coll: Collective, alg: Algorithm, fab: Fabric, e: dict, inter_lat: float, nsteps: float):
+    g, nodes, multi = e["g"], e["nodes"], e["multi"]
+    heads = min(g, e["nics"], T.NVLS_MAX_ARITY) if multi else min(g, T.NVLS_MAX_ARITY)
+    if heads < 2:
+        return 0.0, 0.0
+    bw_inter = min(e["nic"], e["speed"]) if multi else e["speed"]
+    intra = e["speed"] * T.NVLS_EFFICIENCY[fab.arch] * (heads - 1) / heads
+    intra *= 2.0 if coll == Collective.ALL_REDUCE else (g - 1) / g
+    inter = bw_inter * (2 if (nodes <= 2 and alg == Algorithm.NVLS_TREE) else 1)
+    per_ch = min(intra, inter)
+    if alg == Algorithm.NVLS_TREE:
+        per_ch = min(per_ch, T.PER_CH_MAX_NVLS_TREE[fab.arch][e["cls"]])
+    bus = heads * per_ch
+    algbw = bus * e["n"] / nsteps if coll == Collective.ALL_REDUCE else bus
+    if alg == Algorithm.NVLS:
+        return algbw, T.NVLINK_LATENCY_US["nvls"][2] + (inter_lat if multi else 0.0)
+    return algbw, T.NVLINK_LATENCY_US["nvls_tree"][2] + 2 * e["log2_nodes"] * inter_lat
+
+
+def _scalar_all_to_all_us(size: float, fab: Fabric, e: dict) -> float:
+    g, nodes, n, b_nvl, multi = e["g"], e["nodes"], e["n"], e["b_nvl"], e["multi"]
+    lat = (T.NET_LATENCY_US if multi else T.NVLINK_LATENCY_US)["ring"][2] + (n - 1) * T.NET_OVERHEAD_US
+    if fab.torus_dims is not None:
+        dims = fab.torus_dims
+        link = fab.torus_link_gbps / 8 * NIC_EFF
         bis = 2 * math.prod(dims) / max(dims) * link
         inj = 2 * sum(1 for k in dims if k > 1) * link
         return lat + max(size * (n - 1) / n / inj, (n * size / 4) / bis) / 1000
     if not multi:
         return lat + size * (n - 1) / n / b_nvl / 1000
-    pods = f.get("pods", 1)
-    taper = max(1.0, f.get("oversubscription", 1.0) * (pods - 1) / max(pods, 1))
-    b_eff = env["node_net"] / g / taper
-    if f.get("rail_optimized"):
+    pods = float(fab.pods)
+    taper = max(1.0, float(fab.oversubscription) * (pods - 1) / max(pods, 1))
+    b_eff = e["nics"] * e["nic"] / g / taper
+    if fab.rail_optimized:
         tb = max(size * (n - g) / n / b_eff, size * (g - 1) / n / b_nvl)
     else:
         tb = max(size * (nodes - 1) / nodes / b_eff, size * (g - 1) / n / b_nvl)
     return lat + tb / 1000
 
 
-def _scalar_torus_us(coll: Collective, size: float, f: dict, proto: Protocol) -> float:
-    pi = PROTOCOLS.index(proto)
-    dims = [k for k in f["torus_dims"] if k > 1]
-    link = f["torus_link_gbps"] / 8 * NIC_EFF * PROTO_EFF[proto]
-    alpha = LATENCY_US[Algorithm.RING]["net"][pi]
+def _scalar_torus_us(coll: Collective, size: float, fab: Fabric, pi: int) -> float:
+    dims = [k for k in fab.torus_dims if k > 1]
+    link = fab.torus_link_gbps / 8 * NIC_EFF * (0.5, 0.92, 1.0)[pi]
+    alpha = T.NET_LATENCY_US["ring"][pi]
     t, rem = 0.0, size
-    if coll == Collective.ALL_REDUCE:
-        for k in dims:
-            t += 2 * ((k - 1) * alpha + (k - 1) / k * rem / (1000 * 2 * link))
-            rem /= k
-        return t
-    if coll in (Collective.ALL_GATHER, Collective.REDUCE_SCATTER):
-        for k in dims:
-            t += (k - 1) * alpha + (k - 1) / k * rem / (1000 * 2 * link)
-            rem /= k
-        return t
-    return sum((k // 2) * alpha for k in dims) + size / (1000 * 2 * link)
-
-
-def _scalar_switched_us(coll: Collective, alg: Algorithm, proto: Protocol, size: float, f: dict, env: dict) -> float:
-    pi, eff, simple = PROTOCOLS.index(proto), PROTO_EFF[proto], proto == Protocol.SIMPLE
-    g, nodes, n, b_nvl, node_net, multi = (env[k] for k in ("g", "nodes", "n", "b_nvl", "node_net", "multi"))
-    ring_bw, all_reduce = env["ring_bw"], coll == Collective.ALL_REDUCE
-    intra = LATENCY_US[Algorithm.RING if alg == Algorithm.RING else Algorithm.TREE]["nvl"][pi]
-    lat_of = LATENCY_US[alg]
-    if alg == Algorithm.RING:
-        net_over = (NET_OVERHEAD_US * (3 if simple else 1)) if multi else 0.0
-        if all_reduce:
-            steps, nsteps, algbw = 2 * (n - 1), 2 * (nodes - 1), ring_bw * eff * n / (2 * (n - 1))
-        elif coll in (Collective.ALL_GATHER, Collective.REDUCE_SCATTER):
-            steps, nsteps, algbw = n - 1, nodes - 1, ring_bw * eff * n / (n - 1)
-        else:
-            steps, nsteps, algbw = n - 1, nodes - 1, ring_bw * eff
-        lat = lat_of["base"][pi] + (steps - nsteps) * max(intra, net_over) + nsteps * lat_of["net"][pi]
-        return lat + size / (1000 * algbw)
-    if alg == Algorithm.TREE and coll in (Collective.ALL_REDUCE, Collective.BROADCAST):
-        hops = (g - 1) * intra + math.floor(math.log2(max(nodes, 1))) * lat_of["net"][pi]
-        lat = lat_of["base"][pi] + (2 * hops if all_reduce else hops)
-        return lat + size / (1000 * ring_bw * TREE_EFF * eff * (0.5 if all_reduce else 1.0))
-    if alg in (Algorithm.NVLS, Algorithm.NVLS_TREE) and all_reduce:
-        if not (f.get("nvls", True) and simple and g > 1) or (alg == Algorithm.NVLS_TREE and not multi):
-            return math.inf
-        nvls_bw = b_nvl * NVLS_EFF
-        if alg == Algorithm.NVLS:
-            lat = lat_of["nvl"][pi] + (lat_of["net"][pi] if multi else 0.0)
-            return lat + size / (1000 * (min(nvls_bw, node_net / 2) if multi else nvls_bw))
-        lat = lat_of["nvl"][pi] + 2 * math.floor(math.log2(nodes)) * lat_of["net"][pi]
-        return lat + size / (1000 * min(nvls_bw, node_net * TREE_EFF / 2))
-    if alg in (Algorithm.COLLNET_DIRECT, Algorithm.COLLNET_CHAIN) and all_reduce:
-        if not (f.get("sharp") and simple and multi):
-            return math.inf
-        nvl_lat = lat_of["nvl"][pi]
-        levels = math.ceil(math.log(max(nodes, 2)) / math.log(max(f.get("switch_radix", 64) / 2, 2)))
-        chain = 2 * (g - 1) * nvl_lat if alg == Algorithm.COLLNET_CHAIN else nvl_lat
-        lat = chain + lat_of["net"][pi] + 2 * levels * SWITCH_LATENCY_US
-        intra_bw = b_nvl * g / (2 * max(g - 1, 1)) if g > 1 else math.inf
-        return lat + size / (1000 * min(intra_bw, node_net))
-    if alg == Algorithm.PAT and coll in (Collective.ALL_GATHER, Collective.REDUCE_SCATTER):
-        if not (simple and g == 1 and multi):
-            return math.inf
-        lat = lat_of["base"][pi] + math.log2(max(n, 2)) * lat_of["net"][pi]
-        return lat + size / (1000 * node_net * n / (n - 1))
-    if alg == Algorithm.HIERARCHICAL and all_reduce and simple:
-        a_nvl, a_net = LATENCY_US[Algorithm.RING]["nvl"][pi], LATENCY_US[Algorithm.RING]["net"][pi]
-        return (
-            2 * (g - 1) * a_nvl
-            + 2 * (g - 1) / g * size / (1000 * b_nvl)
-            + 2 * (nodes - 1) * a_net
-            + 2 * (nodes - 1) / nodes * (size / g) / (1000 * node_net / g)
-        )
-    return math.inf
+    if coll == Collective.BROADCAST:
+        return sum((k // 2) * alpha for k in dims) + size / (1000 * 2 * link)
+    passes = 2 if coll == Collective.ALL_REDUCE else 1
+    for k in dims:
+        t += passes * ((k - 1) * alpha + (k - 1) / k * rem / (1000 * 2 * link))
+        rem /= k
+    return t
 
 
 ASSUMPTIONS: tuple[str, ...] = (
-    "Bandwidths are the effective ones NCCL's topology search settles on: H100 NVLink 18 × 20.6 = 370.8 GB/s "
-    "per GPU, A100 240 GB/s, B200/GB200 741.6 GB/s (assumed twice Hopper); a NIC gives 96 % of its line rate "
-    "(400G ≈ 48 GB/s).",
-    "A multi-node ring or tree is limited by min(NVLink, the node's NICs together).",
+    "Selection, bandwidths and latencies follow NCCL v2.30.7-1 (src/graph/tuning.cc ncclTopoTuneModel and "
+    "ncclTopoGetAlgoTime): every enabled (algorithm, protocol) is timed and the fastest runs; protocol caps, "
+    "LL/LL128 factors, tree correction factors and the ring plateau are NCCL's, per GPU generation.",
+    "NVLink per GPU is what NCCL counts (src/graph/topo.h): A100 12 × 20 = 240 GB/s, H100/H200 18 × 20.6 = "
+    "370.8 GB/s, Blackwell 18 × 40.1 = 721.8 GB/s; a NIC gives 96 % of its line rate (400G ≈ 48 GB/s).",
+    "Topology search (src/graph/search.cc), estimated: channels run at the fastest speed of the generation's "
+    "intra-node speed array that one NVLink port carries (Hopper 60, Blackwell 90, Ampere 40 GB/s), as many as "
+    "fit (H100: 6 × 60 = 360 GB/s), doubled by ncclTopoDupChannels; between nodes a ring is also limited by "
+    "the node's NICs together (DGX A100: 8 × 24 = 192 GB/s); NVLS has one head per GPU (≤ 16) on one node "
+    "(H100: 8 × 60 = 480 GB/s busBw) and one per NIC across nodes.",
+    "Hosts are x86 Intel (1 µs network post overhead, Intel llMaxBw row); LL128 is enabled (NVLink inside a "
+    "node, GPUDirect NICs); CollNet needs SHARP-capable InfiniBand switches, CollNet Direct NVSwitch; "
+    "multi-node NVLS needs CollNet; CollNet/NVLS all-gather and reduce-scatter across nodes need a CollNet "
+    "plugin that is assumed absent; PAT runs with one GPU per node.",
     "Rings follow the topology, so oversubscription above a pod does not slow ring, tree or NVLS.",
-    "All-to-all across P pods or groups sees B_nic ÷ max(1, o·(P−1)/P); rail-optimized fabrics use PXN: "
-    "max(S(N−g)/N ÷ B_nic, S(g−1)/N ÷ B_nvl).",
+    "All-to-all (grouped point-to-point, outside tuning.cc): one Simple hop latency + (n − 1) × 1 µs post "
+    "overhead; across P pods or groups each NIC sees B_nic ÷ max(1, o·(P−1)/P); rail-optimized fabrics use "
+    "PXN: max(S(N−g)/N ÷ B_nic, S(g−1)/N ÷ B_nvl).",
     "A 3D torus runs a bidirectional ring per dimension, the message shrinking by k after each.",
-    "NVLS needs NVSwitch (Hopper or newer) and more than one GPU per node, at 85 % of NVLink; CollNet needs "
-    "SHARP-capable InfiniBand switches; PAT runs with one GPU per node.",
-    "Latencies are NCCL's tuning.cc tables; NCCL picks the fastest allowed (algorithm, protocol).",
+    "Not modelled: NCCL's per-size channel and thread reduction and chunk pipelining, so mid-size "
+    "messages (≈ 1–64 MiB) come out faster than measured (see the golden-measurement table); PCIe-only nodes; "
+    "non-NVIDIA GPUs (MI300X runs RCCL) are refused.",
 )
 
 

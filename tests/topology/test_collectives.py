@@ -11,8 +11,11 @@ from topology.collectives import (
     Algorithm,
     Collective,
     Fabric,
+    Protocol,
+    algorithm_times_us,
     assumptions,
     collective_cost,
+    generation_for,
     scalar_cost,
 )
 
@@ -146,4 +149,106 @@ def test_sharp_halves_the_inter_node_traffic():
 
 def test_assumptions_are_stated():
     text = " ".join(assumptions())
-    assert "370.8" in text and "PXN" in text and "torus" in text
+    assert "370.8" in text and "PXN" in text and "torus" in text and "v2.30.7-1" in text
+
+
+# --- NCCL's rules (v2.30.7-1 tuning.cc) and the module's own checks ------------------------------
+
+H100 = dict(gpus_per_node=8, nvlink_gbyte_s=370.8, nics_per_node=8, nic_gbps=400.0)
+
+
+def test_nvls_is_not_offered_across_nodes_without_sharp():
+    """tuning.cc: NVLS with nNodes > 1 is disabled when CollNet is off; a 1-byte all-reduce on 100k GPUs
+    is then a tree, not NVLS's fixed 25 + 18 µs."""
+    f = Fabric(node_count=12_500, nvls=True, **H100)
+    c = collective_cost("all_reduce", 1.0, f)
+    assert str(c.algorithm) in ("tree", "nvls_tree", "ring") and str(c.algorithm) != "nvls"
+    times = algorithm_times_us("all_reduce", 1.0, f)
+    assert np.isinf(times[(Algorithm.NVLS, Protocol.SIMPLE)])
+    with_sharp = algorithm_times_us("all_reduce", 1.0, Fabric(node_count=12_500, nvls=True, sharp=True, **H100))
+    assert np.isfinite(with_sharp[(Algorithm.NVLS, Protocol.SIMPLE)])
+
+
+def test_broadcast_runs_on_ring_only():
+    times = algorithm_times_us("broadcast", 1e6, Fabric(node_count=4, nvls=True, sharp=True, **H100))
+    finite = {a for (a, _), t in times.items() if np.isfinite(t)}
+    assert finite == {Algorithm.RING}
+
+
+def test_all_to_all_latency_is_not_serial_hops():
+    """Old model: (n−1) × 14 µs = 1.4 s for 1 byte on 100k GPUs; now 14 + (n−1) × 1 µs post overhead."""
+    c = collective_cost("all_to_all", 1.0, Fabric(node_count=12_500, **H100))
+    assert float(c.time_us) == pytest.approx(14.0 + 99_999 * 1.0)
+
+
+def test_protocol_caps_are_per_generation():
+    """Ring LL128 busBw = min(0.92 × bw, nChannels × perChMaxRingLL128Bw) (tuning.cc). One 800G NIC per node,
+    one GPU: ring bw = 96 GB/s on 2 channels, so 0.92 × 96 = 88.3 is capped at 2 × 20 = 40 (Ampere),
+    2 × 36.7 = 73.4 (Hopper), 2 × 40 = 80 (Blackwell); algbw = busBw × n/(n − 1) for all-gather on 4 ranks."""
+    size = 1e9
+    for arch, cap in (("ampere", 40.0), ("hopper", 73.4), ("blackwell", 80.0)):
+        f = Fabric(1, 4, 370.8, 1, 800, arch=arch)
+        t = float(algorithm_times_us("all_gather", size, f)[(Algorithm.RING, Protocol.LL128)])
+        lat = 14.0 + 3 * 8.5  # base LL128 + 3 inter-node steps × NET Tree LL128 latency (ppn = 1)
+        assert size / (1000 * (t - lat)) == pytest.approx(cap * 4 / 3, rel=1e-9)
+
+
+def test_nvls_on_ampere_is_refused():
+    with pytest.raises(ValueError, match=r"^nvls: NVLink SHARP needs NVSwitch on Hopper or newer"):
+        Fabric(8, 1, 240.0, 8, 200, nvls=True, arch="ampere")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [
+        ({"gpus_per_node": 0}, "gpus_per_node"),
+        ({"node_count": 0}, "node_count"),
+        ({"node_count": 2.5}, "node_count"),
+        ({"nics_per_node": -1}, "nics_per_node"),
+        ({"nvlink_gbyte_s": 0.0}, "nvlink_gbyte_s"),
+        ({"nic_gbps": float("nan")}, "nic_gbps"),
+        ({"nic_gbps": float("inf")}, "nic_gbps"),
+        ({"oversubscription": 0.5}, "oversubscription"),
+        ({"pods": 0}, "pods"),
+        ({"arch": "volta9"}, "arch"),
+        ({"torus_dims": (2, 2, 3)}, "torus_dims"),
+        ({"arch": "ici"}, "torus_dims"),
+    ],
+)
+def test_bad_fabric_names_the_argument(kwargs, field):
+    base = {"gpus_per_node": 1, "node_count": 8, "nvlink_gbyte_s": 100.0, "nics_per_node": 1, "nic_gbps": 400.0}
+    with pytest.raises(ValueError, match=rf"^{field}: "):
+        Fabric(**{**base, **kwargs})
+    with pytest.raises(ValueError, match=rf"^{field}: "):
+        scalar_cost("all_reduce", 1024.0, {**base, **kwargs})
+
+
+@pytest.mark.parametrize("size", [-1.0, float("nan"), float("inf")])
+def test_bad_size_names_the_argument(size):
+    f = Fabric(node_count=2, **H100)
+    with pytest.raises(ValueError, match=r"^size_bytes: "):
+        collective_cost("all_reduce", size, f)
+    with pytest.raises(ValueError, match=r"^size_bytes: "):
+        scalar_cost("all_reduce", size, {"node_count": 2, **H100})
+
+
+@pytest.mark.parametrize("coll", list(Collective))
+@pytest.mark.parametrize(("g", "nodes"), [(1, 1), (1, 2), (2, 1), (8, 1), (1, 3), (8, 2)])
+@pytest.mark.parametrize("size", [0.0, 1.0, 63.0, 64.0, 2.0**22])
+def test_edge_cases_agree_with_the_oracle(coll, g, nodes, size):
+    f = {"gpus_per_node": g, "node_count": nodes, "nvlink_gbyte_s": 370.8, "nics_per_node": 8, "nic_gbps": 400.0,
+         "nvls": True, "sharp": True}  # fmt: skip
+    v = vector(coll, size, f)
+    s = scalar_cost(coll, size, f)
+    assert v["time_us"] == pytest.approx(s["time_us"], rel=1e-9, abs=1e-12)
+    assert v["busbw_gbyte_s"] == pytest.approx(s["busbw_gbyte_s"], rel=1e-9, abs=1e-12)
+    assert (v["algorithm"], v["protocol"]) == (s["algorithm"], s["protocol"])
+    assert np.isfinite(v["time_us"]) and v["busbw_gbyte_s"] >= 0
+
+
+def test_generation_table_and_refusals():
+    assert generation_for("H100-SXM5").nvlink_gbyte_s == pytest.approx(370.8)
+    assert generation_for("B200").nvlink_gbyte_s == pytest.approx(721.8)
+    assert generation_for("A100-SXM4-80GB").arch == "ampere" and not generation_for("A100-SXM4-80GB").nvls
+    with pytest.raises(ValueError, match=r"^gpu_model: .*MI300X runs another library"):
+        generation_for("MI300X")

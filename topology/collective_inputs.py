@@ -1,0 +1,146 @@
+"""What the collective model is asked about — GPU generations and the fabric — and the checks on it.
+
+Every check raises ``ValueError`` whose message starts with the argument's name, so the form, the API
+and the CLI can put it on the right field.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from topology.nccl_tuning import ARCHES, NVLINK_LINK_GBYTE_S
+
+NIC_EFF = 0.96  # what NCCL gets of a NIC: 400G → 48 GB/s (search.cc's top inter speed; nccl-tests#290: 46–48)
+ICI = "ici"  # a TPU-style torus interconnect: only the torus forms apply
+
+
+@dataclass(frozen=True)
+class GpuGeneration:
+    name: str
+    arch: str  # NCCL compute-capability class (volta/ampere/hopper/blackwell), or "ici"
+    nvlink_links: int  # NVLink ports per GPU
+    nvls: bool  # NVSwitch with NVLink SHARP (Hopper or newer)
+    nvlink_domain_gpus: int | None = None  # GPUs in one NVLink domain when larger than a node (NVL72)
+
+    @property
+    def nvlink_gbyte_s(self) -> float:
+        """NVLink per GPU as NCCL counts it: links × the per-link bandwidth of src/graph/topo.h."""
+        if self.arch == ICI:
+            return 0.0
+        return round(self.nvlink_links * NVLINK_LINK_GBYTE_S[self.arch], 3)
+
+
+GPU_GENERATIONS: dict[str, GpuGeneration] = {
+    "A100": GpuGeneration("A100", "ampere", 12, False),  # 12 × 20 = 240 GB/s
+    "H100": GpuGeneration("H100", "hopper", 18, True),  # 18 × 20.6 = 370.8 GB/s
+    "H200": GpuGeneration("H200", "hopper", 18, True),
+    "B200": GpuGeneration("B200", "blackwell", 18, True),  # 18 × 40.1 = 721.8 GB/s
+    "GB200": GpuGeneration("GB200", "blackwell", 18, True, nvlink_domain_gpus=72),
+    "B300": GpuGeneration("B300", "blackwell", 18, True),
+    "GB300": GpuGeneration("GB300", "blackwell", 18, True, nvlink_domain_gpus=72),
+    "TPU-v4": GpuGeneration("TPU-v4", ICI, 0, False),
+}
+GPU_MODEL_GENERATION = {
+    "A100-SXM4-80GB": "A100",
+    "H100-SXM5": "H100",
+    "H200-SXM": "H200",
+    "B200": "B200",
+    "GB200": "GB200",
+    "B300": "B300",
+    "GB300": "GB300",
+    "TPU-v4": "TPU-v4",
+}
+
+
+def generation_for(gpu_model: str) -> GpuGeneration:
+    """The generation the collective model uses for a catalogue GPU; others are refused, not mapped."""
+    if gpu_model not in GPU_MODEL_GENERATION:
+        raise ValueError(
+            f"gpu_model: the collective model follows NCCL on NVIDIA GPUs (and ICI-style tori); {gpu_model} "
+            "runs another library (RCCL), whose tuning is not modelled"
+        )
+    return GPU_GENERATIONS[GPU_MODEL_GENERATION[gpu_model]]
+
+
+def nic_gbyte_s(nic_gbps):
+    """Effective NIC bandwidth [GB/s]: 96 % of the line rate ÷ 8 (400G → 48 GB/s)."""
+    return nic_gbps / 8 * NIC_EFF
+
+
+def _values(name: str, x) -> np.ndarray:
+    try:
+        a = np.asarray(x, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}: must be a number, got {x!r}") from None
+    if not np.all(np.isfinite(a)):
+        raise ValueError(f"{name}: must be finite, got {x!r}")
+    return a
+
+
+def check_count(name: str, x, minimum: int = 1) -> None:
+    a = _values(name, x)
+    if np.any(a < minimum) or np.any(a != np.floor(a)):
+        raise ValueError(f"{name}: must be a whole number ≥ {minimum}, got {x!r}")
+
+
+def check_positive(name: str, x) -> None:
+    if np.any(_values(name, x) <= 0):
+        raise ValueError(f"{name}: must be > 0, got {x!r}")
+
+
+def check_sizes(size_bytes) -> np.ndarray:
+    a = _values("size_bytes", size_bytes)
+    if np.any(a < 0):
+        raise ValueError(f"size_bytes: must be ≥ 0, got {size_bytes!r}")
+    return a
+
+
+@dataclass(frozen=True)
+class Fabric:
+    """What a collective sees of a design (arrays broadcast against each other)."""
+
+    gpus_per_node: np.ndarray | int
+    node_count: np.ndarray | int
+    nvlink_gbyte_s: np.ndarray | float
+    nics_per_node: np.ndarray | int
+    nic_gbps: np.ndarray | float
+    nvls: bool = False  # NVSwitch with NVLink SHARP: Hopper or newer, asked for explicitly
+    sharp: bool = False  # SHARP-capable (InfiniBand) switches: CollNet, multi-node NVLS
+    oversubscription: np.ndarray | float = 1.0  # taper above a pod / between groups
+    pods: np.ndarray | int = 1  # pods (fat-tree), groups (Dragonfly+)
+    rail_optimized: bool = False
+    torus_dims: tuple[int, int, int] | None = None
+    torus_link_gbps: float = 400.0
+    switch_radix: int = 64
+    arch: str = "hopper"  # NCCL compute-capability class of the GPUs (tuning.cc tables), or "ici"
+
+    def __post_init__(self) -> None:
+        check_fabric(self)
+
+
+def check_fabric(f: Fabric) -> None:
+    """Counts ≥ 1 and whole, bandwidths > 0, a known arch, NVLS only where NCCL offers it, a torus that fits."""
+    if f.arch not in ARCHES and f.arch != ICI:
+        raise ValueError(f"arch: one of {', '.join((*ARCHES, ICI))}, got {f.arch!r}")
+    for name in ("gpus_per_node", "node_count", "nics_per_node", "pods"):
+        check_count(name, getattr(f, name))
+    check_count("switch_radix", f.switch_radix, 2)
+    for name in ("nvlink_gbyte_s", "nic_gbps", "torus_link_gbps"):
+        check_positive(name, getattr(f, name))
+    if np.any(_values("oversubscription", f.oversubscription) < 1):
+        raise ValueError(f"oversubscription: must be ≥ 1 (n:1), got {f.oversubscription!r}")
+    if f.nvls and f.arch not in ("hopper", "blackwell"):
+        raise ValueError(f"nvls: NVLink SHARP needs NVSwitch on Hopper or newer; arch is {f.arch}")
+    if f.torus_dims is None:
+        if f.arch == ICI:
+            raise ValueError("torus_dims: an ICI fabric is a torus; give its three dimensions")
+        return
+    dims = tuple(f.torus_dims)
+    if len(dims) != 3 or any(not isinstance(k, int | np.integer) or k < 1 for k in dims):
+        raise ValueError(f"torus_dims: three whole numbers ≥ 1, got {f.torus_dims!r}")
+    chips = np.asarray(f.gpus_per_node) * np.asarray(f.node_count)
+    if np.any(chips != math.prod(dims)):
+        raise ValueError(f"torus_dims: {dims} hold {math.prod(dims)} chips, the fabric has {chips.tolist()}")

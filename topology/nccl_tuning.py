@@ -1,0 +1,115 @@
+"""NCCL's tuning constants, as NCCL v2.30.7-1 ships them — one place, each cited to file and symbol.
+
+Every number here is copied from the named NCCL source (github.com/NVIDIA/nccl, tag v2.30.7-1);
+nothing is fitted. :mod:`topology.collectives` composes them the way ``ncclTopoTuneModel`` and
+``ncclTopoGetAlgoTime`` (src/graph/tuning.cc) and ``topoGetAlgoInfo`` (src/enqueue.cc) do.
+
+Index order follows NCCL: algorithms Tree, Ring, CollNetDirect, CollNetChain, NVLS, NVLSTree, PAT;
+protocols LL, LL128, Simple; compute-capability classes Volta, Ampere, Hopper, Blackwell;
+node-count classes 1 node, 2 nodes, ≥ 3 nodes (tuning.cc ``index2 = nNodes <= 2 ? nNodes - 1 : 2``).
+"""
+
+from __future__ import annotations
+
+ALGOS = ("tree", "ring", "collnet_direct", "collnet_chain", "nvls", "nvls_tree", "pat")
+PROTOS = ("LL", "LL128", "Simple")
+ARCHES = ("volta", "ampere", "hopper", "blackwell")  # NCCL_*_COMPCAP_IDX 0..3
+
+# tuning.cc ncclTunerConstantsDefaults.baseLatencies [µs]
+BASE_LATENCY_US = {
+    "tree": (6.8, 14.0, 8.4),
+    "ring": (6.6, 14.0, 8.4),
+    "collnet_direct": (0.0, 0.0, 0.0),
+    "collnet_chain": (0.0, 0.0, 0.0),
+    "nvls": (0.0, 0.0, 0.0),
+    "nvls_tree": (0.0, 0.0, 0.0),
+    "pat": (8.0, 8.0, 8.0),
+}
+# tuning.cc ncclTunerConstantsDefaults.hwLatencies [µs], NVLINK and NET rows (PCI is not modelled)
+NVLINK_LATENCY_US = {
+    "tree": (0.6, 1.25, 4.0),
+    "ring": (0.6, 1.9, 3.4),
+    "collnet_direct": (0.0, 0.0, 3.7),
+    "collnet_chain": (0.0, 0.0, 2.8),
+    "nvls": (0.0, 0.0, 25.0),
+    "nvls_tree": (0.0, 0.0, 25.0),
+    "pat": (0.0, 0.0, 4.0),
+}
+NET_LATENCY_US = {
+    "tree": (5.0, 8.5, 14.0),
+    "ring": (2.7, 4.0, 14.0),
+    "collnet_direct": (0.0, 0.0, 31.0),
+    "collnet_chain": (0.0, 0.0, 30.0),
+    "nvls": (0.0, 0.0, 18.0),
+    "nvls_tree": (0.0, 0.0, 20.9),
+    "pat": (0.0, 0.0, 14.0),
+}
+# tuning.cc llMaxBws [GB/s]: row = GPU class on one node, Intel host (row 0) between nodes
+LL_MAX_BW = {
+    "volta": (39.0, 39.0, 20.4),
+    "ampere": (87.7, 22.5, 19.0),
+    "hopper": (141.0, 45.0, 35.0),
+    "blackwell": (2 * 141.0, 2 * 45.0, 2 * 35.0),
+}
+LL_MAX_BW_INTEL_HOST = (39.0, 39.0, 20.4)  # llMaxBws[0]: multi-node, x86 Intel host
+# tuning.cc per-channel caps [GB/s] by node-count class
+PER_CH_MAX_RING_LL128 = {
+    "volta": (20.0, 20.0, 20.0),
+    "ampere": (20.0, 20.0, 20.0),
+    "hopper": (36.7, 36.7, 36.7),
+    "blackwell": (40.0, 40.0, 40.0),
+}
+PER_CH_MAX_TREE_LL128 = {
+    "volta": (20.0, 20.0, 20.0),
+    "ampere": (20.0, 20.0, 20.0),
+    "hopper": (36.7, 36.7, 29.0),
+    "blackwell": (55.6, 31.67, 20.0),
+}
+PER_CH_MAX_TREE = {
+    "volta": (26.5, 18.5, 10.0),
+    "ampere": (24.0, 23.6, 17.8),
+    "hopper": (38.7, 41.4, 36.0),
+    "blackwell": (70.0, 42.8, 24.0),
+}
+PER_CH_MAX_NVLS_TREE = {
+    "volta": (26.5, 18.5, 10.0),
+    "ampere": (24.0, 23.6, 17.8),
+    "hopper": (0.0, 57.7, 45.5),
+    "blackwell": (0.0, 96.0, 80.0),
+}
+# tuning.cc nvlsEfficiency (NVLS needs Hopper or newer: 0 below)
+NVLS_EFFICIENCY = {"volta": 0.0, "ampere": 0.0, "hopper": 0.85, "blackwell": 0.74}
+# tuning.cc treeCorrectionFactor[protocol][log2(bytes >> 6)], 64 B … 256 MiB
+TREE_CORRECTION = {
+    "LL": (1.0, 1.0, 1.0, 1.0, 0.9, 0.8, 0.7, 0.7, 0.7, 0.7, 0.6, 0.5, 0.4, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.0, 1.0,
+           1.0, 1.0),
+    "LL128": (1.0, 1.0, 1.0, 1.0, 1.0, 0.9, 0.8, 0.8, 0.8, 0.7, 0.6, 0.6, 0.6, 0.6, 0.6, 0.6, 0.8, 0.9, 0.9, 0.9, 0.9,
+              1.0, 1.0, 1.0),
+    "Simple": (0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9, 0.8, 0.7, 0.6, 0.6, 0.5, 0.5, 0.5, 0.5, 0.6, 0.7, 0.8, 0.7, 0.7, 0.8,
+               0.9, 0.9, 0.9),
+}  # fmt: skip
+NET_OVERHEAD_US = 1.0  # tuning.cc getNetOverhead(): x86 Intel (and non-x86) hosts; ×3 for Simple
+RING_PLATEAU = 1.4  # ncclTopoGetAlgoTime: multi-node Ring/Simple all-reduce latency ×1.4 (SM80+)
+PAT_BW_FACTOR = 0.75  # tuning.cc: PAT busBw ×0.75
+COLLNET_ARITY_US = 0.4  # tuning.cc: CollNetDirect arity serialisation latency per local rank
+# src/graph/topo.h per-link NVLink bandwidth NCCL assumes [GB/s]
+NVLINK_LINK_GBYTE_S = {"volta": 20.0, "ampere": 20.0, "hopper": 20.6, "blackwell": 40.1}
+# src/graph/search.cc speedArrayIntra / sm90SpeedArrayIntra / sm100SpeedArrayIntra [GB/s per channel]
+SPEED_ARRAY_INTRA = {
+    "volta": (40.0, 30.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0, 7.0, 6.0, 5.0, 4.0, 3.0),
+    "ampere": (40.0, 30.0, 20.0, 18.0, 15.0, 12.0, 10.0, 9.0, 7.0, 6.0, 5.0, 4.0, 3.0),
+    "hopper": (60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0),
+    "blackwell": (90.0, 80.0, 70.0, 60.0, 50.0, 45.0, 40.0, 30.0, 24.0, 20.0, 19.0, 18.0),
+}
+MAX_CHANNELS = 32  # ring/tree graphs: MAXCHANNELS / 2 (src/include/device.h MAXCHANNELS 64)
+NVLS_MAX_ARITY = 16  # NCCL_MAX_NVLS_ARITY: NVLS heads are at most this many GPUs
+# src/transport/nvls.cc NVLS_NCHANNELS_SM90 / _SM100 (multi-node) / _SM100_NVL (one node)
+NVLS_CHANNELS = {"hopper": (16, 16), "blackwell": (24, 32)}  # (one node, several nodes)
+# src/include/comm.h thread thresholds [bytes per thread] and src/include/device.h thread counts
+THREAD_THRESHOLD = {"LL": 8, "LL128": 8, "Simple": 64}
+MAX_THREADS = {"LL": 512, "LL128": 640, "Simple": 512}
+
+
+def node_class(nodes: int) -> int:
+    """tuning.cc ``index2``: 0 for one node, 1 for two, 2 for more."""
+    return 0 if nodes <= 1 else (1 if nodes == 2 else 2)
