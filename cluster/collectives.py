@@ -90,12 +90,12 @@ def collectives_summary(r: Requirements, plan: FabricPlan | None = None) -> dict
     """NCCL-style cost of each collective at 1 MiB, 256 MiB and 4 GiB on this design (or why not)."""
     try:
         fabric, label = collective_fabric(r, plan=plan)
-    except ValueError as e:
+        kw = dict(fabric)
+        if kw.get("torus_dims") is not None:
+            kw["torus_dims"] = tuple(kw["torus_dims"])
+        f = Fabric(**kw)
+    except ValueError as e:  # a GPU or fabric the model does not cover: say so instead of a table
         return {"fabric": r.cluster.gpu_model, "rows": [], "refused": str(e), "assumptions": assumptions()}
-    kw = dict(fabric)
-    if kw.get("torus_dims") is not None:
-        kw["torus_dims"] = tuple(kw["torus_dims"])
-    f = Fabric(**kw)
     rows = []
     for coll in Collective:
         cost = collective_cost(coll, np.array(GLANCE_SIZES_BYTES, dtype=float), f)

@@ -162,9 +162,28 @@ def resolve_spec(r: dict[str, Any], spec: dict[str, Any]) -> tuple[SweepGrid, li
         except FabricRequestError as exc:
             where = ", ".join(f"{k}={v}" for k, v in combo.items()) or "the design"
             raise SweepSpecError({"vary": [f"{where}: {m}" for m in exc.errors.values()]}) from None
+        except ValueError as exc:  # the collective model refuses the GPU (e.g. MI300X)
+            _model_refusal(exc, combo)
+        _check_model_accepts(fabric, combo)
         fabrics.append(fabric)
         labels.append(label)
     return SweepGrid(tuple(fabrics), tuple(colls), tuple(sizes), tuple(algs)), labels
+
+
+def _check_model_accepts(fabric: dict[str, Any], combo: dict[str, Any]) -> None:
+    """The collective model's own checks (topology.collective_inputs), as a field error on the sweep."""
+    from topology.collectives import Fabric
+
+    try:
+        Fabric(**{**fabric, "torus_dims": tuple(fabric["torus_dims"]) if fabric.get("torus_dims") else None})
+    except ValueError as exc:
+        _model_refusal(exc, combo)
+
+
+def _model_refusal(exc: ValueError, combo: dict[str, Any]) -> None:
+    field, _, why = str(exc).partition(": ")
+    key = f"vary.{field}" if field in combo else field
+    raise SweepSpecError({key: [why or str(exc)]}) from None
 
 
 def create_sweep(user, revision, spec: dict[str, Any], name: str = "", chunk_points: int | None = None) -> Sweep:

@@ -250,3 +250,14 @@ def test_a_chunk_with_a_live_lease_cannot_be_claimed_again(alice_design):
     assert claim_chunk(chunk.pk, "B")
     chunk.refresh_from_db()
     assert chunk.worker == "B" and chunk.attempts == 2
+
+
+def test_gpu_the_collective_model_refuses_is_a_field_error(alice_design):
+    """MI300X runs RCCL, which the model does not cover: the sweep is refused on gpu_model, not a 500."""
+    from designer.sweeps import SweepSpecError, resolve_spec
+
+    r = dict(alice_design.head.requirements())
+    r["gpu_model"] = "MI300X"
+    with pytest.raises(SweepSpecError) as err:
+        resolve_spec(r, {"collectives": ["all_reduce"], "min_bytes": 8, "max_bytes": 64})
+    assert "gpu_model" in err.value.errors and "RCCL" in err.value.errors["gpu_model"][0]

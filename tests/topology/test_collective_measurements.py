@@ -48,3 +48,16 @@ def test_peaks_the_maintainers_quote(system, expected):
     """Hand derivations in the comments; the model's busbw within 1 % of the maintainer's figure."""
     row = next(r for r in compare() if r.system.startswith(system))
     assert row.model == pytest.approx(expected, rel=0.01)
+
+
+def test_design_the_model_does_not_cover_is_refused_not_a_500():
+    """A TPU-v4 (ICI) design on a switched fabric has no torus: the summary says why instead of raising."""
+    import dataclasses
+
+    from cluster.collectives import collectives_summary
+    from cluster.requirements import Requirements
+
+    r = Requirements()
+    r = dataclasses.replace(r, cluster=dataclasses.replace(r.cluster, gpu_model="TPU-v4", gpus_per_node=1, gpu_count=8))
+    out = collectives_summary(r)
+    assert out["rows"] == [] and out["refused"].startswith("torus_dims: an ICI fabric is a torus")
