@@ -71,7 +71,7 @@ def collective_fabric(
         "nvlink_gbyte_s": gen.nvlink_gbyte_s or float(f.torus_link_gbps) / 8,  # ICI: no NVLink, unused by the torus
         "nics_per_node": nics,
         "nic_gbps": float(f.nic_gbps),
-        "nvls": gen.nvls and g > 1,
+        "nvls": gen.nvls,
         "arch": gen.arch,
         "sharp": plan.topology in (Topology.RAIL_OPTIMIZED, Topology.FAT_TREE)
         and (f.switch_model or "").startswith("Q"),
@@ -90,10 +90,7 @@ def collectives_summary(r: Requirements, plan: FabricPlan | None = None) -> dict
     """NCCL-style cost of each collective at 1 MiB, 256 MiB and 4 GiB on this design (or why not)."""
     try:
         fabric, label = collective_fabric(r, plan=plan)
-        kw = dict(fabric)
-        if kw.get("torus_dims") is not None:
-            kw["torus_dims"] = tuple(kw["torus_dims"])
-        f = Fabric(**kw)
+        f = Fabric.from_dict(fabric)
     except ValueError as e:  # a GPU or fabric the model does not cover: say so instead of a table
         return {"fabric": r.cluster.gpu_model, "rows": [], "refused": str(e), "assumptions": assumptions()}
     rows = []

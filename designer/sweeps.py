@@ -175,7 +175,7 @@ def _check_model_accepts(fabric: dict[str, Any], combo: dict[str, Any]) -> None:
     from topology.collectives import Fabric
 
     try:
-        Fabric(**{**fabric, "torus_dims": tuple(fabric["torus_dims"]) if fabric.get("torus_dims") else None})
+        Fabric.from_dict(fabric)
     except ValueError as exc:
         _model_refusal(exc, combo)
 

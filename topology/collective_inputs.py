@@ -120,6 +120,12 @@ class Fabric:
     def __post_init__(self) -> None:
         check_fabric(self)
 
+    @classmethod
+    def from_dict(cls, d: dict) -> Fabric:
+        """From the JSON-safe keyword dict designs and sweeps store (torus_dims a list there)."""
+        dims = d.get("torus_dims")
+        return cls(**{**d, "torus_dims": tuple(dims) if dims else None})
+
 
 def check_fabric(f: Fabric) -> None:
     """Counts ≥ 1 and whole, bandwidths > 0, a known arch, NVLS only where NCCL offers it, a torus that fits."""

@@ -263,9 +263,9 @@ def _nccl_pair(c: _Ctx, collective: Collective, alg: Algorithm, pi: int):
         return zero, zero
     if ag_rs and alg not in (Algorithm.PAT, Algorithm.RING, Algorithm.NVLS):  # CollNet AG/RS needs a plugin
         return zero, zero
-    if (collective == Collective.ALL_REDUCE and alg == Algorithm.PAT) or (
-        alg != Algorithm.RING and not simple and alg != Algorithm.TREE
-    ):
+    if collective == Collective.ALL_REDUCE and alg == Algorithm.PAT:
+        return zero, zero
+    if not simple and alg not in (Algorithm.RING, Algorithm.TREE):  # NVLS, CollNet and PAT are Simple only
         return zero, zero
     if alg == Algorithm.RING:
         return _ring(c, collective, pi)
@@ -276,7 +276,7 @@ def _nccl_pair(c: _Ctx, collective: Collective, alg: Algorithm, pi: int):
             return zero, zero
         bw, lat = _nvls(c, collective, alg.value)
         # NVLS Tree is off on one node; multi-node NVLS needs CollNet (SHARP), and AG/RS across nodes its plugin
-        ok = c.multi if alg == Algorithm.NVLS_TREE else (~c.multi | (f.sharp & ~ag_rs))
+        ok = c.multi if alg == Algorithm.NVLS_TREE else (~c.multi | (f.sharp and not ag_rs))
         return np.where(ok, bw, 0.0), lat
     if alg in (Algorithm.COLLNET_DIRECT, Algorithm.COLLNET_CHAIN):
         if not f.sharp:
@@ -433,7 +433,7 @@ def collective_cost(
 def scalar_cost(collective: str, size_bytes: float, f: dict, algorithms=None, protocols=PROTOCOLS) -> dict:
     """One point, plain Python, the same rules: the oracle the vectorised model is tested against."""
     coll = Collective(collective)
-    fab = Fabric(**{**f, "torus_dims": tuple(f["torus_dims"]) if f.get("torus_dims") else None})  # same checks
+    fab = Fabric.from_dict(f)  # the same checks as the vectorised path
     size = float(check_sizes(size_bytes))
     if algorithms is None:
         algorithms = (Algorithm.PAIRWISE,) if coll == Collective.ALL_TO_ALL else NCCL_ALGORITHMS

@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from topology.collectives import Algorithm, Collective, Fabric, bus_factor, collective_cost
+from topology.collectives import Algorithm, Collective, Fabric, collective_cost
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "topology" / "data" / "nccl_measurements.csv"
 MIB = 2**20
@@ -100,6 +100,3 @@ def report(rows: list[Comparison] | None = None) -> str:
         lines.append(f"{c['size_class']:<16} {c['rows']:>5} {c['error_frac']:>10.1%} {c['bias_frac']:>+9.1%} "
                      f"{c['worst_frac']:>7.0%}")  # fmt: skip
     return "\n".join(lines)
-
-
-__all__ = ["DATA", "Comparison", "bus_factor", "class_errors", "compare", "report"]

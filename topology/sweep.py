@@ -93,13 +93,6 @@ class ChunkResult:
         return int(self.index.size)
 
 
-def _fabric(d: Mapping[str, Any], fabric_idx: np.ndarray) -> Fabric:
-    kw = dict(d)
-    if kw.get("torus_dims") is not None:
-        kw["torus_dims"] = tuple(kw["torus_dims"])
-    return Fabric(**kw)
-
-
 def evaluate_chunk(grid: SweepGrid, start: int, stop: int) -> ChunkResult:
     """Compute points [start, stop) of the grid, vectorised per (fabric, collective, algorithm)."""
     idx = np.arange(start, stop, dtype=np.int64)
@@ -120,7 +113,8 @@ def evaluate_chunk(grid: SweepGrid, start: int, stop: int) -> ChunkResult:
         algorithms = None if a == AUTO else (Algorithm(a),)
         if algorithms is None and Collective(c) != Collective.ALL_TO_ALL:
             algorithms = NCCL_ALGORITHMS
-        cost = collective_cost(Collective(c), sizes[si[mask]], _fabric(grid.fabrics[f], fi), algorithms=algorithms)
+        fabric = Fabric.from_dict(dict(grid.fabrics[f]))
+        cost = collective_cost(Collective(c), sizes[si[mask]], fabric, algorithms=algorithms)
         time_us[mask] = cost.time_us
         algbw[mask] = cost.algbw_gbyte_s
         busbw[mask] = cost.busbw_gbyte_s

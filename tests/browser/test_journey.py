@@ -233,3 +233,26 @@ def test_pages_work_under_the_content_security_policy(live_server, django_user_m
         page.wait_for_selector("#live-figures dt")
         browser.close()
     assert violations == []
+
+
+def test_collectives_section_shows_nccl_estimates_or_says_why_not(page, django_user_model):
+    """An H100 design lists the NCCL v2.30.7-1 picks (NVLS all-reduce at 4 GiB on Quantum switches);
+    an MI300X design says the model does not cover RCCL instead of showing H100 figures."""
+    from designer.services import create_design, evaluate_flat
+
+    _sign_up(page, "fiona")
+    fiona = django_user_model.objects.get(username="fiona")
+    h100 = evaluate_flat({"gpu_count": 1024})
+    amd = evaluate_flat({"gpu_count": 64, "gpu_model": "MI300X"})
+    d_h100, d_amd = create_design(fiona, h100.requirements, h100), create_design(fiona, amd.requirements, amd)
+    page.goto(f"{page.base}/designs/{d_h100.pk}/#collectives")
+    section = page.locator("#collectives")
+    assert "NCCL v2.30.7-1 rules" in section.inner_text()
+    first = page.locator("#collectives-table tbody tr").nth(2).inner_text()  # all_reduce, 4 GiB
+    assert "nvls" in first and "Simple" in first, first
+    section.screenshot(path=str(ARTIFACTS / "collectives-h100.png"))
+    page.goto(f"{page.base}/designs/{d_amd.pk}/#collectives")
+    refused = page.locator("#collectives-refused").inner_text()
+    assert "MI300X runs another library (RCCL)" in refused
+    assert page.locator("#collectives-table").count() == 0
+    page.locator("#collectives").screenshot(path=str(ARTIFACTS / "collectives-mi300x.png"))
