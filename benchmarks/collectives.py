@@ -8,10 +8,8 @@ when they do not answer.
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -77,90 +75,35 @@ def services_up() -> bool:
 
 
 def sweep_wall_time() -> None:
-    if not services_up():
-        print("\n1M-point sweep: skipped (needs PostgreSQL and Redis on 127.0.0.1, as in production)")
-        return
-    db = "designer_bench"
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "designer.settings",
-        "SECRET_KEY": "bench",
-        "DEBUG": "0",
-        "DATABASE_URL": f"postgres://postgres@127.0.0.1:5432/{db}",
-        "CELERY_BROKER_URL": "redis://127.0.0.1:6379/13",
-        "CELERY_RESULT_BACKEND": "redis://127.0.0.1:6379/12",
-        "VAR_DIR": tempfile.mkdtemp(prefix="bench-sweep-"),
-    }
-    subprocess.run(["psql", "-h", "127.0.0.1", "-U", "postgres", "-qc", f"DROP DATABASE IF EXISTS {db}"], check=True)
-    subprocess.run(["psql", "-h", "127.0.0.1", "-U", "postgres", "-qc", f"CREATE DATABASE {db}"], check=True)
-    subprocess.run(["redis-cli", "-n", "13", "flushdb"], check=True, stdout=subprocess.DEVNULL)
-    subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
-    os.environ.update(env)
-    import django
+    """A ~1 M-point sweep end to end, each setup in its own process (benchmarks/sweep_e2e.py)."""
+    import json
 
-    django.setup()
-    from django.contrib.auth import get_user_model
-
-    from designer.models import Sweep
-    from designer.requirements import validate_flat
-    from designer.services import create_design, evaluate_flat
-    from designer.sweeps import create_sweep
-
-    user, _ = get_user_model().objects.get_or_create(username="bench")
-    r = validate_flat({"gpu_count": 2048})
-    design = create_design(user, r, evaluate_flat(r))
-    spec = {
-        "collectives": ["all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast"],
-        "algorithms": ["auto", "ring"],
-        "min_bytes": 1,
-        "max_bytes": 2**34,
-        "factor": 1.017,
-        "vary": {
-            "node_count": [8, 16, 32, 48, 64, 96, 128, 192, 250],
-            "oversubscription": [1, 1.5, 2, 3],
-            "nic_gbps": [200, 400],
-        },
-    }
-    print("\n1M-point sweep (PostgreSQL + Redis, chunks of 20,000 points)")
-    for workers in (1, 2):
-        procs = [
-            subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "celery",
-                    "-A",
-                    "designer",
-                    "worker",
-                    "--concurrency",
-                    "1",
-                    "--hostname",
-                    f"bench{i}@%h",
-                    "--loglevel",
-                    "WARNING",
-                ],
-                cwd=ROOT,
-                env=env,
-                start_new_session=True,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
+    setups = [("embedded", 1), ("embedded", 2)]
+    if services_up():
+        setups += [("services", 1), ("services", 2)]
+    print("\n1M-point sweep end to end (create → every chunk stored), beside the bare model on the same grid")
+    results: dict[tuple[str, int], dict] = {}
+    for setup, workers in setups:
+        out = subprocess.run(
+            [sys.executable, str(ROOT / "benchmarks" / "sweep_e2e.py"), setup, str(workers)],
+            cwd=ROOT, capture_output=True, text=True, timeout=900,
+        )  # fmt: skip
+        for line in out.stdout.splitlines():
+            if line.startswith("RESULT "):
+                results[(setup, workers)] = json.loads(line.removeprefix("RESULT "))
+            else:
+                print(line)
+        if out.returncode:
+            print(f"  {setup} {workers} worker(s): failed ({out.returncode}): {out.stderr.strip()[-400:]}")
+    for setup in ("embedded", "services"):
+        one, two = results.get((setup, 1)), results.get((setup, 2))
+        if one and two:
+            print(
+                f"  {setup}: one worker {one['rate'] / one['model_rate']:.0%} of the bare model (goal ≥ 25 %); "
+                f"two workers {two['rate'] / one['rate']:.2f}× one (goal ≥ 1.8×; {os.cpu_count()} cores here)"
             )
-            for i in range(workers)
-        ]
-        time.sleep(3)
-        t0 = time.perf_counter()
-        sweep = create_sweep(user, design.head, spec, chunk_points=20000)
-        while Sweep.objects.get(pk=sweep.pk).status not in ("done", "failed", "cancelled"):
-            time.sleep(0.5)
-        wall = time.perf_counter() - t0
-        s = Sweep.objects.get(pk=sweep.pk)
-        print(
-            f"  {workers} worker(s): {s.total_points:,} points, {s.status}, {wall:.1f} s "
-            f"= {s.total_points / wall:,.0f} points/s"
-        )
-        for p in procs:
-            os.killpg(p.pid, signal.SIGTERM)
-            p.wait(timeout=30)
+    if not services_up():
+        print("  PostgreSQL + Redis: skipped (needs them on 127.0.0.1, as in production)")
 
 
 if __name__ == "__main__":

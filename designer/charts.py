@@ -485,26 +485,51 @@ def capping_chart(result: dict[str, Any]) -> dict[str, Any] | None:
     return _fig_json(fig)
 
 
-def sweep_charts(sweep, max_series: int = 24) -> dict[str, Any]:
-    """busbw and time vs message size; busbw vs GPU count; a heatmap over two parameters."""
-    from designer.models import SweepPoint
+def _sweep_subset(sweep, shown: set[int], largest: int, coll0: str, req0: str, heat_rows: int) -> dict[str, Any]:
+    """One streamed pass over the stored chunks, keeping only what the charts draw."""
+    import numpy as np
 
+    from designer.sweeps import iter_results
+
+    keep: dict[str, list[Any]] = {k: [] for k in ("fi", "coll", "req", "size", "busbw", "time", "alg")}
+    for res in iter_results(sweep):
+        fi = res.fabric_index
+        mask = np.isin(fi, list(shown)) | (res.size_bytes == largest)
+        mask |= (res.collective == coll0) & (res.requested == req0) & (fi < heat_rows)
+        for k, col in zip(keep, ("fabric_index", "collective", "requested", "size_bytes", "busbw_gbyte_s",
+                                 "time_us", "algorithm"), strict=True):  # fmt: skip
+            keep[k].extend(getattr(res, col)[mask].tolist())
+    return keep
+
+
+def _variant_names(sweep) -> tuple[list[str], list[str]]:
+    """Each variant's name as asked (64 nodes · 4:1), falling back to the built label; varied keys."""
+    from designer.sweeps import variant_label
+
+    labels = list(sweep.fabric_labels)
+    if sweep.variants and sweep.variants[0]:
+        return [variant_label(v) for v in sweep.variants], list(sweep.variants[0])
+    return labels, []
+
+
+def sweep_charts(sweep, max_series: int = 24, max_fabrics: int = 8, heat_rows: int = 64) -> dict[str, Any]:
+    """busbw and time vs message size; busbw vs GPU count; a heatmap over variant × size.
+
+    Series are keyed by variant (every varied parameter), collective and requested algorithm,
+    so no two variants share a line; names show the values as asked."""
     grid = sweep.grid
-    labels = sweep.fabric_labels
-    qs = SweepPoint.objects.filter(sweep=sweep)
+    names, varied = _variant_names(sweep)
+    largest, coll0, req0 = max(grid["sizes_bytes"]), grid["collectives"][0], grid["algorithms"][0]
+    shown = set(range(min(len(grid["fabrics"]), max_fabrics)))
+    data = _sweep_subset(sweep, shown, largest, coll0, req0, heat_rows)
+    rows = list(zip(*(data[k] for k in ("fi", "coll", "req", "size", "busbw", "time", "alg")), strict=True))
     series: dict[tuple[int, str, str], list[tuple[int, float, float, str]]] = {}
-    shown_fabrics = set(range(min(len(grid["fabrics"]), 8)))
-    for fi, coll, req, size, busbw, t, alg in (
-        qs.filter(fabric_index__in=shown_fabrics)
-        .values_list("fabric_index", "collective", "requested", "size_bytes", "busbw_gbyte_s", "time_us", "algorithm")
-        .order_by("fabric_index", "collective", "requested", "size_bytes")
-    ):
-        if math.isfinite(t):  # an algorithm that cannot run this collective has no point to draw
+    for fi, coll, req, size, busbw, t, alg in sorted(rows, key=lambda r: (r[0], r[1], r[2], r[3])):
+        if fi in shown and math.isfinite(t):  # an algorithm that cannot run this collective draws nothing
             series.setdefault((fi, coll, req), []).append((size, busbw, t, alg))
-    bw = go.Figure()
-    tm = go.Figure()
+    bw, tm = go.Figure(), go.Figure()
     for (fi, coll, req), pts in list(series.items())[:max_series]:
-        name = f"{coll} · {req} · {labels[fi] if fi < len(labels) else fi}"
+        name = f"{coll} · {req} · {names[fi] if fi < len(names) else fi}"
         xs = [p[0] for p in pts]
         bw.add_trace(
             go.Scatter(
@@ -517,59 +542,69 @@ def sweep_charts(sweep, max_series: int = 24) -> dict[str, Any]:
             )
         )
         tm.add_trace(go.Scatter(x=xs, y=[p[2] for p in pts], mode="lines+markers", name=name))
-    bw.update_layout(
-        title="Bus bandwidth vs message size (nccl-tests convention)",
-        xaxis={"type": "log", "title": "message size [bytes]"},
-        yaxis_title="busbw [GB/s]",
-        height=680,
-        legend={"orientation": "h", "y": -0.25},
-    )
-    tm.update_layout(
-        title="Time vs message size",
-        xaxis={"type": "log", "title": "message size [bytes]"},
-        yaxis={"type": "log", "title": "time [µs]"},
-        height=680,
-        legend={"orientation": "h", "y": -0.25},
-    )
+    note = f" (first {len(shown)} of {len(grid['fabrics'])} variants)" if len(shown) < len(grid["fabrics"]) else ""
+    for fig, title, yaxis in (
+        (bw, "Bus bandwidth vs message size (nccl-tests convention)", {"title": "busbw [GB/s]"}),
+        (tm, "Time vs message size", {"type": "log", "title": "time [µs]"}),
+    ):
+        fig.update_layout(
+            title=title + note,
+            xaxis={"type": "log", "title": "message size [bytes]"},
+            yaxis=yaxis,
+            height=680,
+            legend={"orientation": "h", "y": -0.25},
+        )
     out = {"busbw": _fig_json(bw), "time": _fig_json(tm)}
-    # vs GPU count, at the largest message, when the sweep varies the node count
     gpus = [f["gpus_per_node"] * f["node_count"] for f in grid["fabrics"]]
     if len(set(gpus)) > 1:
-        largest = max(grid["sizes_bytes"])
-        rows = qs.filter(size_bytes=largest).values_list("fabric_index", "collective", "requested", "busbw_gbyte_s")
-        by: dict[tuple[str, str], list[tuple[int, float]]] = {}
-        for fi, coll, req, busbw in rows:
-            if busbw > 0:
-                by.setdefault((coll, req), []).append((gpus[fi], busbw))
-        fig = go.Figure()
-        for (coll, req), pts in by.items():
-            pts.sort()
-            fig.add_trace(
-                go.Scatter(x=[p[0] for p in pts], y=[p[1] for p in pts], mode="markers+lines", name=f"{coll} · {req}")
-            )
-        fig.update_layout(
-            title=f"busbw vs GPU count at {largest:,} bytes",
-            xaxis={"type": "log", "title": "GPUs"},
-            yaxis_title="busbw [GB/s]",
-            height=420,
-        )
-        out["gpus"] = _fig_json(fig)
-    # heatmap: message size × fabric variant, first collective and algorithm
-    coll0, req0 = grid["collectives"][0], grid["algorithms"][0]
-    cells = qs.filter(collective=coll0, requested=req0).values_list("fabric_index", "size_bytes", "busbw_gbyte_s")
-    sizes = grid["sizes_bytes"]
-    z = [[None] * len(sizes) for _ in grid["fabrics"]]
-    col = {s: i for i, s in enumerate(sizes)}
-    for fi, size, busbw in cells:
-        z[fi][col[size]] = busbw if busbw > 0 else None
-    heat = go.Figure(
-        go.Heatmap(z=z, x=[f"{s:,}" for s in sizes], y=labels, colorscale="Viridis", colorbar={"title": "busbw GB/s"})
+        out["gpus"] = _gpus_chart(sweep, rows, gpus, varied, largest)
+    out["heatmap"] = _heatmap(grid, rows, names, coll0, req0, heat_rows)
+    return out
+
+
+def _gpus_chart(sweep, rows, gpus: list[int], varied: list[str], largest: int) -> str:
+    """busbw vs GPU count at the largest size: one line per (collective, algorithm, other varied values)."""
+    from designer.sweeps import variant_label
+
+    others = [k for k in varied if k != "node_count"]
+    by: dict[tuple[str, str, str], list[tuple[int, float]]] = {}
+    for fi, coll, req, size, busbw, _t, _alg in rows:
+        if size == largest and busbw > 0:
+            rest = variant_label({k: sweep.variants[fi][k] for k in others}) if others else ""
+            by.setdefault((coll, req, rest), []).append((gpus[fi], busbw))
+    fig = go.Figure()
+    for (coll, req, rest), pts in by.items():
+        pts.sort()
+        name = " · ".join(x for x in (coll, req, rest) if x)
+        fig.add_trace(go.Scatter(x=[p[0] for p in pts], y=[p[1] for p in pts], mode="markers+lines", name=name))
+    fig.update_layout(
+        title=f"busbw vs GPU count at {largest:,} bytes",
+        xaxis={"type": "log", "title": "GPUs"},
+        yaxis_title="busbw [GB/s]",
+        height=480,
+        legend={"orientation": "h", "y": -0.25},
     )
+    return _fig_json(fig)
+
+
+def _heatmap(grid, rows, names: list[str], coll0: str, req0: str, heat_rows: int) -> str:
+    sizes = grid["sizes_bytes"]
+    n = min(len(grid["fabrics"]), heat_rows)
+    z: list[list[float | None]] = [[None] * len(sizes) for _ in range(n)]
+    col = {s: i for i, s in enumerate(sizes)}
+    for fi, coll, req, size, busbw, _t, _alg in rows:
+        if coll == coll0 and req == req0 and fi < n:
+            z[fi][col[size]] = busbw if busbw > 0 else None
+    heat = go.Figure(
+        go.Heatmap(
+            z=z, x=[f"{s:,}" for s in sizes], y=names[:n], colorscale="Viridis", colorbar={"title": "busbw GB/s"}
+        )
+    )
+    more = f" (first {n} of {len(grid['fabrics'])} variants)" if n < len(grid["fabrics"]) else ""
     heat.update_layout(
-        title=f"{coll0} ({req0}) busbw over message size × design variant",
-        height=max(300, 40 * len(z) + 150),
+        title=f"{coll0} ({req0}) busbw over message size × design variant{more}",
+        height=max(300, 40 * n + 150),
         xaxis_title="message size [bytes]",
         margin={"l": 260},
     )
-    out["heatmap"] = _fig_json(heat)
-    return out
+    return _fig_json(heat)

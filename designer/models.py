@@ -237,7 +237,8 @@ class Sweep(models.Model):
     name = models.CharField(max_length=200)
     spec = models.JSONField(help_text="what the user asked for (vary, collectives, sizes, algorithms)")
     grid = models.JSONField(help_text="the resolved grid: fabrics × collectives × sizes × algorithms")
-    fabric_labels = models.JSONField(default=list)
+    fabric_labels = models.JSONField(default=list, help_text="each variant as built (e.g. 3.92308:1 end to end)")
+    variants = models.JSONField(default=list, help_text="each variant's varied parameters as asked (e.g. 4:1)")
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.PENDING)
     total_points = models.PositiveBigIntegerField(default=0)
     done_points = models.PositiveBigIntegerField(default=0)
@@ -279,21 +280,26 @@ class SweepChunk(models.Model):
         return self.stop - self.start
 
 
-class SweepPoint(models.Model):
-    sweep = models.ForeignKey(Sweep, on_delete=models.CASCADE, related_name="points")
-    index = models.PositiveBigIntegerField()
-    fabric_index = models.PositiveIntegerField()
-    collective = models.CharField(max_length=20)
-    size_bytes = models.PositiveBigIntegerField()
-    requested = models.CharField(max_length=20)
-    time_us = models.FloatField()
-    algbw_gbyte_s = models.FloatField()
-    busbw_gbyte_s = models.FloatField()
-    algorithm = models.CharField(max_length=20)
-    protocol = models.CharField(max_length=10)
+class SweepChunkResult(models.Model):
+    """One chunk's computed points, column-wise in one compressed blob (topology.sweep.pack_chunk).
+
+    One row per chunk, written by an upsert on the chunk: a chunk run twice (a slow worker and
+    its replacement) overwrites the same row with the same numbers, so no point is lost or
+    duplicated. The grid coordinates of a point follow from its index and are not stored."""
+
+    chunk = models.OneToOneField(SweepChunk, on_delete=models.CASCADE, related_name="result")
+    sweep = models.ForeignKey(Sweep, on_delete=models.CASCADE, related_name="results")
+    start = models.PositiveBigIntegerField()
+    stop = models.PositiveBigIntegerField()
+    data = models.BinaryField()
+    stored_bytes = models.PositiveIntegerField(default=0)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["sweep", "index"], name="unique_sweep_point")]
+        indexes = [models.Index(fields=["sweep", "start"])]
+
+    @property
+    def size(self) -> int:
+        return self.stop - self.start
 
 
 class LoginFailure(models.Model):

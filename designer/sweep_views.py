@@ -9,19 +9,21 @@ import math
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from designer import charts
 from designer.access import visible_design
-from designer.models import Sweep, SweepPoint
+from designer.models import Sweep
 from designer.sweeps import (
     SweepSpecError,
     cancel_sweep,
     create_sweep,
+    iter_results,
     rerun_sweep,
     sweep_progress,
+    variant_label,
 )
 from topology.collectives import Algorithm, Collective, assumptions
 
@@ -80,7 +82,13 @@ def sweep_new(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 def sweep_detail(request: HttpRequest, pk: int) -> HttpResponse:
     sweep = owned_sweep(request.user, pk)
-    ctx = {"sweep": sweep, "progress": sweep_progress(sweep), "assumptions": assumptions()}
+    asked = [variant_label(v) for v in sweep.variants] or [""] * len(sweep.fabric_labels)
+    ctx = {
+        "sweep": sweep,
+        "progress": sweep_progress(sweep),
+        "assumptions": assumptions(),
+        "variants": list(zip(asked, sweep.fabric_labels, strict=False)),
+    }
     if sweep.done_points:
         ctx["charts"] = charts.sweep_charts(sweep)
     return render(request, "designer/sweep_detail.html", ctx)
@@ -131,26 +139,86 @@ POINT_FIELDS = (
 )
 
 
+def varied_names(sweep: Sweep) -> list[str]:
+    """The parameters this sweep varies, in the order asked (older sweeps stored none)."""
+    return list(sweep.variants[0]) if sweep.variants else []
+
+
+def point_dicts(sweep: Sweep, start: int = 0, stop: int | None = None):
+    """Stored points as dicts in index order, with one key per varied parameter (as asked)."""
+    names = varied_names(sweep)
+    for res in iter_results(sweep, start, stop):
+        cols = [getattr(res, f).tolist() for f in POINT_FIELDS]
+        for row in zip(*cols, strict=True):
+            point = dict(zip(POINT_FIELDS, row, strict=True))
+            for name in names:
+                point[name] = sweep.variants[point["fabric_index"]][name]
+            yield finite(point)
+
+
+def _csv_lines(sweep: Sweep):
+    names = varied_names(sweep)
+    header = (*POINT_FIELDS[:2], *names, *POINT_FIELDS[2:], "fabric")
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(header)
+    labels = sweep.fabric_labels
+    for res in iter_results(sweep):
+        for i in range(len(res)):
+            fi = int(res.fabric_index[i])
+            asked = [sweep.variants[fi][n] for n in names]
+            w.writerow(
+                (
+                    int(res.index[i]),
+                    fi,
+                    *asked,
+                    res.collective[i],
+                    int(res.size_bytes[i]),
+                    res.requested[i],
+                    repr(float(res.time_us[i])),
+                    repr(float(res.algbw_gbyte_s[i])),
+                    repr(float(res.busbw_gbyte_s[i])),
+                    res.algorithm[i],
+                    res.protocol[i],
+                    labels[fi] if fi < len(labels) else "",
+                )
+            )
+        yield buf.getvalue()
+        buf.seek(0)
+        buf.truncate()
+    if buf.getvalue():
+        yield buf.getvalue()
+
+
+def _json_parts(sweep: Sweep):
+    head = {
+        "sweep": sweep.pk,
+        "name": sweep.name,
+        "fabrics": sweep.grid["fabrics"],
+        "labels": sweep.fabric_labels,
+        "variants": sweep.variants,
+    }
+    yield json.dumps(head)[:-1] + ', "points": ['
+    first = True
+    batch: list[str] = []
+    for point in point_dicts(sweep):
+        batch.append(json.dumps(point))
+        if len(batch) >= 5000:
+            yield ("" if first else ",") + ",".join(batch)
+            first, batch = False, []
+    if batch:
+        yield ("" if first else ",") + ",".join(batch)
+    yield "]}"
+
+
 @login_required
 def sweep_download(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
+    """csv (one column per varied parameter) or json, streamed a chunk at a time."""
     sweep = owned_sweep(request.user, pk)
-    rows = SweepPoint.objects.filter(sweep=sweep).order_by("index").values_list(*POINT_FIELDS)
     if fmt == "csv":
-        buf = io.StringIO()
-        w = csv.writer(buf)
-        w.writerow((*POINT_FIELDS, "fabric"))
-        for row in rows.iterator(chunk_size=10000):
-            w.writerow((*row, sweep.fabric_labels[row[1]] if row[1] < len(sweep.fabric_labels) else ""))
-        resp = HttpResponse(buf.getvalue(), content_type="text/csv")
+        resp = StreamingHttpResponse(_csv_lines(sweep), content_type="text/csv")
     elif fmt == "json":
-        data = {
-            "sweep": sweep.pk,
-            "name": sweep.name,
-            "fabrics": sweep.grid["fabrics"],
-            "labels": sweep.fabric_labels,
-            "points": [finite(dict(zip(POINT_FIELDS, r, strict=True))) for r in rows.iterator(chunk_size=10000)],
-        }
-        resp = HttpResponse(json.dumps(data), content_type="application/json")
+        resp = StreamingHttpResponse(_json_parts(sweep), content_type="application/json")
     else:
         raise Http404("no such format")
     resp["Content-Disposition"] = f'attachment; filename="sweep-{sweep.pk}.{fmt}"'

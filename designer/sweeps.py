@@ -22,10 +22,21 @@ from django.utils import timezone
 
 from cluster.collectives import collective_fabric
 from cluster.requirements import Requirements
-from designer.models import Sweep, SweepChunk, SweepPoint
+from designer.models import Sweep, SweepChunk, SweepChunkResult
 from topology import FabricRequestError, Topology
 from topology.collectives import Algorithm, Collective
-from topology.sweep import AUTO, MAX_POINTS, SweepGrid, evaluate_chunk, product_of, sizes_bytes
+from topology.sweep import (
+    AUTO,
+    MAX_POINTS,
+    ChunkResult,
+    SweepGrid,
+    evaluate_chunk,
+    pack_chunk,
+    parse_size_bytes,
+    product_of,
+    sizes_bytes,
+    unpack_chunk,
+)
 
 VARY_FIELDS = {"node_count": int, "oversubscription": float, "nic_gbps": float, "topology": str}
 
@@ -70,15 +81,31 @@ def _finite(value: Any) -> float | None:
     return x if math.isfinite(x) else None
 
 
+SIZE_HELP = "a whole number of bytes, optionally with a unit: 16G or 16 GiB (binary), 16GB (decimal)"
+MAX_SIZE_BYTES = 2**40
+
+
+def _size_field(spec: dict[str, Any], name: str, default: int, errors: dict[str, list[str]]) -> int | None:
+    raw = spec.get(name, default)
+    value = parse_size_bytes(raw)
+    if value is None:
+        errors[name] = [f"{raw!r} is not a message size: {SIZE_HELP}"]
+    elif not 1 <= value <= MAX_SIZE_BYTES:
+        errors[name] = [f"{value:,} B is outside 1 B … 1 TiB (2^40 B)"]
+    else:
+        return value
+    return None
+
+
 def _sizes(spec: dict[str, Any], errors: dict[str, list[str]]) -> list[int]:
     """Message sizes, counted arithmetically before any list is built (a factor near 1 would be millions)."""
-    lo, hi, factor = (
-        _whole(spec.get("min_bytes", 8)),
-        _whole(spec.get("max_bytes", 16 * 2**30)),
-        _finite(spec.get("factor", 2)),
-    )
-    if lo is None or hi is None or not 1 <= lo <= hi <= 2**40:
-        errors["min_bytes"] = ["min_bytes and max_bytes are whole numbers with 1 ≤ min_bytes ≤ max_bytes ≤ 2^40"]
+    lo = _size_field(spec, "min_bytes", 8, errors)
+    hi = _size_field(spec, "max_bytes", 16 * 2**30, errors)
+    factor = _finite(spec.get("factor", 2))
+    if lo is None or hi is None:
+        return []
+    if lo > hi:
+        errors["min_bytes"] = [f"min_bytes ({lo:,} B) is above max_bytes ({hi:,} B)"]
         return []
     if factor is None or not 1 < factor <= 1024:
         errors["factor"] = ["factor is a number above 1 (at most 1024)"]
@@ -113,8 +140,10 @@ def _vary_values(name: str, values: Any, gpus_per_node: int) -> tuple[list[Any] 
     return clean, ""
 
 
-def resolve_spec(r: dict[str, Any], spec: dict[str, Any]) -> tuple[SweepGrid, list[str]]:
+def resolve_spec(r: dict[str, Any], spec: dict[str, Any]) -> tuple[SweepGrid, list[str], list[dict[str, Any]]]:
     """Validate a sweep spec against a design's requirements; errors name the field.
+
+    Returns the grid, each variant's label as built, and each variant's varied values as asked.
 
     Every count and bound is checked arithmetically before anything is built, so a request
     cannot ask for more work than a sweep may have."""
@@ -167,7 +196,17 @@ def resolve_spec(r: dict[str, Any], spec: dict[str, Any]) -> tuple[SweepGrid, li
         _check_model_accepts(fabric, combo)
         fabrics.append(fabric)
         labels.append(label)
-    return SweepGrid(tuple(fabrics), tuple(colls), tuple(sizes), tuple(algs)), labels
+    return SweepGrid(tuple(fabrics), tuple(colls), tuple(sizes), tuple(algs)), labels, product_of(clean_vary)
+
+
+VARY_UNITS = {"node_count": " nodes", "nic_gbps": " Gb/s", "oversubscription": ":1", "topology": ""}
+
+
+def variant_label(combo: dict[str, Any]) -> str:
+    """A variant as the user asked for it: "64 nodes · 4:1", never the built 3.92308:1."""
+    return " · ".join(
+        f"{v:g}{VARY_UNITS[k]}" if isinstance(v, float) else f"{v}{VARY_UNITS[k]}" for k, v in combo.items()
+    )
 
 
 def _check_model_accepts(fabric: dict[str, Any], combo: dict[str, Any]) -> None:
@@ -187,7 +226,7 @@ def _model_refusal(exc: ValueError, combo: dict[str, Any]) -> None:
 
 
 def create_sweep(user, revision, spec: dict[str, Any], name: str = "", chunk_points: int | None = None) -> Sweep:
-    grid, labels = resolve_spec(revision.requirements(), spec)
+    grid, labels, variants = resolve_spec(revision.requirements(), spec)
     chunk_points = chunk_points or settings.SWEEP_CHUNK_POINTS
     with transaction.atomic():
         sweep = Sweep.objects.create(
@@ -198,6 +237,7 @@ def create_sweep(user, revision, spec: dict[str, Any], name: str = "", chunk_poi
             spec=spec,
             grid=grid.to_dict(),
             fabric_labels=labels,
+            variants=variants,
             total_points=grid.point_count,
             chunk_points=chunk_points,
         )
@@ -237,34 +277,49 @@ def claim_chunk(chunk_id: int, worker: str = "") -> bool:
     )
 
 
-def store_chunk_points(chunk: SweepChunk) -> int:
-    """Compute the chunk's points and upsert them on (sweep, index): re-running never duplicates."""
+def store_chunk_results(chunk: SweepChunk) -> int:
+    """Compute the chunk's points and upsert them, column-wise, as the chunk's one result row.
+
+    Re-running a chunk overwrites its row with the same numbers: nothing is lost or duplicated."""
     sweep = chunk.sweep
     res = evaluate_chunk(SweepGrid.from_dict(sweep.grid), chunk.start, chunk.stop)
-    rows = [
-        SweepPoint(
-            sweep_id=sweep.pk,
-            index=int(res.index[i]),
-            fabric_index=int(res.fabric_index[i]),
-            collective=str(res.collective[i]),
-            size_bytes=int(res.size_bytes[i]),
-            requested=str(res.requested[i]),
-            time_us=float(res.time_us[i]),
-            algbw_gbyte_s=float(res.algbw_gbyte_s[i]),
-            busbw_gbyte_s=float(res.busbw_gbyte_s[i]),
-            algorithm=str(res.algorithm[i]),
-            protocol=str(res.protocol[i]),
-        )
-        for i in range(len(res))
-    ]
-    SweepPoint.objects.bulk_create(
-        rows,
-        batch_size=5000,
+    blob = pack_chunk(res)
+    SweepChunkResult.objects.bulk_create(
+        [
+            SweepChunkResult(
+                chunk_id=chunk.pk,
+                sweep_id=sweep.pk,
+                start=chunk.start,
+                stop=chunk.stop,
+                data=blob,
+                stored_bytes=len(blob),
+            )
+        ],
         update_conflicts=True,
-        unique_fields=["sweep", "index"],
-        update_fields=["time_us", "algbw_gbyte_s", "busbw_gbyte_s", "algorithm", "protocol"],
+        unique_fields=["chunk"],
+        update_fields=["start", "stop", "data", "stored_bytes"],
     )
-    return len(rows)
+    return len(res)
+
+
+def iter_results(sweep: Sweep, start: int = 0, stop: int | None = None):
+    """The sweep's stored points in index order, one chunk at a time (memory bounded by a chunk).
+
+    Yields ChunkResults trimmed to [start, stop); chunks not computed yet are skipped."""
+    grid = SweepGrid.from_dict(sweep.grid)
+    stop = grid.point_count if stop is None else min(stop, grid.point_count)
+    rows = (
+        SweepChunkResult.objects.filter(sweep=sweep, stop__gt=start, start__lt=stop)
+        .order_by("start")
+        .values_list("pk", flat=True)
+    )
+    for pk in list(rows):  # ids first, then one blob at a time: a 20 M-point sweep is never in memory
+        blob = SweepChunkResult.objects.filter(pk=pk).values_list("data", flat=True).first()
+        if blob is None:
+            continue
+        res = unpack_chunk(grid, blob)
+        keep = (res.index >= start) & (res.index < stop)
+        yield res if keep.all() else ChunkResult(**{k: getattr(res, k)[keep] for k in ChunkResult.__dataclass_fields__})
 
 
 def complete_chunk(chunk: SweepChunk) -> bool:
@@ -276,6 +331,9 @@ def complete_chunk(chunk: SweepChunk) -> bool:
         if done:
             Sweep.objects.filter(pk=chunk.sweep_id).update(done_points=F("done_points") + chunk.size)
     return bool(done)
+
+
+REAP_EVERY_CHUNKS = 8  # a reap is ~6 queries; after every chunk it cost as much as storing one
 
 
 def run_chunk(chunk_id: int, worker: str = "") -> str:
@@ -291,7 +349,7 @@ def run_chunk(chunk_id: int, worker: str = "") -> str:
         status=Sweep.Status.RUNNING, started_at=timezone.now()
     )
     try:
-        store_chunk_points(chunk)
+        store_chunk_results(chunk)
     except Exception as exc:
         SweepChunk.objects.filter(pk=chunk_id, status=SweepChunk.Status.RUNNING).update(
             status=SweepChunk.Status.PENDING, error=f"{type(exc).__name__}: {exc}", lease_until=None
@@ -299,7 +357,8 @@ def run_chunk(chunk_id: int, worker: str = "") -> str:
         raise
     complete_chunk(chunk)
     finish_if_complete(sweep.pk)
-    reap_stale_chunks(sweep.pk)
+    if chunk.number % REAP_EVERY_CHUNKS == 0:  # besides the beat and every progress poll
+        reap_stale_chunks(sweep.pk)
     return "done"
 
 

@@ -155,3 +155,117 @@ def product_of(values: Mapping[str, Sequence[Any]]) -> list[dict[str, Any]]:
     for name, options in values.items():
         combos = [{**c, name: v} for c in combos for v in options]
     return combos
+
+
+# --- column-wise storage of a chunk's results -----------------------------------------------
+# A chunk's points are stored as one compressed blob of columns, not one row per point: the
+# grid coordinates (fabric, collective, size, requested algorithm) follow from the index and are
+# never stored; what the model computed is. Format "SWC1": magic, then zlib(level 1) of an .npy
+# archive (np.savez, allow_pickle=False on read) holding time_us, algbw_gbyte_s, busbw_gbyte_s
+# (float64, exactly as computed), algorithm/protocol as uint8 codes plus their names, and the
+# chunk's start/stop so a blob can be checked against the range it claims to hold.
+
+CHUNK_MAGIC = b"SWC1"
+FLOAT_COLUMNS = ("time_us", "algbw_gbyte_s", "busbw_gbyte_s")
+
+
+def _codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Labels as uint8 codes into a sorted name list (a handful of names: no sort of the column)."""
+    items = [str(v) for v in values.tolist()] if values.dtype != object else values.tolist()
+    names = sorted(set(items))
+    if len(names) > 255:
+        raise ValueError(f"{len(names)} distinct labels do not fit a uint8 code")
+    lookup = {name: i for i, name in enumerate(names)}
+    codes = np.fromiter((lookup[v] for v in items), dtype=np.uint8, count=len(items))
+    return np.asarray(names, dtype=str), codes
+
+
+def pack_chunk(res: ChunkResult) -> bytes:
+    """A chunk's computed columns as one compressed blob (see the format note above)."""
+    import io
+    import zlib
+
+    start = int(res.index[0]) if len(res) else 0
+    if len(res) and not np.array_equal(res.index, np.arange(start, start + len(res))):
+        raise ValueError("a chunk holds one contiguous index range")
+    alg_names, alg_codes = _codes(res.algorithm)
+    proto_names, proto_codes = _codes(res.protocol)
+    buf = io.BytesIO()
+    np.savez(
+        buf,
+        range=np.array([start, start + len(res)], dtype=np.int64),
+        time_us=res.time_us.astype(np.float64),
+        algbw_gbyte_s=res.algbw_gbyte_s.astype(np.float64),
+        busbw_gbyte_s=res.busbw_gbyte_s.astype(np.float64),
+        algorithm_names=alg_names,
+        algorithm=alg_codes,
+        protocol_names=proto_names,
+        protocol=proto_codes,
+    )
+    return CHUNK_MAGIC + zlib.compress(buf.getvalue(), 1)
+
+
+def unpack_chunk(grid: SweepGrid, blob: bytes) -> ChunkResult:
+    """The stored columns with the grid coordinates rebuilt from the index range."""
+    import io
+    import zlib
+
+    blob = bytes(blob)
+    if not blob.startswith(CHUNK_MAGIC):
+        raise ValueError("not a stored sweep chunk (bad magic)")
+    with np.load(io.BytesIO(zlib.decompress(blob[len(CHUNK_MAGIC) :])), allow_pickle=False) as z:
+        start, stop = (int(x) for x in z["range"])
+        cols = {k: z[k] for k in FLOAT_COLUMNS}
+        algorithm = z["algorithm_names"][z["algorithm"]].astype(object)
+        protocol = z["protocol_names"][z["protocol"]].astype(object)
+    if not 0 <= start <= stop <= grid.point_count or any(c.size != stop - start for c in cols.values()):
+        raise ValueError(f"stored chunk [{start}, {stop}) does not fit the sweep's grid")
+    idx = np.arange(start, stop, dtype=np.int64)
+    fi, ci, si, ai = np.unravel_index(idx, grid.shape)
+    return ChunkResult(
+        index=idx,
+        fabric_index=fi.astype(np.int64),
+        collective=np.asarray(grid.collectives, dtype=object)[ci],
+        size_bytes=np.asarray(grid.sizes_bytes, dtype=np.int64)[si],
+        requested=np.asarray(grid.algorithms, dtype=object)[ai],
+        algorithm=algorithm,
+        protocol=protocol,
+        **cols,
+    )
+
+
+def parse_size_bytes(value: Any) -> int | None:
+    """A message size as a whole number of bytes, or None when it is not one.
+
+    Accepts an integer, an integral float, digits, or a number with a unit:
+    - B, or nothing: bytes;
+    - one letter k, M, G, T (any case): binary, as nccl-tests reads -b/-e (src/common.cu
+      parsesize, v2.19.6: "M=Mebibytes and G=Gibibytes"), so "16G" = 16·2^30;
+    - KiB, MiB, GiB, TiB: binary (IEC), "16 GiB" = 17,179,869,184;
+    - kB/KB, MB, GB, TB: decimal (SI), "16GB" = 16,000,000,000 — the parsed byte count is
+      shown back, since nccl-tests would read "16GB" as 16 GiB (it looks at the first letter);
+    - a lower-case b (bits) or any other unit is refused, and so is a fractional byte count."""
+    import re
+    from decimal import Decimal
+
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return int(value) if math.isfinite(value) and value.is_integer() else None
+    if not isinstance(value, str) or len(value) > 40:
+        return None
+    m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*(?:([kKmMgGtT])(i?)(B?)|(B?))\s*", value)
+    if not m:
+        return None
+    number, letter, iec, b = Decimal(m.group(1)), m.group(2), m.group(3), m.group(4)
+    if letter is None:
+        scale = 1
+    else:
+        power = "kmgt".index(letter.lower()) + 1
+        if iec and not b:  # "16Gi" is neither nccl-tests' nor IEC's spelling
+            return None
+        scale = 1000**power if b and not iec else 1024**power
+    n = number * scale
+    return int(n) if n == n.to_integral_value() else None

@@ -12,8 +12,8 @@ from rest_framework.response import Response
 from designer.access import visible_design
 from designer.api.pagination import ID_SCHEMA, MAX_OFFSET, PAGE_PARAMETERS, Pages, paged, query_int
 from designer.ids import parse_id
-from designer.models import Sweep, SweepPoint
-from designer.sweep_views import finite
+from designer.models import Sweep
+from designer.sweep_views import point_dicts
 from designer.sweeps import SweepSpecError, cancel_sweep, create_sweep, rerun_sweep, sweep_progress
 
 
@@ -29,6 +29,7 @@ class SweepSerializer(serializers.ModelSerializer):
             "revision",
             "spec",
             "fabric_labels",
+            "variants",
             "status",
             "total_points",
             "done_points",
@@ -125,25 +126,6 @@ class SweepViewSet(viewsets.ViewSet):
         sweep = self._get(request, pk)
         offset = query_int(request, "offset", 0, 0, MAX_OFFSET)
         limit = query_int(request, "limit", 1000, 1, 10_000)
-        rows = SweepPoint.objects.filter(sweep=sweep, index__gte=offset).order_by("index")[:limit]
         return Response(
-            {
-                "count": sweep.done_points,
-                "offset": offset,
-                "points": [
-                    finite(p)
-                    for p in rows.values(
-                        "index",
-                        "fabric_index",
-                        "collective",
-                        "size_bytes",
-                        "requested",
-                        "time_us",
-                        "algbw_gbyte_s",
-                        "busbw_gbyte_s",
-                        "algorithm",
-                        "protocol",
-                    )
-                ],
-            }
+            {"count": sweep.done_points, "offset": offset, "points": list(point_dicts(sweep, offset, offset + limit))}
         )

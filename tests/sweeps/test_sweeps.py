@@ -10,7 +10,7 @@ from celery.contrib.testing.worker import start_worker
 from django.test import Client
 
 from designer.celery import app
-from designer.models import Sweep, SweepChunk, SweepPoint
+from designer.models import Sweep, SweepChunk, SweepChunkResult
 from designer.sweeps import (
     SweepSpecError,
     claim_chunk,
@@ -19,7 +19,8 @@ from designer.sweeps import (
     reap_stale_chunks,
     resolve_spec,
     run_chunk,
-    store_chunk_points,
+    iter_results,
+    store_chunk_results,
     sweep_progress,
 )
 from tests.designer.conftest import make_design
@@ -39,6 +40,15 @@ def strict_json(token: str):
     raise ValueError(f"{token} is not JSON")
 
 
+def streamed(response) -> str:
+    assert response.status_code == 200 and response.streaming
+    return b"".join(response.streaming_content).decode()
+
+
+def stored_indexes(sweep: Sweep) -> list[int]:
+    return [int(i) for res in iter_results(sweep) for i in res.index]
+
+
 def wait_done(sweep: Sweep, timeout_s: float = 60) -> dict:
     deadline = time.time() + timeout_s
     while time.time() < deadline:
@@ -50,8 +60,9 @@ def wait_done(sweep: Sweep, timeout_s: float = 60) -> dict:
 
 
 def test_grid_points_match_the_scalar_oracle(alice_design):
-    grid, labels = resolve_spec(alice_design.head.requirements(), SPEC)
-    assert grid.point_count == 6 * 2 * 14 * 2 and len(labels) == 6
+    grid, labels, variants = resolve_spec(alice_design.head.requirements(), SPEC)
+    assert grid.point_count == 6 * 2 * 14 * 2 and len(labels) == len(variants) == 6
+    assert variants[1] == {"node_count": 16, "oversubscription": 2.0}
     res = evaluate_chunk(grid, 0, grid.point_count)
     oracle = evaluate_chunk_scalar(grid, 0, grid.point_count)
     for i in range(grid.point_count):
@@ -83,12 +94,27 @@ def test_grid_points_match_the_scalar_oracle(alice_design):
         ({"vary": {"topology": ["hypercube"]}}, "vary.topology"),
         ({"vary": {"node_count": [10**7]}}, "vary.node_count"),
         ({"vary": {"node_count": [16, 32], "oversubscription": [1, 2]}, "factor": 1.001}, "factor"),
+        ({"max_bytes": "16Gb"}, "max_bytes"),  # bits: refused on the field that said it
+        ({"min_bytes": "lots"}, "min_bytes"),
+        ({"max_bytes": "2 TiB"}, "max_bytes"),
+        ({"min_bytes": "1 GiB", "max_bytes": "1 MiB"}, "min_bytes"),
     ],
 )
 def test_bad_specs_name_the_field(alice_design, spec, field):
     with pytest.raises(SweepSpecError) as exc:
         resolve_spec(alice_design.head.requirements(), spec)
     assert field in exc.value.errors
+
+
+def test_sizes_with_units_are_understood(alice_design):
+    r = alice_design.head.requirements()
+    grid, _, _ = resolve_spec(r, {"min_bytes": "1 MiB", "max_bytes": "16 GiB", "factor": 4})
+    assert grid.sizes_bytes[0] == 2**20 and grid.sizes_bytes[-1] == 16 * 2**30
+    grid, _, _ = resolve_spec(r, {"min_bytes": "1MB", "max_bytes": "16GB", "factor": 2})
+    assert grid.sizes_bytes[0] == 10**6 and grid.sizes_bytes[-1] == 10**6 * 2**13  # 8.192 GB ≤ 16 GB < 16.384 GB
+    with pytest.raises(SweepSpecError) as exc:
+        resolve_spec(r, {"max_bytes": "16Gb"})
+    assert list(exc.value.errors) == ["max_bytes"] and "16G or 16 GiB" in exc.value.errors["max_bytes"][0]
 
 
 @pytest.mark.django_db(transaction=True)
@@ -100,7 +126,7 @@ def test_sweep_end_to_end_on_a_real_worker(django_user_model):
         p = wait_done(sweep)
     assert p["status"] == "done", p
     assert p["done_points"] == p["total_points"] == sweep.total_points == 336
-    assert SweepPoint.objects.filter(sweep=sweep).count() == 336
+    assert stored_indexes(sweep) == list(range(336))
     assert set(SweepChunk.objects.filter(sweep=sweep).values_list("status", flat=True)) == {"done"}
     c = Client()
     c.force_login(user)
@@ -110,10 +136,17 @@ def test_sweep_end_to_end_on_a_real_worker(django_user_model):
     # ring cannot run all-to-all: those points have no time, and the JSON must still be JSON
     chart_json = page.split('id="chart-data" type="application/json">')[1].split("</script>")[0]
     json.loads(chart_json, parse_constant=strict_json)
-    data = json.loads(c.get(f"/sweeps/{sweep.pk}/points.json").content, parse_constant=strict_json)
+    data = json.loads(streamed(c.get(f"/sweeps/{sweep.pk}/points.json")), parse_constant=strict_json)
     assert any(p["time_us"] is None and p["algorithm"] == "none" for p in data["points"])
-    csv = c.get(f"/sweeps/{sweep.pk}/points.csv").content.decode().splitlines()
-    assert len(csv) == 337 and csv[0].startswith("index,")
+    assert [p["index"] for p in data["points"]] == list(range(336))
+    assert data["points"][-1]["node_count"] == 250 and data["points"][-1]["oversubscription"] == 2.0
+    csv = streamed(c.get(f"/sweeps/{sweep.pk}/points.csv")).splitlines()
+    assert len(csv) == 337
+    # one column per varied parameter, holding the value as asked
+    assert csv[0].split(",")[:4] == ["index", "fabric_index", "node_count", "oversubscription"]
+    assert csv[1].split(",")[2:4] == ["16", "1.0"] and csv[-1].split(",")[2:4] == ["250", "2.0"]
+    # legends show the asked-for values: "16 nodes · 2:1", whatever the built end-to-end ratio
+    assert "16 nodes · 2:1" in page and "250 nodes · 1:1" in page
     api = c.get(f"/api/v1/sweeps/{sweep.pk}/points/?limit=5").json()
     assert len(api["points"]) == 5 and api["points"][0]["index"] == 0
 
@@ -140,13 +173,15 @@ def test_chunks_are_idempotent_and_stale_chunks_are_reaped(alice_design, setting
     SweepChunk.objects.filter(pk=third.pk).update(lease_until="2000-01-01T00:00Z")  # A's lease runs out
     assert claim_chunk(third.pk, "B")
     third.refresh_from_db()
-    store_chunk_points(third)
+    store_chunk_results(third)
     assert complete_chunk(third)  # B finishes first
-    store_chunk_points(third)  # A finishes late: upserts the same rows
+    first_blob = bytes(SweepChunkResult.objects.get(chunk=third).data)
+    store_chunk_results(third)  # A finishes late: overwrites the same row with the same numbers
     assert not complete_chunk(third)  # …and is not counted
     sweep.refresh_from_db()
-    assert SweepPoint.objects.filter(sweep=sweep).count() == 300
-    assert SweepPoint.objects.filter(sweep=sweep).values("index").distinct().count() == 300
+    assert SweepChunkResult.objects.filter(sweep=sweep).count() == 3
+    assert bytes(SweepChunkResult.objects.get(chunk=third).data) == first_blob
+    assert stored_indexes(sweep) == list(range(300))
     assert sweep.done_points == 300
 
 
