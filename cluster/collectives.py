@@ -65,6 +65,9 @@ def collective_fabric(
     oversub = float(plan.extras.get("oversubscription_end_to_end_ratio", f.oversubscription))
     if plan.topology == Topology.DRAGONFLY_PLUS:
         oversub = float(plan.extras.get("global_oversubscription_ratio") or 1.0)
+    # a small fabric can have more uplink than NIC capacity (e.g. 16 GPUs on one leaf pair: 0.988:1);
+    # a collective cannot run faster than its NICs, so for the model that taper is 1:1
+    oversub = max(1.0, oversub)
     fabric = {
         "gpus_per_node": 1 if torus else g,
         "node_count": plan.endpoint_count if torus else nodes,

@@ -608,3 +608,30 @@ def _heatmap(grid, rows, names: list[str], coll0: str, req0: str, heat_rows: int
         margin={"l": 260},
     )
     return _fig_json(heat)
+
+
+def calibration_chart(result: dict[str, Any]) -> dict[str, Any]:
+    """Measured vs model vs calibrated, busbw and time over message size, on one page."""
+    rows = result["rows"]
+    xs = [r["size_bytes"] for r in rows]
+    out = {}
+    for key, field, title, ytype in (
+        ("busbw", "busbw_gbyte_s", "busbw vs message size: the log, the bare model, the calibrated model", "linear"),
+        ("time", "time_us", "time vs message size", "log"),
+    ):
+        fig = go.Figure()
+        fig.add_trace(go.Scatter(x=xs, y=[r[f"measured_{field}"] for r in rows], mode="markers", name="measured (log)",
+                                 marker={"size": 8, "color": "#222"}))  # fmt: skip
+        fig.add_trace(go.Scatter(x=xs, y=[r[f"model_{field}"] for r in rows], mode="lines", name="model (bare)",
+                                 line={"dash": "dash", "color": "#888"}, text=[r["model_choice"] for r in rows],
+                                 hovertemplate="%{x:.3s}B: %{y:.4g} (%{text})"))  # fmt: skip
+        fig.add_trace(go.Scatter(x=xs, y=[r[f"calibrated_{field}"] for r in rows], mode="lines+markers",
+                                 name="model (calibrated)", line={"color": "#b35c00"},
+                                 text=[r["calibrated_choice"] for r in rows],
+                                 hovertemplate="%{x:.3s}B: %{y:.4g} (%{text})"))  # fmt: skip
+        unit = "busbw [GB/s]" if key == "busbw" else "time [µs]"
+        fig.update_layout(title=title, xaxis={"type": "log", "title": "message size [bytes]"},
+                          yaxis={"type": ytype, "title": unit}, height=460,
+                          legend={"orientation": "h", "y": -0.2})  # fmt: skip
+        out[key] = _fig_json(fig)
+    return out

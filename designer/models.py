@@ -302,6 +302,32 @@ class SweepChunkResult(models.Model):
         return self.stop - self.start
 
 
+class CalibrationProfile(models.Model):
+    """The collective model fitted to an nccl-tests log of a design's cluster (cluster/calibrate.py).
+
+    The log itself is kept (with its SHA-256) so the fit can be audited and redone."""
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="calibrations")
+    design = models.ForeignKey(Design, on_delete=models.CASCADE, related_name="calibrations")
+    revision = models.ForeignKey(DesignRevision, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    name = models.CharField(max_length=200)
+    collective = models.CharField(max_length=20)
+    column = models.CharField(max_length=20, default="out_of_place")
+    log_text = models.TextField()
+    log_filename = models.CharField(max_length=255, blank=True, default="")
+    log_sha256 = models.CharField(max_length=64)
+    parameters = models.JSONField(help_text="bw_efficiency, latency_offset_us, simple_latency_offset_us")
+    result = models.JSONField(help_text="rows measured vs model vs calibrated, fit errors, provenance")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        constraints = [models.UniqueConstraint(fields=["owner", "design", "name"], name="unique_calibration_name")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
 class LoginFailure(models.Model):
     """A wrong password at the web sign-in (designer/lockout.py)."""
 

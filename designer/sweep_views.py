@@ -43,6 +43,8 @@ def spec_from_form(post) -> dict:
         "max_bytes": post.get("max_bytes", str(16 * 2**30)),
         "factor": post.get("factor", "2"),
     }
+    if post.get("calibration"):
+        spec["calibration"] = post.get("calibration")
     vary = {}
     for name in ("node_count", "oversubscription", "nic_gbps", "topology"):
         raw = post.get(f"vary_{name}", "").strip()
@@ -75,6 +77,7 @@ def sweep_new(request: HttpRequest, pk: int) -> HttpResponse:
             "post": request.POST,
             "collectives": [c.value for c in Collective],
             "algorithms": ["auto"] + [a.value for a in Algorithm],
+            "calibrations": design.calibrations.filter(owner=request.user),
         },
     )
 

@@ -140,10 +140,13 @@ def _vary_values(name: str, values: Any, gpus_per_node: int) -> tuple[list[Any] 
     return clean, ""
 
 
-def resolve_spec(r: dict[str, Any], spec: dict[str, Any]) -> tuple[SweepGrid, list[str], list[dict[str, Any]]]:
+def resolve_spec(
+    r: dict[str, Any], spec: dict[str, Any], calibration: dict[str, float] | None = None
+) -> tuple[SweepGrid, list[str], list[dict[str, Any]]]:
     """Validate a sweep spec against a design's requirements; errors name the field.
 
     Returns the grid, each variant's label as built, and each variant's varied values as asked.
+    ``calibration`` (a profile's parameters) is carried by every variant's fabric.
 
     Every count and bound is checked arithmetically before anything is built, so a request
     cannot ask for more work than a sweep may have."""
@@ -193,6 +196,7 @@ def resolve_spec(r: dict[str, Any], spec: dict[str, Any]) -> tuple[SweepGrid, li
             raise SweepSpecError({"vary": [f"{where}: {m}" for m in exc.errors.values()]}) from None
         except ValueError as exc:  # the collective model refuses the GPU (e.g. MI300X)
             _model_refusal(exc, combo)
+        fabric = {**fabric, **(calibration or {})}
         _check_model_accepts(fabric, combo)
         fabrics.append(fabric)
         labels.append(label)
@@ -226,14 +230,20 @@ def _model_refusal(exc: ValueError, combo: dict[str, Any]) -> None:
 
 
 def create_sweep(user, revision, spec: dict[str, Any], name: str = "", chunk_points: int | None = None) -> Sweep:
-    grid, labels, variants = resolve_spec(revision.requirements(), spec)
+    from designer.calibrations import calibration_for_sweep
+
+    if not isinstance(spec, dict):
+        raise SweepSpecError({"non_field_errors": ["a sweep spec is a mapping"]})
+    calibration = calibration_for_sweep(user, revision.design, spec.get("calibration"))
+    grid, labels, variants = resolve_spec(revision.requirements(), spec, calibration)
+    suffix = " (calibrated)" if calibration else ""
     chunk_points = chunk_points or settings.SWEEP_CHUNK_POINTS
     with transaction.atomic():
         sweep = Sweep.objects.create(
             owner=user,
             design=revision.design,
             revision=revision,
-            name=name or f"{revision.name} r{revision.number}: {', '.join(grid.collectives)}",
+            name=name or f"{revision.name} r{revision.number}: {', '.join(grid.collectives)}{suffix}",
             spec=spec,
             grid=grid.to_dict(),
             fabric_labels=labels,

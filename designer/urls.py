@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from designer import sweep_views, tool_views, views
+from designer import calibration_views, sweep_views, tool_views, views
 from designer.lockout import LockoutLoginView
 
 urlpatterns = [
@@ -32,6 +32,10 @@ urlpatterns = [
     path("sweeps/<int:pk>/cancel/", sweep_views.sweep_cancel, name="sweep-cancel"),
     path("sweeps/<int:pk>/rerun/", sweep_views.sweep_rerun, name="sweep-rerun"),
     path("sweeps/<int:pk>/points.<str:fmt>", sweep_views.sweep_download, name="sweep-download"),
+    path("designs/<int:pk>/calibrations/new/", calibration_views.calibration_new, name="calibration-new"),
+    path("calibrations/<int:pk>/", calibration_views.calibration_detail, name="calibration-detail"),
+    path("calibrations/<int:pk>/log.txt", calibration_views.calibration_log, name="calibration-log"),
+    path("calibrations/<int:pk>/delete/", calibration_views.calibration_delete, name="calibration-delete"),
     path("s/<str:token>/", views.shared_detail, name="shared-detail"),
     path("tools/", tool_views.tools, name="tools"),
     path("health/", views.health, name="health"),

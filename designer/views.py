@@ -174,6 +174,7 @@ def design_detail(request: HttpRequest, pk: int, number: int | None = None) -> H
     ctx = _detail_context(design, revision)
     ctx["can_edit"] = design.can_edit(request.user)
     ctx["sweeps"] = design.sweeps.filter(owner=request.user)[:20]
+    ctx["calibrations"] = design.calibrations.filter(owner=request.user)[:20]
     return render(request, "designer/design_detail.html", ctx)
 
 

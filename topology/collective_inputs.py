@@ -98,6 +98,20 @@ def check_sizes(size_bytes) -> np.ndarray:
     return a
 
 
+CALIBRATION_BOUNDS = {
+    "bw_efficiency": (0.05, 4.0),
+    "latency_offset_us": (-1_000.0, 10_000.0),
+    "simple_latency_offset_us": (0.0, 10_000.0),
+}
+
+
+def check_calibration(bw_efficiency, latency_offset_us, simple_latency_offset_us) -> None:
+    values = (bw_efficiency, latency_offset_us, simple_latency_offset_us)
+    for (name, (lo, hi)), v in zip(CALIBRATION_BOUNDS.items(), values, strict=True):
+        if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) or not lo <= v <= hi:
+            raise ValueError(f"{name}: a number in [{lo:g}, {hi:g}], got {v!r}")
+
+
 @dataclass(frozen=True)
 class Fabric:
     """What a collective sees of a design (arrays broadcast against each other)."""
@@ -116,6 +130,10 @@ class Fabric:
     torus_link_gbps: float = 400.0
     switch_radix: int = 64
     arch: str = "hopper"  # NCCL compute-capability class of the GPUs (tuning.cc tables), or "ici"
+    # calibration to a cluster's nccl-tests log (topology/calibration.py); the defaults are the bare model
+    bw_efficiency: float = 1.0
+    latency_offset_us: float = 0.0
+    simple_latency_offset_us: float = 0.0
 
     def __post_init__(self) -> None:
         check_fabric(self)
@@ -138,6 +156,7 @@ def check_fabric(f: Fabric) -> None:
         check_positive(name, getattr(f, name))
     if np.any(_values("oversubscription", f.oversubscription) < 1):
         raise ValueError(f"oversubscription: must be ≥ 1 (n:1), got {f.oversubscription!r}")
+    check_calibration(f.bw_efficiency, f.latency_offset_us, f.simple_latency_offset_us)
     if f.nvls and f.arch not in ("hopper", "blackwell"):
         raise ValueError(f"nvls: NVLink SHARP needs NVSwitch on Hopper or newer; arch is {f.arch}")
     if f.torus_dims is None:

@@ -335,10 +335,25 @@ def algorithm_times_us(
     """Time [µs] of every allowed (algorithm, protocol); disallowed pairs are +inf."""
     c = _context(check_sizes(size_bytes), fabric)
     return {
-        (alg, proto): np.broadcast_to(_pair_us(c, Collective(collective), alg, proto), c.shape).astype(float)
+        (alg, proto): calibrated_us(
+            np.broadcast_to(_pair_us(c, Collective(collective), alg, proto), c.shape).astype(float), fabric, proto
+        )
         for alg in algorithms
         for proto in protocols
     }
+
+
+def calibrated_us(t, fabric: Fabric, proto: Protocol):
+    """A pair's time under the fabric's calibration (topology/calibration.py), before NCCL's choice:
+    t' = latency_offset_us [+ simple_latency_offset_us for Simple] + t ÷ bw_efficiency; ∞ stays ∞.
+    The identity (1, 0, 0) returns t itself, so the bare model is bit-for-bit unchanged."""
+    e, a = (
+        fabric.bw_efficiency,
+        fabric.latency_offset_us + (fabric.simple_latency_offset_us if proto == Protocol.SIMPLE else 0.0),
+    )
+    if e == 1.0 and a == 0.0:
+        return t
+    return a + t / e  # inf stays inf
 
 
 def _all_to_all_us(c: _Ctx) -> np.ndarray:
@@ -445,7 +460,7 @@ def scalar_cost(collective: str, size_bytes: float, f: dict, algorithms=None, pr
     best = (math.inf, "none", "none")
     for alg in algorithms:
         for proto in protocols:
-            t = _scalar_pair_us(coll, alg, PROTOCOLS.index(proto), size, fab, env)
+            t = calibrated_us(_scalar_pair_us(coll, alg, PROTOCOLS.index(proto), size, fab, env), fab, Protocol(proto))
             if t < best[0]:
                 best = (t, alg.value, proto.value)
     t, alg, proto = best
@@ -641,6 +656,9 @@ ASSUMPTIONS: tuple[str, ...] = (
     "Not modelled: NCCL's per-size channel and thread reduction and chunk pipelining, so mid-size "
     "messages (≈ 1–64 MiB) come out faster than measured (see the golden-measurement table); PCIe-only nodes; "
     "non-NVIDIA GPUs (MI300X runs RCCL) are refused.",
+    "A calibration (fitted to the cluster's own nccl-tests log, topology/calibration.py) maps every "
+    "(algorithm, protocol) time before NCCL's choice: t' = latency_offset_us (+ simple_latency_offset_us on "
+    "Simple) + t ÷ bw_efficiency; the latency term is stretched by 1/e too. Without one, the bare model.",
 )
 
 

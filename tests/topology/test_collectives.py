@@ -31,7 +31,13 @@ fabrics = st.fixed_dictionaries(
         "oversubscription": st.sampled_from([1.0, 2.0, 3.0]),
         "pods": st.integers(1, 16),
         "rail_optimized": st.booleans(),
-    }
+    },
+    # a calibration (topology/calibration.py) half of the time; the identity otherwise
+    optional={
+        "bw_efficiency": st.sampled_from([0.5, 0.8, 1.0, 1.3]),
+        "latency_offset_us": st.sampled_from([-5.0, 0.0, 12.5, 120.0]),
+        "simple_latency_offset_us": st.sampled_from([0.0, 40.0, 500.0]),
+    },
 )
 sizes = st.sampled_from([8.0, 1024.0, 65536.0, 1e6, 3.3e7, 1e9, 1.6e10])
 collectives = st.sampled_from(list(Collective))
@@ -130,6 +136,19 @@ def test_more_bandwidth_never_slower(coll, f, size, field, factor):
     assert after <= before * (1 + 1e-12)
 
 
+def test_a_calibration_is_applied_per_pair_before_the_choice():
+    """t' = offset (+ Simple offset) + t ÷ e for every pair, then the fastest: a large Simple offset
+    moves a 64 MiB all-reduce off Simple, as NCCL would choose on such a cluster."""
+    f = {"gpus_per_node": 8, "node_count": 2, "nvlink_gbyte_s": 370.8, "nics_per_node": 8, "nic_gbps": 400.0}
+    bare = collective_cost("all_reduce", 2**26, Fabric(**f), algorithms=(Algorithm.RING,), protocols=(Protocol.SIMPLE,))
+    cal = collective_cost("all_reduce", 2**26, Fabric(**f, bw_efficiency=0.5, latency_offset_us=10.0),
+                          algorithms=(Algorithm.RING,), protocols=(Protocol.SIMPLE,))  # fmt: skip
+    assert float(cal.time_us) == pytest.approx(10.0 + float(bare.time_us) / 0.5, rel=1e-12)
+    assert collective_cost("all_reduce", 2**30, Fabric(**f)).protocol[()] == "Simple"
+    slow_simple = collective_cost("all_reduce", 2**30, Fabric(**f, simple_latency_offset_us=9_000.0))
+    assert slow_simple.protocol[()] != "Simple"
+
+
 def test_oversubscription_slows_all_to_all_not_ring():
     base = dict(gpus_per_node=8, node_count=64, nvlink_gbyte_s=370.8, nics_per_node=8, nic_gbps=400, pods=4)
     a2a_1 = collective_cost("all_to_all", 1e9, Fabric(**base, oversubscription=1.0)).time_us
@@ -213,6 +232,10 @@ def test_nvls_on_ampere_is_refused():
         ({"arch": "volta9"}, "arch"),
         ({"torus_dims": (2, 2, 3)}, "torus_dims"),
         ({"arch": "ici"}, "torus_dims"),
+        ({"bw_efficiency": 0.0}, "bw_efficiency"),
+        ({"bw_efficiency": "1"}, "bw_efficiency"),
+        ({"latency_offset_us": float("inf")}, "latency_offset_us"),
+        ({"simple_latency_offset_us": -0.5}, "simple_latency_offset_us"),
     ],
 )
 def test_bad_fabric_names_the_argument(kwargs, field):
