@@ -108,8 +108,17 @@ def fit_calibration(measured_time_us, model_time_us: Callable[[Calibration], np.
         return np.log(np.maximum(t, 1e-9)) - np.log(meas[usable])
 
     start = np.array([1.0, float(np.clip(np.min(meas[usable] - bare[usable]), lo[1], hi[1])), 0.0])
-    res = least_squares(residuals, start, bounds=(lo, hi), method="trf", loss="soft_l1", f_scale=0.2, max_nfev=MAX_EVALUATIONS,
-                        x_scale=np.array([1.0, 100.0, 100.0]), diff_step=1e-3)  # fmt: skip
+    res = least_squares(
+        residuals,
+        start,
+        bounds=(lo, hi),
+        method="trf",
+        loss="soft_l1",  # robust: one odd row (a noisy size, a protocol switch) does not drag the fit
+        f_scale=0.2,  # residuals are log-ratios: ≈ 20 % is where soft-L1 stops counting them fully
+        max_nfev=MAX_EVALUATIONS,
+        x_scale=np.array([1.0, 100.0, 100.0]),
+        diff_step=1e-3,
+    )
     cal = Calibration(*map(float, res.x))
     if not res.success:
         raise CalibrationError("log", f"the fit did not converge in {res.nfev} evaluations ({res.message})")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.http import Http404
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status, viewsets
 from rest_framework.response import Response
@@ -63,7 +64,12 @@ class CalibrationViewSet(viewsets.ViewSet):
     def retrieve(self, request, pk=None):
         return Response(CalibrationSerializer(self._get(request, pk)).data)
 
-    @extend_schema(request=CalibrationCreateSerializer, responses={201: CalibrationSerializer})
+    @extend_schema(
+        request=CalibrationCreateSerializer,
+        responses={201: CalibrationSerializer, 400: OpenApiTypes.OBJECT, 422: OpenApiTypes.OBJECT},
+        description="Fit a profile. 400: a malformed request; 422: a well-formed one whose log is refused "
+        "(malformed, of another collective or GPU count, other GPUs) or whose fit does not converge.",
+    )
     def create(self, request):
         ser = CalibrationCreateSerializer(data=request.data)
         ser.is_valid(raise_exception=True)
@@ -77,8 +83,8 @@ class CalibrationViewSet(viewsets.ViewSet):
         try:
             profile = create_calibration(request.user, rev, v["name"], v["collective"], v["log"], column=v["column"],
                                          gpus=v.get("gpus"), filename=v.get("log_filename", ""))  # fmt: skip
-        except CalibrationInputError as exc:
-            return Response({"errors": exc.errors}, status=status.HTTP_400_BAD_REQUEST)
+        except CalibrationInputError as exc:  # well-formed, but the log or the fit is refused
+            return Response({"errors": exc.errors}, status=status.HTTP_422_UNPROCESSABLE_ENTITY)
         return Response(CalibrationSerializer(profile).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(responses={204: None})

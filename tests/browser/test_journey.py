@@ -256,3 +256,34 @@ def test_collectives_section_shows_nccl_estimates_or_says_why_not(page, django_u
     assert "MI300X runs another library (RCCL)" in refused
     assert page.locator("#collectives-table").count() == 0
     page.locator("#collectives").screenshot(path=str(ARTIFACTS / "collectives-mi300x.png"))
+
+
+def test_calibrate_from_an_nccl_tests_log_and_sweep_with_it(page, django_user_model):
+    """Upload the real A3 Mega log on a design's page, see the three curves, start a calibrated sweep;
+    a log of another collective comes back as a field error on the form."""
+    from designer.services import create_design, evaluate_flat
+
+    log = Path(__file__).parents[1] / "topology" / "data" / "nccl_logs" / "a3mega-h100-2x8-all_reduce.txt"
+    _sign_up(page, "gwen")
+    gwen = django_user_model.objects.get(username="gwen")
+    res = evaluate_flat({"gpu_count": 2048, "nic_gbps": 200, "switch_model": "SN5600-400G", "switch_radix": 128})
+    design = create_design(gwen, res.requirements, res)
+    page.goto(f"{page.base}/designs/{design.pk}/#calibrations")
+    page.click("#new-calibration")
+    page.fill("input[name=name]", "A3 Mega, 2 nodes")
+    page.select_option("select[name=collective]", "all_gather")
+    page.set_input_files("input[name=log_file]", str(log))
+    page.click("#start-calibration")
+    errors = page.locator("#calibration-errors").inner_text()
+    assert "collective" in errors and "redop 'sum'" in errors, errors
+    page.select_option("select[name=collective]", "all_reduce")
+    page.set_input_files("input[name=log_file]", str(log))
+    page.click("#start-calibration")
+    page.wait_for_selector("#chart-busbw .main-svg")
+    assert "t = " in page.locator("#calibration-derivation").inner_text()
+    after = int(page.locator("#error-after").inner_text().split()[0])
+    before = int(page.locator("#error-before").inner_text().split()[0])
+    assert after < 20 < before, (before, after)
+    page.screenshot(path=str(ARTIFACTS / "calibration-a3mega.png"), full_page=True)
+    page.click("#calibrated-sweep")
+    assert "A3 Mega, 2 nodes" in page.locator("#sweep-calibration option:checked").inner_text()

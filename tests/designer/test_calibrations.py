@@ -98,7 +98,10 @@ def test_api_create_errors_and_privacy(a3_design, bob):
     assert body["parameters"]["bw_efficiency"] > 0 and body["result"]["provenance"]["ranks"] == 16
     bad = c.post("/api/v1/calibrations/", {"design": a3_design.pk, "name": "bad", "log": A3, "collective": "broadcast"},
                  content_type="application/json")  # fmt: skip
-    assert bad.status_code == 400 and "collective" in bad.json()["errors"]
+    assert bad.status_code == 422 and "collective" in bad.json()["errors"]
+    malformed = c.post("/api/v1/calibrations/", {"design": a3_design.pk, "name": "m", "log": A3, "gpus": "two"},
+                       content_type="application/json")  # fmt: skip
+    assert malformed.status_code == 400
     other = client_for(bob)
     assert other.get(f"/api/v1/calibrations/{body['id']}/").status_code == 404
     assert other.get("/api/v1/calibrations/").json()["results"] == []

@@ -16,10 +16,10 @@ from designer.sweeps import (
     claim_chunk,
     complete_chunk,
     create_sweep,
+    iter_results,
     reap_stale_chunks,
     resolve_spec,
     run_chunk,
-    iter_results,
     store_chunk_results,
     sweep_progress,
 )

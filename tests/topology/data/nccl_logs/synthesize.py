@@ -39,7 +39,8 @@ def main() -> None:
         f"{p}# Using devices",
     ]
     for r in range(8):
-        lines.append(f"{p}#  Rank {r:2d} Group  0 Pid {4100 + r:6d} on   node-a device {r:2d} [0000:{r:02x}:00] NVIDIA H100 80GB HBM3")  # noqa: E501
+        gpu = f"device {r:2d} [0000:{r:02x}:00] NVIDIA H100 80GB HBM3"
+        lines.append(f"{p}#  Rank {r:2d} Group  0 Pid {4100 + r:6d} on   node-a {gpu}")
     lines += [
         f"{p}#",
         f"{p}#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong",  # noqa: E501
