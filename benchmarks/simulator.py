@@ -15,6 +15,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from scheduling.failures import FailureModel  # noqa: E402
 from scheduling.reference import reference_starts  # noqa: E402
 from scheduling.simulator import simulate  # noqa: E402
 from scheduling.workload import SEED_TABLE_14_24, JobClass, Profile, generate_jobs  # noqa: E402
@@ -26,10 +27,12 @@ def _time(fn) -> float:
     return time.perf_counter() - t
 
 
-def case(label: str, profile, *, gpus: int, per_node: int, load: float, hours: float, policy: str, ref: bool) -> None:
+def case(label: str, profile, *, gpus: int, per_node: int, load: float, hours: float, policy: str, ref: bool,
+         failures=None) -> None:  # fmt: skip
     jobs = generate_jobs(profile, cluster_gpus=gpus, gpus_per_node=per_node, load=load, horizon_h=hours, seed=1)
     nodes = gpus // per_node
-    ours = _time(lambda: simulate(jobs, node_count=nodes, gpus_per_node=per_node, horizon_h=hours, policy=policy))
+    ours = _time(lambda: simulate(jobs, node_count=nodes, gpus_per_node=per_node, horizon_h=hours, policy=policy,
+                                  failures=failures))  # fmt: skip
     line = f"{label:<46} {len(jobs):>9,} jobs  simulator {ours:8.3f} s"
     if ref:
         need = (-(-jobs.gpus // per_node)).tolist()
@@ -45,6 +48,8 @@ def main() -> None:
         for days in (30, 365):
             case(f"seed Table 14-24, 2,000 GPUs, {days} d, {policy}", SEED_TABLE_14_24, gpus=2000, per_node=8,
                  load=0.85, hours=days * 24.0, policy=policy, ref=True)  # fmt: skip
+    case("seed Table 14-24, 2,000 GPUs, 365 d, easy, AFR 5 %", SEED_TABLE_14_24, gpus=2000, per_node=8, load=0.85,
+         hours=365 * 24.0, policy="easy", ref=False, failures=FailureModel(afr=0.05))  # fmt: skip
     single = Profile((JobClass("x", 1.0, 1, 1, 1, 1.0, 1.0, duration="exponential"),))
     # the reference rescans every running job at each event: beside it, a case it can finish (1,024 GPUs)
     case("1-GPU jobs, 1,024 GPUs, 20k jobs, fifo", single, gpus=1024, per_node=1, load=0.9,

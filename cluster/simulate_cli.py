@@ -1,4 +1,5 @@
-"""`manage.py simulate FILE.yaml [--days D] [--load ρ] [--policy easy|fifo] [--seed N] [--format json|table]`:
+"""`manage.py simulate FILE.yaml [--days D] [--load ρ] [--policy easy|fifo] [--seed N] [--afr F] [--repair-h H]
+[--restart-h H] [--format json|table]`:
 the seed's Table 14-24 workload on a design's Slurm batch nodes (scheduling/simulator.py), pure — no Django.
 
 The design gives the nodes (the batch partition's), GPUs per node and the leaf-group size placement
@@ -15,6 +16,7 @@ from typing import Any, TextIO
 from cluster.cli import evaluate_file
 from cluster.validate import RequirementsError
 from scheduling import SchedulerInputError
+from scheduling.failures import FailureModel
 from scheduling.simulator import POLICIES, report, simulate
 from scheduling.slurm_topology import slurm_topology
 from scheduling.workload import SEED_TABLE_14_24, generate_jobs
@@ -27,12 +29,27 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--load", type=float, default=0.85, help="offered load, busy GPU-hours ÷ capacity (default 0.85)")
     p.add_argument("--policy", choices=POLICIES, default="easy")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument(
+        "--afr",
+        type=float,
+        default=0.0,
+        help="GPU failures: annualised failure rate per GPU (seed S6: 0.01–0.05; default 0 = none)",
+    )
+    p.add_argument("--repair-h", type=float, default=24.0, help="hours a failed node is out of service (default 24)")
+    p.add_argument("--restart-h", type=float, default=0.25, help="hours to restart a job from its checkpoint")
     p.add_argument("--format", choices=["json", "table"], default="table")
     return p
 
 
-def run(path: Path, *, days: float, load: float, policy: str, seed: int) -> dict[str, Any]:
+def run(
+    path: Path, *, days: float, load: float, policy: str, seed: int, afr: float = 0.0, repair_h: float = 24.0,
+    restart_h: float = 0.25,
+) -> dict[str, Any]:  # fmt: skip
     plan = evaluate_file(path)
+    failures = None
+    if afr:  # checkpoints take the design's own write window (the storage plane is sized to meet it)
+        failures = FailureModel(afr=afr, repair_h=repair_h, restart_h=restart_h, seed=seed,
+                                checkpoint_write_h=plan.requirements.checkpoint.window_s / 3600)  # fmt: skip
     parts = plan.scheduler
     batch = parts.partitions[0]
     topo = slurm_topology(plan.fabric, parts)
@@ -45,7 +62,7 @@ def run(path: Path, *, days: float, load: float, policy: str, seed: int) -> dict
     )  # fmt: skip
     res = simulate(
         jobs, node_count=batch.nodes.count, gpus_per_node=parts.gpus_per_node, horizon_h=horizon_h, policy=policy,
-        leaf_nodes=leaf_nodes,
+        leaf_nodes=leaf_nodes, failures=failures,
     )  # fmt: skip
     out = report(res, jobs, [c.name for c in SEED_TABLE_14_24.classes])
     out["inputs"] = {
@@ -59,6 +76,7 @@ def run(path: Path, *, days: float, load: float, policy: str, seed: int) -> dict
         "seed": seed,
         "jobs": len(jobs),
         "profile": SEED_TABLE_14_24.name,
+        "afr": afr,
     }
     return out
 
@@ -71,6 +89,11 @@ def _table(out: dict[str, Any]) -> str:
         f"{i['jobs']:,} jobs",
         f"utilization: {out['derivations']['utilization_frac']}",
         f"Little's law: {out['derivations']['little']}",
+        *(
+            [f"failures (AFR {i['afr']:.1%} per GPU): {out['derivations']['goodput_frac']}"]
+            if "failures" in out
+            else []
+        ),
         f"{'class':<24}{'jobs':>7}{'waiting':>9}{'wait p50 h':>12}{'p95 h':>10}{'p99 h':>10}{'in 1 group':>12}",
     ]
     show = lambda x, f="{:.1f}": "—" if x is None else f.format(x)  # noqa: E731
@@ -86,14 +109,16 @@ def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Te
     stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
     args = parser().parse_args(argv)
     try:
-        out = run(args.file, days=args.days, load=args.load, policy=args.policy, seed=args.seed)
+        out = run(args.file, days=args.days, load=args.load, policy=args.policy, seed=args.seed, afr=args.afr,
+                  repair_h=args.repair_h, restart_h=args.restart_h)  # fmt: skip
     except RequirementsError as exc:
         stderr.write(f"{args.file}: invalid requirements\n")
         stderr.writelines(f"  {field}: {' '.join(msgs)}\n" for field, msgs in exc.errors.items())
         return 1
     except SchedulerInputError as exc:
         stderr.write(f"{args.file}: the simulation is refused\n")
-        names = {"horizon_h": "--days", "load": "--load", "policy": "--policy"}
+        names = {"horizon_h": "--days", "load": "--load", "policy": "--policy", "failures.afr": "--afr",
+                 "failures.repair_h": "--repair-h", "failures.restart_h": "--restart-h"}  # fmt: skip
         stderr.writelines(f"  {names.get(k, k)}: {v}\n" for k, v in exc.errors.items())
         return 1
     stdout.write(json.dumps(out, indent=2) + "\n" if args.format == "json" else _table(out))

@@ -17,6 +17,12 @@ unit), a job that fits in one group goes to the group with the fewest free nodes
 fit); a larger one takes the groups with the most free nodes first, spanning as few as it can.
 Locality is reported as the share of multi-node jobs inside one group.
 
+GPU failures (scheduling/failures.py, optional): node failures from a per-GPU annualised failure
+rate kill the job on the node (work since its last Daly-interval checkpoint is lost), the node is
+out of service while it is repaired, the job queues again; jobs write checkpoints, which stretches
+their wall time by 1 + δ/τ. Node-hours then split busy + idle + down = capacity, and busy splits
+into productive + lost + checkpoint writes + restarts, segment by segment.
+
 Reported over the window [0, horizon): utilization (busy node-hours ÷ capacity), queue waits per
 class (p50/p95/p99 of the jobs that started), the time-average queue length integrated event by event
 (Little's law L = λ W holds on every run: the test checks it), GPU-hours busy + idle = capacity.
@@ -33,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from scheduling import SchedulerInputError
+from scheduling.failures import FailureModel, failure_stream, work_checkpointed
 from scheduling.workload import Jobs
 
 POLICIES = ("fifo", "easy")
@@ -75,12 +82,22 @@ class _Pool:
             self.count[g] += 1
         self.free_count += len(nodes)
 
+    def remove(self, x: int) -> None:
+        """Take one free node out of service (a failure while idle)."""
+        g = x // self.size
+        heap = self.heaps[g]
+        heap.remove(x)
+        heapq.heapify(heap)
+        self.count[g] -= 1
+        self.free_count -= 1
+
 
 @dataclass
 class _State:
     pool: _Pool
-    running: list[tuple[float, int]] = field(default_factory=list)  # heap of (end, job)
+    running: list[tuple[float, int]] = field(default_factory=list)  # heap of (end, job); stale if ≠ end_of
     nodes_of: dict[int, list[int]] = field(default_factory=dict)
+    end_of: dict[int, float] = field(default_factory=dict)
 
     @property
     def free_count(self) -> int:
@@ -100,6 +117,9 @@ class SimResult:
     queue_integral_h: float  # ∫ queue length dt over the window, integrated event by event
     busy_integral_node_h: float  # ∫ busy nodes dt over the window, integrated event by event
     allocations: list[tuple[int, np.ndarray]] | None  # (job, its nodes), when recorded
+    queue_h: np.ndarray | None = None  # each job's total time in the queue inside the window
+    failures: dict[str, float] | None = None  # failure accounting (node-hours), when failures are modelled
+    restarts: np.ndarray | None = None
 
     @property
     def capacity_node_h(self) -> float:
@@ -114,10 +134,12 @@ def _shadow(state: _State, need: int) -> tuple[float, int]:
     """(the time the head's ``need`` nodes are free, nodes spare at that time beyond its need)."""
     free = state.free_count
     for end, job in sorted(state.running):
+        if state.end_of.get(job) != end:
+            continue  # a job a failure killed: its entry is stale
         free += len(state.nodes_of[job])
         if free >= need:
             return end, free - need
-    return math.inf, 0  # pragma: no cover - a job larger than the cluster is refused before
+    return math.inf, 0  # nodes out of service: the head waits for repairs, backfill fills what is free
 
 
 class _Sim:
@@ -132,8 +154,13 @@ class _Sim:
         self.state = _State(_Pool(node_count, leaf_nodes))
         self.queue: list[tuple[Any, int]] = []  # sorted (key, job)
         self.start = [math.nan] * n
+        self.end = [math.nan] * n
         self.one_group = [False] * n
         self.allocations: list[tuple[int, np.ndarray]] | None = [] if record else None
+        self.faults: _Faults | None = None
+        self.wall = self.hours  # wall time a job needs if it starts now (with failures: _Faults keeps it)
+        self.queued_at = [math.nan] * n
+        self.queue_h = [0.0] * n  # total time in the queue (several stints when failures requeue a job)
 
     def key(self, j: int) -> tuple:
         if self.policy == "fifo":
@@ -142,23 +169,35 @@ class _Sim:
 
     def begin(self, j: int, t: float) -> None:
         state, leaf = self.state, self.leaf_nodes
+        self.queue_h[j] += t - self.queued_at[j]
+        self.queued_at[j] = math.nan
         nodes = state.pool.take(self.need[j])
         state.nodes_of[j] = nodes
-        heapq.heappush(state.running, (t + self.hours[j], j))
-        lo, hi = min(nodes), max(nodes)
-        self.start[j] = t
-        self.one_group[j] = bool(leaf) and lo // leaf == hi // leaf
+        wall = self.hours[j] if self.faults is None else self.faults.begin(j, t, nodes)
+        end = t + wall
+        state.end_of[j] = end
+        heapq.heappush(state.running, (end, j))
+        if math.isnan(self.start[j]):
+            self.start[j] = t
+            lo, hi = min(nodes), max(nodes)
+            self.one_group[j] = bool(leaf) and lo // leaf == hi // leaf
         if self.allocations is not None:
             self.allocations.append((j, np.array(nodes)))
 
     def finish_until(self, t: float) -> None:
         state = self.state
         while state.running and state.running[0][0] <= t:
-            _, j = heapq.heappop(state.running)
+            end, j = heapq.heappop(state.running)
+            if state.end_of.get(j) != end:
+                continue  # killed by a failure before this end
+            del state.end_of[j]
+            self.end[j] = end
+            if self.faults is not None:
+                self.faults.close(j, end, failed=False)
             state.pool.give(state.nodes_of.pop(j))
 
     def schedule(self, t: float) -> None:
-        queue, state, need, hours = self.queue, self.state, self.need, self.hours
+        queue, state, need, wall = self.queue, self.state, self.need, self.wall
         while queue and need[queue[0][1]] <= state.free_count:
             self.begin(queue.pop(0)[1], t)
         if self.policy == "fifo" or not queue:
@@ -167,13 +206,104 @@ class _Sim:
         k = 1
         while k < len(queue) and state.free_count:
             j = queue[k][1]
-            if need[j] <= state.free_count and (t + hours[j] <= shadow or need[j] <= extra):
-                if t + hours[j] > shadow:
+            if need[j] <= state.free_count and (t + wall[j] <= shadow or need[j] <= extra):
+                if t + wall[j] > shadow:
                     extra -= need[j]
                 queue.pop(k)
                 self.begin(j, t)
             else:
                 k += 1
+
+    def enqueue(self, j: int, t: float) -> None:
+        bisect.insort(self.queue, (self.key(j), j))
+        self.queued_at[j] = t
+
+
+class _Faults:
+    """Failures, repairs, checkpoints and the node-hour books of one run (scheduling/failures.py)."""
+
+    def __init__(self, sim: _Sim, model: FailureModel, node_count: int, gpus_per_node: int, horizon_h: float):
+        self.sim, self.model, self.horizon = sim, model, horizon_h
+        need = sim.need
+        self.tau = [model.interval_h(k, gpus_per_node) for k in need]
+        self.stretch = [model.stretch(k, gpus_per_node) for k in need]
+        self.work_left = list(sim.hours)  # hours of work not yet safe in a checkpoint (or done)
+        sim.wall = [h * st for h, st in zip(sim.hours, self.stretch, strict=True)]
+        self.seg: dict[int, tuple[float, float]] = {}  # running job → (segment start, restart hours in it)
+        self.restarts = [0] * len(need)
+        times, nodes = failure_stream(model, node_count, gpus_per_node, horizon_h)
+        self.fail_t, self.fail_node, self.next_fail = times.tolist(), nodes.tolist(), 0
+        self.repairs: list[tuple[float, int]] = []  # heap of (back in service, node)
+        self.down: set[int] = set()
+        self.job_on: dict[int, int] = {}
+        self.books = {"productive": 0.0, "lost": 0.0, "checkpoint": 0.0, "restart": 0.0}
+        self.counts = {"failures": 0, "failures_killing_a_job": 0, "failures_on_a_node_already_down": 0}
+
+    def begin(self, j: int, t: float, nodes: list[int]) -> float:
+        restart = self.model.restart_h if self.restarts[j] else 0.0
+        self.seg[j] = (t, restart)
+        for x in nodes:
+            self.job_on[x] = j
+        return restart + self.work_left[j] * self.stretch[j]
+
+    def close(self, j: int, t: float, failed: bool) -> None:
+        """Book a segment [start, t) of job j (t ≤ horizon) into productive / lost / checkpoint / restart."""
+        start, restart = self.seg.pop(j)
+        k = self.sim.need[j]
+        wall = max(0.0, min(t, self.horizon) - start)
+        in_restart = min(restart, wall)
+        work = (wall - in_restart) / self.stretch[j]
+        saved = work_checkpointed(work, self.tau[j]) if failed else work
+        b = self.books
+        b["restart"] += in_restart * k
+        b["checkpoint"] += (wall - in_restart - work) * k
+        b["productive"] += saved * k
+        b["lost"] += (work - saved) * k
+        self.work_left[j] = max(0.0, self.work_left[j] - saved)
+        for x in self.sim.state.nodes_of.get(j, []):
+            self.job_on.pop(x, None)
+
+    def next_time(self) -> float:
+        nf = self.fail_t[self.next_fail] if self.next_fail < len(self.fail_t) else math.inf
+        return min(nf, self.repairs[0][0] if self.repairs else math.inf)
+
+    def handle_until(self, t: float) -> None:
+        """Repairs, then failures, up to t."""
+        pool = self.sim.state.pool
+        while self.repairs and self.repairs[0][0] <= t:
+            _, x = heapq.heappop(self.repairs)
+            self.down.discard(x)
+            pool.give([x])
+        while self.next_fail < len(self.fail_t) and self.fail_t[self.next_fail] <= t:
+            tf, x = self.fail_t[self.next_fail], self.fail_node[self.next_fail]
+            self.next_fail += 1
+            self.fail(tf, x)
+
+    def fail(self, t: float, x: int) -> None:
+        sim, state = self.sim, self.sim.state
+        self.counts["failures"] += 1
+        if x in self.down:
+            self.counts["failures_on_a_node_already_down"] += 1
+            return
+        j = self.job_on.get(x)
+        if j is None:
+            state.pool.remove(x)
+        else:
+            self.counts["failures_killing_a_job"] += 1
+            self.close(j, t, failed=True)
+            del state.end_of[j]
+            nodes = state.nodes_of.pop(j)
+            state.pool.give([y for y in nodes if y != x])
+            self.restarts[j] += 1
+            sim.wall[j] = self.model.restart_h + self.work_left[j] * self.stretch[j]
+            sim.enqueue(j, t)
+        self.down.add(x)
+        heapq.heappush(self.repairs, (t + self.model.repair_h, x))
+
+    def finish(self) -> dict[str, float]:
+        for j in list(self.seg):  # segments still running at the horizon
+            self.close(j, self.horizon, failed=False)
+        return {**{f"{k}_node_h": v for k, v in self.books.items()}, **{k: float(v) for k, v in self.counts.items()}}
 
 
 def simulate(
@@ -185,8 +315,9 @@ def simulate(
     policy: str = "easy",
     leaf_nodes: int = 0,
     record: bool = False,
+    failures: FailureModel | None = None,
 ) -> SimResult:
-    """Run the queue of ``jobs`` on ``node_count`` nodes until ``horizon_h``."""
+    """Run the queue of ``jobs`` on ``node_count`` nodes until ``horizon_h`` (with GPU failures if given)."""
     if policy not in POLICIES:
         raise SchedulerInputError({"policy": f"one of {', '.join(POLICIES)}"})
     need = _nodes_needed(jobs.gpus, gpus_per_node)
@@ -194,26 +325,41 @@ def simulate(
         raise SchedulerInputError({"classes": f"a job of {int(jobs.gpus.max()):,} GPUs needs more than the "
                                               f"{node_count:,} nodes"})  # fmt: skip
     sim = _Sim(jobs, node_count, need, policy, leaf_nodes, record)
+    faults = sim.faults = _Faults(sim, failures, node_count, gpus_per_node, horizon_h) if failures else None
     state, queue, submit, n = sim.state, sim.queue, sim.submit, len(jobs)
-    q_int = busy_int = 0.0
+    q_int = busy_int = down_int = 0.0
     t_prev, i = 0.0, 0
     while True:
         t_next = min(submit[i] if i < n else math.inf, state.running[0][0] if state.running else math.inf)
+        if faults is not None:
+            t_next = min(t_next, faults.next_time())
         until = min(t_next, horizon_h)
-        q_int += len(queue) * (until - t_prev)  # the queue and the busy nodes are constant between events
-        busy_int += (node_count - state.pool.free_count) * (until - t_prev)
+        dt = until - t_prev
+        q_int += len(queue) * dt  # the queue and the busy nodes are constant between events
+        down = len(faults.down) if faults is not None else 0
+        down_int += down * dt
+        busy_int += (node_count - state.pool.free_count - down) * dt
         if t_next >= horizon_h:
             break
         t_prev = t = t_next
         sim.finish_until(t)
+        if faults is not None:
+            faults.handle_until(t)
         while i < n and submit[i] <= t:
-            bisect.insort(queue, (sim.key(i), i))
+            sim.enqueue(i, submit[i])
             i += 1
         sim.schedule(t)
+    for _, j in queue:  # still waiting at the horizon
+        sim.queue_h[j] += horizon_h - sim.queued_at[j]
     start = np.array(sim.start)
+    end = start + jobs.hours if faults is None else np.array(sim.end)
+    books = None
+    if faults is not None:
+        books = {**faults.finish(), "down_node_h": down_int}
     return SimResult(
-        node_count, gpus_per_node, horizon_h, policy, start, start + jobs.hours, need,
-        np.array(sim.one_group), q_int, busy_int, sim.allocations,
+        node_count, gpus_per_node, horizon_h, policy, start, end, need,
+        np.array(sim.one_group), q_int, busy_int, sim.allocations, np.array(sim.queue_h), books,
+        np.array(faults.restarts) if faults is not None else None,
     )  # fmt: skip
 
 
@@ -222,35 +368,19 @@ def report(result: SimResult, jobs: Jobs, class_names: list[str]) -> dict[str, A
     t_end = result.horizon_h
     arrived = jobs.submit_h < t_end
     started = ~np.isnan(result.start_h) & (result.start_h < t_end)
-    run_h = np.clip(np.minimum(result.end_h, t_end) - result.start_h, 0, None)
-    busy_node_h = float(np.sum(np.where(started, run_h * result.nodes, 0.0)))
-    waited_h = np.where(started, result.start_h, t_end) - jobs.submit_h  # time in the queue inside the window
+    busy_node_h = result.busy_integral_node_h
+    waited_h = result.queue_h  # time in the queue inside the window, every stint
     lam = float(arrived.sum()) / t_end
     w_window = float(waited_h[arrived].mean()) if arrived.any() else 0.0
-    classes = []
-    for c, name in enumerate(class_names):
-        mine = (jobs.cls == c) & arrived
-        waits = (result.start_h - jobs.submit_h)[mine & started]
-        multi = mine & started & (result.nodes > 1)
-        classes.append(
-            {
-                "name": name,
-                "jobs": int(mine.sum()),
-                "started": int((mine & started).sum()),
-                "waiting_at_end": int((mine & ~started).sum()),
-                "wait_h_p50": _pct(waits, 50),
-                "wait_h_p95": _pct(waits, 95),
-                "wait_h_p99": _pct(waits, 99),
-                "wait_h_mean": float(waits.mean()) if waits.size else None,
-                "one_group_frac": float(result.in_one_group[multi].mean()) if multi.any() else None,
-            }
-        )
+    classes = [_class_row(result, jobs, c, name, arrived, started) for c, name in enumerate(class_names)]
     util = busy_node_h / result.capacity_node_h
-    return {
+    down = result.failures["down_node_h"] if result.failures else 0.0
+    out = {
         "policy": result.policy,
         "utilization_frac": util,
         "busy_node_h": busy_node_h,
-        "idle_node_h": result.capacity_node_h - busy_node_h,
+        "idle_node_h": result.capacity_node_h - busy_node_h - down,
+        "down_node_h": down,
         "capacity_node_h": result.capacity_node_h,
         "classes": classes,
         "little": {
@@ -264,6 +394,44 @@ def report(result: SimResult, jobs: Jobs, class_names: list[str]) -> dict[str, A
             "little": f"L = ∫ queue dt ÷ T = {result.queue_integral_h / t_end:.4g} jobs; λ W = "
             f"{lam:.4g}/h × {w_window:.4g} h = {lam * w_window:.4g} (time in the queue within the window)",
         },
+    }
+    if result.failures:
+        out["failures"] = _failure_rows(result)
+        out["derivations"]["goodput_frac"] = out["failures"]["derivation"]
+    return out
+
+
+def _class_row(result: SimResult, jobs: Jobs, c: int, name: str, arrived, started) -> dict[str, Any]:
+    mine = (jobs.cls == c) & arrived
+    waits = (result.start_h - jobs.submit_h)[mine & started]  # until the first start
+    multi = mine & started & (result.nodes > 1)
+    row = {
+        "name": name,
+        "jobs": int(mine.sum()),
+        "started": int((mine & started).sum()),
+        "waiting_at_end": int((mine & ~started).sum()),
+        "wait_h_p50": _pct(waits, 50),
+        "wait_h_p95": _pct(waits, 95),
+        "wait_h_p99": _pct(waits, 99),
+        "wait_h_mean": float(waits.mean()) if waits.size else None,
+        "one_group_frac": float(result.in_one_group[multi].mean()) if multi.any() else None,
+    }
+    if result.restarts is not None:
+        row["restarts"] = int(result.restarts[mine].sum())
+    return row
+
+
+def _failure_rows(result: SimResult) -> dict[str, Any]:
+    f = result.failures or {}
+    cap = result.capacity_node_h
+    good = f["productive_node_h"] / cap
+    return {
+        **f,
+        "goodput_frac": good,
+        "derivation": f"{f['productive_node_h']:,.0f} productive node-hours (busy {result.busy_integral_node_h:,.0f} − "
+        f"lost {f['lost_node_h']:,.0f} − checkpoint writes {f['checkpoint_node_h']:,.0f} − restarts "
+        f"{f['restart_node_h']:,.0f}) ÷ {cap:,.0f} = {good:.1%}; {f['failures']:.0f} node failures, "
+        f"{f['failures_killing_a_job']:.0f} of them killing a job; {f['down_node_h']:,.0f} node-hours in repair",
     }
 
 

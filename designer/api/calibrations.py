@@ -78,7 +78,7 @@ class CalibrationViewSet(viewsets.ViewSet):
         rev = design.revisions.filter(number=v["revision"]).first() if "revision" in v else design.head
         if rev is None:
             return Response(
-                {"errors": {"revision": [f"design {design.pk} has no revision {v['revision']}"]}}, status=400
+                {"errors": {"revision": [f"design {design.pk} has no revision {v['revision']}"]}}, status=422
             )
         try:
             profile = create_calibration(request.user, rev, v["name"], v["collective"], v["log"], column=v["column"],

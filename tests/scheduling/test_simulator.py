@@ -86,7 +86,10 @@ def test_invariants_and_the_reference_oracle(case):
         spans.sort()
         assert all(a_end <= b_start + 1e-9 for (_, a_end), (b_start, _) in itertools.pairwise(spans))
     rep = report(res, jobs, ["all"])
-    assert rep["busy_node_h"] == pytest.approx(res.busy_integral_node_h, rel=1e-9, abs=1e-6)
+    started = ~np.isnan(res.start_h) & (res.start_h < horizon)
+    per_job = np.where(started, np.clip(np.minimum(res.end_h, horizon) - res.start_h, 0, None) * res.nodes, 0.0)
+    assert float(per_job.sum()) == pytest.approx(res.busy_integral_node_h, rel=1e-9, abs=1e-6)
+    assert rep["busy_node_h"] == res.busy_integral_node_h
     assert rep["busy_node_h"] + rep["idle_node_h"] == pytest.approx(rep["capacity_node_h"])
     little = rep["little"]
     assert little["queue_length_mean"] == pytest.approx(
@@ -174,3 +177,9 @@ def test_simulate_cli_on_the_seed_design():
     assert little["queue_length_mean"] == pytest.approx(little["arrival_rate_per_h"] * little["wait_h_mean"])
     bad = subprocess.run([*cmd[:-1], "0"], cwd=ROOT, capture_output=True, text=True)
     assert bad.returncode == 1 and "--days: above 0" in bad.stderr
+    failing = subprocess.run([*cmd, "--afr", "0.05", "--format", "json"], cwd=ROOT, capture_output=True, text=True)
+    f = json.loads(failing.stdout)["failures"]
+    assert f["failures"] >= 1 and f["goodput_frac"] < json.loads(failing.stdout)["utilization_frac"]
+    assert "productive node-hours" in f["derivation"]
+    refused = subprocess.run([*cmd, "--afr", "1.5"], cwd=ROOT, capture_output=True, text=True)
+    assert refused.returncode == 1 and "--afr: an annualised failure rate" in refused.stderr
