@@ -77,6 +77,7 @@ MODULES: dict[str, list[str]] = {
     "scheduling/roce.py": ["tests/scheduling"],
     "scheduling/workload.py": ["tests/scheduling"],
     "scheduling/simulator.py": ["tests/scheduling"],
+    "scheduling/failures.py": ["tests/scheduling"],
 }
 
 KEEP = (
