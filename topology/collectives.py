@@ -222,7 +222,26 @@ def _nvls(c: _Ctx, collective: Collective, alg: str):
         lat = T.NVLINK_LATENCY_US["nvls"][2] + np.where(c.multi, inter_lat, 0.0)
     else:
         lat = T.NVLINK_LATENCY_US["nvls_tree"][2] + 2 * c.log2_nodes * inter_lat
+    lat = lat + _nvls_pipeline_us(c, alg, heads, bus)
     return np.where(heads >= 2, algbw, 0.0), lat
+
+
+def _nvls_pipeline_us(c: _Ctx, alg: str, heads: np.ndarray, bus: np.ndarray) -> np.ndarray:
+    """The fill of NVLS's chunk pipeline: NVLS_PIPELINE_CHUNKS × chunk ÷ (busBw ÷ (channels × heads)),
+    the chunk by enqueue.cc's rules for the size and never more than a head's share of the message."""
+    nch = T.NVLS_CHANNELS.get(c.fabric.arch, (16, 16))
+    ops = np.where(c.multi, nch[1], nch[0]) * heads
+    if alg == "nvls":
+        slow = c.multi & (bus < T.NVLS_SLOW_BUSBW_GBYTE_S)
+        chunk = np.where(slow, float(T.NVLS_MULTI_NODE_SLOW_CHUNK_BYTES), float(T.NVLS_CHUNK_BYTES))
+        steps = T.NVLS_CHUNK_STEPS
+    else:
+        chunk, steps = np.full(c.shape, float(T.NVLS_TREE_CHUNK_BYTES)), T.NVLS_TREE_CHUNK_STEPS
+    for times, smaller in steps:
+        chunk = np.where((c.s < times * ops * chunk) & (chunk > smaller), float(smaller), chunk)
+    chunk = np.minimum(chunk, c.s / np.maximum(ops, 1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(bus > 0, T.NVLS_PIPELINE_CHUNKS * chunk * ops / (1000 * np.where(bus > 0, bus, 1.0)), 0.0)
 
 
 def _collnet(c: _Ctx, alg: str):
@@ -483,7 +502,7 @@ def _scalar_env(fab: Fabric, size: float) -> dict:
     ll_max = T.LL_MAX_BW_INTEL_HOST[cls] if multi else T.LL_MAX_BW[fab.arch][cls] if fab.arch in T.LL_MAX_BW else 0
     return {"g": g, "nodes": nodes, "n": g * nodes, "nics": nics, "b_nvl": b_nvl, "nic": nic, "speed": speed,
             "intra_bw": intra_bw, "ring_bw": ring_bw, "channels": channels, "cls": cls, "multi": multi,
-            "log2_nodes": math.floor(math.log2(max(nodes, 1))), "ll_max": ll_max}  # fmt: skip
+            "log2_nodes": math.floor(math.log2(max(nodes, 1))), "ll_max": ll_max, "size": size}  # fmt: skip
 
 
 def _scalar_pair_us(coll: Collective, alg: Algorithm, pi: int, size: float, fab: Fabric, e: dict) -> float:
@@ -593,9 +612,21 @@ def _scalar_nvls(coll: Collective, alg: Algorithm, fab: Fabric, e: dict, inter_l
         per_ch = min(per_ch, T.PER_CH_MAX_NVLS_TREE[fab.arch][e["cls"]])
     bus = heads * per_ch
     algbw = bus * e["n"] / nsteps if coll == Collective.ALL_REDUCE else bus
+    # the chunk pipeline's fill (see _nvls_pipeline_us), point by point
+    ops = T.NVLS_CHANNELS.get(fab.arch, (16, 16))[1 if multi else 0] * heads
+    size = e["size"]
     if alg == Algorithm.NVLS:
-        return algbw, T.NVLINK_LATENCY_US["nvls"][2] + (inter_lat if multi else 0.0)
-    return algbw, T.NVLINK_LATENCY_US["nvls_tree"][2] + 2 * e["log2_nodes"] * inter_lat
+        chunk = T.NVLS_MULTI_NODE_SLOW_CHUNK_BYTES if multi and bus < T.NVLS_SLOW_BUSBW_GBYTE_S else T.NVLS_CHUNK_BYTES
+        steps = T.NVLS_CHUNK_STEPS
+    else:
+        chunk, steps = T.NVLS_TREE_CHUNK_BYTES, T.NVLS_TREE_CHUNK_STEPS
+    for times, smaller in steps:
+        if size < times * ops * chunk and chunk > smaller:
+            chunk = smaller
+    fill = T.NVLS_PIPELINE_CHUNKS * min(chunk, size / ops) * ops / (1000 * bus) if bus > 0 else 0.0
+    if alg == Algorithm.NVLS:
+        return algbw, T.NVLINK_LATENCY_US["nvls"][2] + (inter_lat if multi else 0.0) + fill
+    return algbw, T.NVLINK_LATENCY_US["nvls_tree"][2] + 2 * e["log2_nodes"] * inter_lat + fill
 
 
 def _scalar_all_to_all_us(size: float, fab: Fabric, e: dict) -> float:
@@ -653,9 +684,12 @@ ASSUMPTIONS: tuple[str, ...] = (
     "overhead; across P pods or groups each NIC sees B_nic ÷ max(1, o·(P−1)/P); rail-optimized fabrics use "
     "PXN: max(S(N−g)/N ÷ B_nic, S(g−1)/N ÷ B_nvl).",
     "A 3D torus runs a bidirectional ring per dimension, the message shrinking by k after each.",
-    "Not modelled: NCCL's per-size channel and thread reduction and chunk pipelining, so mid-size "
-    "messages (≈ 1–64 MiB) come out faster than measured (see the golden-measurement table); PCIe-only nodes; "
-    "non-NVIDIA GPUs (MI300X runs RCCL) are refused.",
+    "NVLS and NVLS-tree fill a chunk pipeline before data flows at busBw: + 4 (NCCL_STEPS ÷ 2, the model's "
+    "choice) × chunk ÷ (busBw ÷ (NVLS channels × heads)), the chunk by src/enqueue.cc's size rules (128 KiB "
+    "down to 16 KiB), at most a head's share of the message (H200: 2 MiB–8 GiB within 8 % of Azure's curve).",
+    "Not modelled: NCCL's per-size channel and thread reduction and the ring and tree pipelines, so "
+    "mid-size ring messages (≈ 1–64 MiB) come out faster than measured (see the golden-measurement table); "
+    "PCIe-only nodes; non-NVIDIA GPUs (MI300X runs RCCL) are refused.",
     "A calibration (fitted to the cluster's own nccl-tests log, topology/calibration.py) maps every "
     "(algorithm, protocol) time before NCCL's choice: t' = latency_offset_us (+ simple_latency_offset_us on "
     "Simple) + t ÷ bw_efficiency; the latency term is stretched by 1/e too. Without one, the bare model.",

@@ -105,6 +105,19 @@ MAX_CHANNELS = 32  # ring/tree graphs: MAXCHANNELS / 2 (src/include/device.h MAX
 NVLS_MAX_ARITY = 16  # NCCL_MAX_NVLS_ARITY: NVLS heads are at most this many GPUs
 # src/transport/nvls.cc NVLS_NCHANNELS_SM90 / _SM100 (multi-node) / _SM100_NVL (one node)
 NVLS_CHANNELS = {"hopper": (16, 16), "blackwell": (24, 32)}  # (one node, several nodes)
+# NVLS chunking (src/enqueue.cc calcCollChunking; src/transport/nvls.cc NCCL_NVLS_CHUNKSIZE 128 KiB):
+# NVLS starts at 128 KiB (32 KiB across nodes when its Simple bandwidth is < 150 GB/s) and halves to
+# 64/32/16 KiB while bytes < 64/8/2 × (channels × heads) × chunk; NVLS-tree starts at 128 KiB and
+# drops to 64/32 KiB while bytes < 4/1 × (channels × heads) × chunk.
+NVLS_CHUNK_BYTES = 128 * 1024
+NVLS_MULTI_NODE_SLOW_CHUNK_BYTES = 32 * 1024
+NVLS_SLOW_BUSBW_GBYTE_S = 150.0
+NVLS_CHUNK_STEPS = ((64, 65536), (8, 32768), (2, 16384))  # (× concurrent ops × chunk, new chunk)
+NVLS_TREE_CHUNK_BYTES = 128 * 1024
+NVLS_TREE_CHUNK_STEPS = ((4, 65536), (1, 32768))
+# The model's own (not NCCL's): a pipeline of NCCL_STEPS / 2 = 4 chunks in flight per NVLS channel-head
+# (src/include/device.h NCCL_STEPS 8) is filled before data flows at busBw: + 4 × chunk ÷ (busBw ÷ ops).
+NVLS_PIPELINE_CHUNKS = 4
 # src/include/comm.h thread thresholds [bytes per thread] and src/include/device.h thread counts
 THREAD_THRESHOLD = {"LL": 8, "LL128": 8, "Simple": 64}
 MAX_THREADS = {"LL": 512, "LL128": 640, "Simple": 512}

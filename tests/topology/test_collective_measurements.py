@@ -31,9 +31,20 @@ def test_error_per_size_class(capsys):
     with capsys.disabled():
         print("\n" + report(rows))
     errors = {c["size_class"]: c["error_frac"] for c in class_errors(rows)}
-    assert errors["≥ 64 MiB"] <= 0.10
-    assert errors["1 MiB – 64 MiB"] <= 0.35
-    assert errors["< 1 MiB"] <= 0.90
+    # ceilings just above what the model reaches (6.4 %, 23.4 %, 84.1 % with the NVLS chunk pipeline; the
+    # issue's goals are 10 % and 20 %): a change that makes any class worse fails here
+    assert errors["≥ 64 MiB"] <= 0.07
+    assert errors["1 MiB – 64 MiB"] <= 0.25
+    assert errors["< 1 MiB"] <= 0.86
+
+
+def test_nvls_chunk_pipeline_follows_the_h200_curve():
+    """Azure ND H200 v5 (8 × H200, NCCL 2.20.5), all_reduce busbw, 4 MiB … 8 GiB: the NVLS rows within 10 %
+    each (before the pipeline fill they were up to 45 % high at 8–16 MiB)."""
+    rows = [r for r in compare() if "H200" in r.system and r.algorithm == "nvls/Simple"]
+    assert len(rows) >= 10
+    worst = max(abs(r.model / r.measured - 1) for r in rows)
+    assert worst <= 0.10, worst
 
 
 @pytest.mark.parametrize(
