@@ -1,5 +1,5 @@
 """`manage.py simulate FILE.yaml [--days D] [--load ρ] [--policy easy|fifo] [--seed N] [--afr F] [--repair-h H]
-[--restart-h H] [--format json|table]`:
+[--restart-h H] [--preempt] [--format json|table]`:
 the seed's Table 14-24 workload on a design's Slurm batch nodes (scheduling/simulator.py), pure — no Django.
 
 The design gives the nodes (the batch partition's), GPUs per node and the leaf-group size placement
@@ -37,13 +37,14 @@ def parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--repair-h", type=float, default=24.0, help="hours a failed node is out of service (default 24)")
     p.add_argument("--restart-h", type=float, default=0.25, help="hours to restart a job from its checkpoint")
+    p.add_argument("--preempt", action="store_true", help="critical jobs preempt lower classes (§14.8.1; easy only)")
     p.add_argument("--format", choices=["json", "table"], default="table")
     return p
 
 
 def run(
     path: Path, *, days: float, load: float, policy: str, seed: int, afr: float = 0.0, repair_h: float = 24.0,
-    restart_h: float = 0.25,
+    restart_h: float = 0.25, preempt: bool = False,
 ) -> dict[str, Any]:  # fmt: skip
     plan = evaluate_file(path)
     failures = None
@@ -62,7 +63,7 @@ def run(
     )  # fmt: skip
     res = simulate(
         jobs, node_count=batch.nodes.count, gpus_per_node=parts.gpus_per_node, horizon_h=horizon_h, policy=policy,
-        leaf_nodes=leaf_nodes, failures=failures,
+        leaf_nodes=leaf_nodes, failures=failures, preempt=preempt, restart_h=restart_h,
     )  # fmt: skip
     out = report(res, jobs, [c.name for c in SEED_TABLE_14_24.classes])
     out["inputs"] = {
@@ -77,8 +78,17 @@ def run(
         "jobs": len(jobs),
         "profile": SEED_TABLE_14_24.name,
         "afr": afr,
+        "preempt": preempt,
     }
     return out
+
+
+def _books_line(out: dict[str, Any]) -> str:
+    i, f = out["inputs"], out["failures"]
+    return (
+        f"failures (AFR {i['afr']:.1%} per GPU), preemption {'on' if i['preempt'] else 'off'} "
+        f"({f['preemptions']:.0f} preemptions): {out['derivations']['goodput_frac']}"
+    )
 
 
 def _table(out: dict[str, Any]) -> str:
@@ -89,11 +99,7 @@ def _table(out: dict[str, Any]) -> str:
         f"{i['jobs']:,} jobs",
         f"utilization: {out['derivations']['utilization_frac']}",
         f"Little's law: {out['derivations']['little']}",
-        *(
-            [f"failures (AFR {i['afr']:.1%} per GPU): {out['derivations']['goodput_frac']}"]
-            if "failures" in out
-            else []
-        ),
+        *([_books_line(out)] if "failures" in out else []),
         f"{'class':<24}{'jobs':>7}{'waiting':>9}{'wait p50 h':>12}{'p95 h':>10}{'p99 h':>10}{'in 1 group':>12}",
     ]
     show = lambda x, f="{:.1f}": "—" if x is None else f.format(x)  # noqa: E731
@@ -110,7 +116,7 @@ def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Te
     args = parser().parse_args(argv)
     try:
         out = run(args.file, days=args.days, load=args.load, policy=args.policy, seed=args.seed, afr=args.afr,
-                  repair_h=args.repair_h, restart_h=args.restart_h)  # fmt: skip
+                  repair_h=args.repair_h, restart_h=args.restart_h, preempt=args.preempt)  # fmt: skip
     except RequirementsError as exc:
         stderr.write(f"{args.file}: invalid requirements\n")
         stderr.writelines(f"  {field}: {' '.join(msgs)}\n" for field, msgs in exc.errors.items())
@@ -118,7 +124,8 @@ def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Te
     except SchedulerInputError as exc:
         stderr.write(f"{args.file}: the simulation is refused\n")
         names = {"horizon_h": "--days", "load": "--load", "policy": "--policy", "failures.afr": "--afr",
-                 "failures.repair_h": "--repair-h", "failures.restart_h": "--restart-h"}  # fmt: skip
+                 "failures.repair_h": "--repair-h", "failures.restart_h": "--restart-h",
+                 "preempt": "--preempt"}  # fmt: skip
         stderr.writelines(f"  {names.get(k, k)}: {v}\n" for k, v in exc.errors.items())
         return 1
     stdout.write(json.dumps(out, indent=2) + "\n" if args.format == "json" else _table(out))

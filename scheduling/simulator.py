@@ -40,9 +40,10 @@ import numpy as np
 
 from scheduling import SchedulerInputError
 from scheduling.failures import FailureModel, failure_stream, work_checkpointed
-from scheduling.workload import Jobs
+from scheduling.workload import PRIORITY, Jobs
 
 POLICIES = ("fifo", "easy")
+PRIORITY_PREEMPTS = PRIORITY["critical"]  # the class that preempts (§14.8.1); lower classes are preempted
 
 
 class _Pool:
@@ -120,6 +121,9 @@ class SimResult:
     queue_h: np.ndarray | None = None  # each job's total time in the queue inside the window
     failures: dict[str, float] | None = None  # failure accounting (node-hours), when failures are modelled
     restarts: np.ndarray | None = None
+    preempted: np.ndarray | None = None
+    segments: list[list] | None = None  # when recorded: [job, nodes, start, end] per run (end NaN: at the horizon)
+    outages: list[tuple[float, float, int]] | None = None  # when failures are modelled: (down, back, node)
 
     @property
     def capacity_node_h(self) -> float:
@@ -157,7 +161,10 @@ class _Sim:
         self.end = [math.nan] * n
         self.one_group = [False] * n
         self.allocations: list[tuple[int, np.ndarray]] | None = [] if record else None
+        self.segments: list[list] = []  # recorded runs: [job, nodes, start, end] (a job restarted has several)
+        self.open_segment: dict[int, int] = {}
         self.faults: _Faults | None = None
+        self.preempt = False
         self.wall = self.hours  # wall time a job needs if it starts now (with failures: _Faults keeps it)
         self.queued_at = [math.nan] * n
         self.queue_h = [0.0] * n  # total time in the queue (several stints when failures requeue a job)
@@ -183,6 +190,8 @@ class _Sim:
             self.one_group[j] = bool(leaf) and lo // leaf == hi // leaf
         if self.allocations is not None:
             self.allocations.append((j, np.array(nodes)))
+            self.open_segment[j] = len(self.segments)
+            self.segments.append([j, list(nodes), t, math.nan])
 
     def finish_until(self, t: float) -> None:
         state = self.state
@@ -192,6 +201,7 @@ class _Sim:
                 continue  # killed by a failure before this end
             del state.end_of[j]
             self.end[j] = end
+            self.close_segment(j, end)
             if self.faults is not None:
                 self.faults.close(j, end, failed=False)
             state.pool.give(state.nodes_of.pop(j))
@@ -202,6 +212,12 @@ class _Sim:
             self.begin(queue.pop(0)[1], t)
         if self.policy == "fifo" or not queue:
             return
+        if self.preempt and self.preempt_for(queue[0][1], t):
+            self.begin(queue.pop(0)[1], t)
+            while queue and need[queue[0][1]] <= state.free_count:
+                self.begin(queue.pop(0)[1], t)
+            if not queue:
+                return
         shadow, extra = _shadow(state, need[queue[0][1]])
         k = 1
         while k < len(queue) and state.free_count:
@@ -213,6 +229,35 @@ class _Sim:
                 self.begin(j, t)
             else:
                 k += 1
+
+    def preempt_for(self, head: int, t: float) -> bool:
+        """Preemption (§14.8.1: critical jobs preempt): free nodes for a head of the critical class by
+        requeueing running jobs of lower classes — lowest class first, then the most recently started —
+        only when that frees enough. A preempted job checkpoints on the signal (Slurm PreemptMode=REQUEUE
+        with a grace time: its work is kept, the write counted as instantaneous beside multi-day jobs) and
+        pays the restart time when it runs again."""
+        state, prio = self.state, self.priority
+        if prio[head] < PRIORITY_PREEMPTS:
+            return False
+        victims = sorted((j for j in state.end_of if prio[j] < prio[head]), key=lambda j: (prio[j], -self.seg_start(j)))
+        free, chosen = state.free_count, []
+        for j in victims:
+            if free >= self.need[head]:
+                break
+            chosen.append(j)
+            free += len(state.nodes_of[j])
+        if free < self.need[head]:
+            return False
+        for j in chosen:
+            self.faults.requeue(j, t, failed_node=None)
+        return True
+
+    def seg_start(self, j: int) -> float:
+        return self.faults.seg[j][0]
+
+    def close_segment(self, j: int, t: float) -> None:
+        if self.allocations is not None:
+            self.segments[self.open_segment.pop(j)][3] = t
 
     def enqueue(self, j: int, t: float) -> None:
         bisect.insort(self.queue, (self.key(j), j))
@@ -237,7 +282,10 @@ class _Faults:
         self.down: set[int] = set()
         self.job_on: dict[int, int] = {}
         self.books = {"productive": 0.0, "lost": 0.0, "checkpoint": 0.0, "restart": 0.0}
-        self.counts = {"failures": 0, "failures_killing_a_job": 0, "failures_on_a_node_already_down": 0}
+        self.counts = {"failures": 0, "failures_killing_a_job": 0, "failures_on_a_node_already_down": 0,
+                       "preemptions": 0}  # fmt: skip
+        self.preempted = [0] * len(need)
+        self.outages: list[tuple[float, float, int]] = []
 
     def begin(self, j: int, t: float, nodes: list[int]) -> float:
         restart = self.model.restart_h if self.restarts[j] else 0.0
@@ -263,6 +311,22 @@ class _Faults:
         for x in self.sim.state.nodes_of.get(j, []):
             self.job_on.pop(x, None)
 
+    def requeue(self, j: int, t: float, failed_node: int | None) -> None:
+        """Stop job j at t — killed by a failure of ``failed_node`` (work since its checkpoint lost) or
+        preempted (None: it checkpoints on the signal) — free its nodes but the failed one, queue it again."""
+        sim, state = self.sim, self.sim.state
+        self.close(j, t, failed=failed_node is not None)
+        sim.close_segment(j, t)
+        del state.end_of[j]
+        nodes = state.nodes_of.pop(j)
+        state.pool.give([y for y in nodes if y != failed_node])
+        self.restarts[j] += 1
+        if failed_node is None:
+            self.counts["preemptions"] += 1
+            self.preempted[j] += 1
+        sim.wall[j] = self.model.restart_h + self.work_left[j] * self.stretch[j]
+        sim.enqueue(j, t)
+
     def next_time(self) -> float:
         nf = self.fail_t[self.next_fail] if self.next_fail < len(self.fail_t) else math.inf
         return min(nf, self.repairs[0][0] if self.repairs else math.inf)
@@ -280,7 +344,7 @@ class _Faults:
             self.fail(tf, x)
 
     def fail(self, t: float, x: int) -> None:
-        sim, state = self.sim, self.sim.state
+        state = self.sim.state
         self.counts["failures"] += 1
         if x in self.down:
             self.counts["failures_on_a_node_already_down"] += 1
@@ -290,15 +354,10 @@ class _Faults:
             state.pool.remove(x)
         else:
             self.counts["failures_killing_a_job"] += 1
-            self.close(j, t, failed=True)
-            del state.end_of[j]
-            nodes = state.nodes_of.pop(j)
-            state.pool.give([y for y in nodes if y != x])
-            self.restarts[j] += 1
-            sim.wall[j] = self.model.restart_h + self.work_left[j] * self.stretch[j]
-            sim.enqueue(j, t)
+            self.requeue(j, t, failed_node=x)
         self.down.add(x)
         heapq.heappush(self.repairs, (t + self.model.repair_h, x))
+        self.outages.append((t, t + self.model.repair_h, x))
 
     def finish(self) -> dict[str, float]:
         for j in list(self.seg):  # segments still running at the horizon
@@ -316,16 +375,24 @@ def simulate(
     leaf_nodes: int = 0,
     record: bool = False,
     failures: FailureModel | None = None,
+    preempt: bool = False,
+    restart_h: float = 0.25,
 ) -> SimResult:
-    """Run the queue of ``jobs`` on ``node_count`` nodes until ``horizon_h`` (with GPU failures if given)."""
+    """Run the queue of ``jobs`` on ``node_count`` nodes until ``horizon_h`` (with GPU failures if given;
+    with ``preempt``, critical jobs preempt lower classes, who restart in ``restart_h``)."""
     if policy not in POLICIES:
         raise SchedulerInputError({"policy": f"one of {', '.join(POLICIES)}"})
+    if preempt and policy != "easy":
+        raise SchedulerInputError({"preempt": "preemption orders the queue by class: use the easy policy"})
+    if preempt and failures is None:
+        failures = FailureModel(afr=0.0, restart_h=restart_h)  # the books, checkpoints and restarts; no failures
     need = _nodes_needed(jobs.gpus, gpus_per_node)
     if need.size and need.max() > node_count:
         raise SchedulerInputError({"classes": f"a job of {int(jobs.gpus.max()):,} GPUs needs more than the "
                                               f"{node_count:,} nodes"})  # fmt: skip
     sim = _Sim(jobs, node_count, need, policy, leaf_nodes, record)
     faults = sim.faults = _Faults(sim, failures, node_count, gpus_per_node, horizon_h) if failures else None
+    sim.preempt = preempt
     state, queue, submit, n = sim.state, sim.queue, sim.submit, len(jobs)
     q_int = busy_int = down_int = 0.0
     t_prev, i = 0.0, 0
@@ -360,6 +427,9 @@ def simulate(
         node_count, gpus_per_node, horizon_h, policy, start, end, need,
         np.array(sim.one_group), q_int, busy_int, sim.allocations, np.array(sim.queue_h), books,
         np.array(faults.restarts) if faults is not None else None,
+        np.array(faults.preempted) if faults is not None else None,
+        sim.segments if record else None,
+        faults.outages if faults is not None else None,
     )  # fmt: skip
 
 
@@ -418,6 +488,8 @@ def _class_row(result: SimResult, jobs: Jobs, c: int, name: str, arrived, starte
     }
     if result.restarts is not None:
         row["restarts"] = int(result.restarts[mine].sum())
+    if result.preempted is not None:
+        row["preemptions"] = int(result.preempted[mine].sum())
     return row
 
 

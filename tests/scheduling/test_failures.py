@@ -4,6 +4,7 @@ lost + checkpoint + restart)."""
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -114,15 +115,22 @@ def queues(draw):
     model = FailureModel(afr=draw(st.sampled_from([0.3, 0.9, 0.999])), repair_h=draw(st.sampled_from([2.0, 24.0])),
                          checkpoint_write_h=draw(st.sampled_from([0.05, 0.5])), restart_h=0.25,
                          seed=draw(st.integers(0, 10**6)))  # fmt: skip
-    return Jobs(submit, gpus, hours, np.zeros(n, np.int64), prio), model, draw(st.sampled_from(["fifo", "easy"]))
+    policy = draw(st.sampled_from(["fifo", "easy"]))
+    return (
+        Jobs(submit, gpus, hours, np.zeros(n, np.int64), prio),
+        model,
+        policy,
+        policy == "easy" and draw(st.booleans()),
+    )
 
 
 @given(queues())
 @settings(max_examples=120, deadline=None)
 def test_node_hours_balance_and_no_node_is_used_twice_or_while_down(case):
-    jobs, model, policy = case
+    jobs, model, policy, preempt = case
     horizon = 250.0
-    res = simulate(jobs, node_count=6, gpus_per_node=8, horizon_h=horizon, policy=policy, failures=model, record=True)
+    res = simulate(jobs, node_count=6, gpus_per_node=8, horizon_h=horizon, policy=policy, failures=model, record=True,
+                   preempt=preempt)  # fmt: skip
     f, cap = res.failures, 6 * horizon
     down, busy = f["down_node_h"], res.busy_integral_node_h
     assert busy + down <= cap + 1e-6
@@ -130,10 +138,19 @@ def test_node_hours_balance_and_no_node_is_used_twice_or_while_down(case):
         busy, rel=1e-9, abs=1e-6
     )
     assert min(f["lost_node_h"], f["checkpoint_node_h"], f["productive_node_h"]) >= -1e-9
-    # gangs: every allocation is the whole job, and no node is in two allocations at once
-    alloc_nodes = [set(n.tolist()) for _, n in res.allocations]
-    assert all(len(a) == -(-int(jobs.gpus[j]) // 8) for (j, _), a in zip(res.allocations, alloc_nodes, strict=True))
-    again = simulate(jobs, node_count=6, gpus_per_node=8, horizon_h=horizon, policy=policy, failures=model)
+    # gangs: every run holds the whole job; a node is in one run at a time and never while it is in repair
+    busy: dict[int, list[tuple[float, float]]] = {}
+    for j, nodes, start, end in res.segments:
+        assert len(set(nodes)) == len(nodes) == -(-int(jobs.gpus[j]) // 8)
+        for x in nodes:
+            busy.setdefault(x, []).append((start, horizon if math.isnan(end) else end))
+    for down, back, x in res.outages:
+        busy.setdefault(x, []).append((down, back))
+    for spans in busy.values():
+        spans.sort()
+        assert all(a_end <= b_start + 1e-9 for (_, a_end), (b_start, _) in itertools.pairwise(spans))
+    again = simulate(jobs, node_count=6, gpus_per_node=8, horizon_h=horizon, policy=policy, failures=model,
+                     preempt=preempt)  # fmt: skip
     assert np.array_equal(res.start_h, again.start_h, equal_nan=True) and res.failures == again.failures
     rep = report(res, jobs, ["all"])
     little = rep["little"]
@@ -176,3 +193,50 @@ def test_bad_failure_inputs_name_the_field(kwargs, field):
     with pytest.raises(SchedulerInputError) as exc:
         FailureModel(**kwargs)
     assert field in exc.value.errors
+
+
+def test_a_critical_job_preempts_lower_classes_by_hand():
+    """4 nodes. t=0: Q1 (queued, 2 nodes, 50 h) and Q2 (queued, 2 nodes, 50 h) start. t=10: C (critical,
+    3 nodes, 5 h) arrives: the most recently started lower-class jobs are preempted until 3 nodes are free —
+    Q2 (started at 0 like Q1, but later in order… both started at 0: the later-numbered first) and then Q1;
+    C runs 10–15, then Q1 and Q2 restart (0.5 h restart each) with their 40 h of work left: end at 55.5."""
+    jobs = Jobs(np.array([0.0, 0.0, 10.0]), np.array([16, 16, 24]), np.array([50.0, 50.0, 5.0]),
+                np.array([0, 0, 1]), np.array([1, 1, 2]))  # fmt: skip
+    res = simulate(jobs, node_count=4, gpus_per_node=8, horizon_h=200.0, preempt=True, restart_h=0.5)
+    assert res.start_h.tolist() == [0.0, 0.0, 10.0]
+    assert res.end_h.tolist() == pytest.approx([55.5, 55.5, 15.0])
+    assert res.preempted.tolist() == [1, 1, 0]
+    f = res.failures
+    assert f["preemptions"] == 2 and f["lost_node_h"] == 0  # checkpointed on the signal
+    assert f["restart_node_h"] == pytest.approx(2 * 0.5 * 2)
+    assert f["productive_node_h"] == pytest.approx(2 * 50 * 2 + 5 * 3)
+    rep = report(res, jobs, ["queued", "critical"])
+    assert rep["classes"][0]["preemptions"] == 2 and rep["classes"][1]["preemptions"] == 0
+    # without preemption C waits for a job to end at 50
+    plain = simulate(jobs, node_count=4, gpus_per_node=8, horizon_h=200.0)
+    assert plain.start_h[2] == 50.0
+
+
+def test_preemption_only_when_it_frees_enough_and_never_of_its_own_class():
+    """C (critical) needs 4 nodes at t = 1; 2 are held by critical A until 20, 2 by queued B until 30.
+    Preempting B at 1 frees only 2: nothing is preempted then. At 20 A ends: preempting B now frees
+    enough, so C starts at 20 (not 30) and B restarts after C; A, of C's class, is never preempted."""
+    jobs = Jobs(np.array([0.0, 0.0, 1.0]), np.array([16, 16, 32]), np.array([20.0, 30.0, 5.0]),
+                np.zeros(3, dtype=np.int64), np.array([2, 1, 2]))  # fmt: skip
+    res = simulate(jobs, node_count=4, gpus_per_node=8, horizon_h=200.0, preempt=True, restart_h=0.0)
+    assert res.preempted.tolist() == [0, 1, 0] and res.start_h[2] == 20.0
+    assert res.end_h[1] == pytest.approx(25.0 + 10.0)  # B: 20 h of work done before 20, 10 h after C
+    with pytest.raises(SchedulerInputError) as exc:
+        simulate(jobs, node_count=4, gpus_per_node=8, horizon_h=10.0, policy="fifo", preempt=True)
+    assert "preempt" in exc.value.errors
+
+
+def test_seed_profile_with_preemption_cuts_the_critical_wait():
+    """The seed workload, 120 days: with preemption the critical class (pretraining) waits less at p95,
+    and the preempted classes pay for it in restarts."""
+    jobs = generate_jobs(SEED_TABLE_14_24, cluster_gpus=2000, gpus_per_node=8, load=0.9, horizon_h=24 * 120, seed=5)
+    names = [c.name for c in SEED_TABLE_14_24.classes]
+    base = report(simulate(jobs, node_count=250, gpus_per_node=8, horizon_h=24 * 120), jobs, names)
+    pre = report(simulate(jobs, node_count=250, gpus_per_node=8, horizon_h=24 * 120, preempt=True), jobs, names)
+    assert pre["classes"][0]["wait_h_p95"] < base["classes"][0]["wait_h_p95"]
+    assert pre["failures"]["preemptions"] >= 1 and pre["classes"][0]["preemptions"] == 0

@@ -181,5 +181,10 @@ def test_simulate_cli_on_the_seed_design():
     f = json.loads(failing.stdout)["failures"]
     assert f["failures"] >= 1 and f["goodput_frac"] < json.loads(failing.stdout)["utilization_frac"]
     assert "productive node-hours" in f["derivation"]
+    pre = json.loads(subprocess.run([*cmd, "--preempt", "--format", "json"], cwd=ROOT, capture_output=True,
+                                    text=True, check=True).stdout)  # fmt: skip
+    assert pre["inputs"]["preempt"] and pre["classes"][0]["wait_h_p95"] <= data["classes"][0]["wait_h_p95"]
+    fifo = subprocess.run([*cmd, "--preempt", "--policy", "fifo"], cwd=ROOT, capture_output=True, text=True)
+    assert fifo.returncode == 1 and "--preempt: preemption orders the queue" in fifo.stderr
     refused = subprocess.run([*cmd, "--afr", "1.5"], cwd=ROOT, capture_output=True, text=True)
     assert refused.returncode == 1 and "--afr: an annualised failure rate" in refused.stderr
