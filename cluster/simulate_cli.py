@@ -1,5 +1,5 @@
 """`manage.py simulate FILE.yaml [--days D] [--load ρ] [--policy easy|fifo] [--seed N] [--afr F] [--repair-h H]
-[--restart-h H] [--preempt] [--format json|table]`:
+[--restart-h H] [--preempt] [--a2a-fraction F] [--format json|table]`:
 the seed's Table 14-24 workload on a design's Slurm batch nodes (scheduling/simulator.py), pure — no Django.
 
 The design gives the nodes (the batch partition's), GPUs per node and the leaf-group size placement
@@ -8,18 +8,21 @@ packs into (the Slurm leaves of topology.conf: a scalable unit's rail leaves, or
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from pathlib import Path
 from typing import Any, TextIO
 
 from cluster.cli import evaluate_file
+from cluster.collectives import collective_fabric
 from cluster.validate import RequirementsError
 from scheduling import SchedulerInputError
 from scheduling.failures import FailureModel
+from scheduling.network import job_spread_factors
 from scheduling.simulator import POLICIES, report, simulate
 from scheduling.slurm_topology import slurm_topology
-from scheduling.workload import SEED_TABLE_14_24, generate_jobs
+from scheduling.workload import SEED_TABLE_14_24, Profile, generate_jobs
 
 
 def parser() -> argparse.ArgumentParser:
@@ -38,13 +41,16 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--repair-h", type=float, default=24.0, help="hours a failed node is out of service (default 24)")
     p.add_argument("--restart-h", type=float, default=0.25, help="hours to restart a job from its checkpoint")
     p.add_argument("--preempt", action="store_true", help="critical jobs preempt lower classes (§14.8.1; easy only)")
+    p.add_argument("--a2a-fraction", type=float, default=0.0,
+                   help="share of every job's step in all-to-all (MoE); jobs spread over leaf groups then run "
+                   "slower on a tapered fabric, by the collective model (default 0)")  # fmt: skip
     p.add_argument("--format", choices=["json", "table"], default="table")
     return p
 
 
 def run(
     path: Path, *, days: float, load: float, policy: str, seed: int, afr: float = 0.0, repair_h: float = 24.0,
-    restart_h: float = 0.25, preempt: bool = False,
+    restart_h: float = 0.25, preempt: bool = False, a2a_fraction: float = 0.0,
 ) -> dict[str, Any]:  # fmt: skip
     plan = evaluate_file(path)
     failures = None
@@ -57,13 +63,24 @@ def run(
     leaf_nodes = max((len(s.nodes) for s in topo.level(0)), default=0) if topo else 0
     gpus = batch.nodes.count * parts.gpus_per_node
     horizon_h = days * 24
+    profile = SEED_TABLE_14_24
+    if not 0 <= a2a_fraction < 1:
+        raise SchedulerInputError({"a2a_fraction": f"a share of the step from 0 to below 1, got {a2a_fraction}"})
+    if a2a_fraction:
+        profile = Profile(
+            tuple(dataclasses.replace(c, comm_fraction=a2a_fraction) for c in profile.classes), profile.name
+        )
     jobs = generate_jobs(
-        SEED_TABLE_14_24, cluster_gpus=gpus, gpus_per_node=parts.gpus_per_node, load=load, horizon_h=horizon_h,
+        profile, cluster_gpus=gpus, gpus_per_node=parts.gpus_per_node, load=load, horizon_h=horizon_h,
         seed=seed,
     )  # fmt: skip
+    spread = None
+    if a2a_fraction:
+        fabric, _ = collective_fabric(plan.requirements, plan=plan.fabric)
+        spread = job_spread_factors(jobs, profile, fabric, parts.gpus_per_node, leaf_nodes)
     res = simulate(
         jobs, node_count=batch.nodes.count, gpus_per_node=parts.gpus_per_node, horizon_h=horizon_h, policy=policy,
-        leaf_nodes=leaf_nodes, failures=failures, preempt=preempt, restart_h=restart_h,
+        leaf_nodes=leaf_nodes, failures=failures, preempt=preempt, restart_h=restart_h, spread=spread,
     )  # fmt: skip
     out = report(res, jobs, [c.name for c in SEED_TABLE_14_24.classes])
     out["inputs"] = {
@@ -79,6 +96,8 @@ def run(
         "profile": SEED_TABLE_14_24.name,
         "afr": afr,
         "preempt": preempt,
+        "a2a_fraction": a2a_fraction,
+        "spread_factor_max": float(spread.max()) if spread is not None and len(spread) else 1.0,
     }
     return out
 
@@ -87,7 +106,8 @@ def _books_line(out: dict[str, Any]) -> str:
     i, f = out["inputs"], out["failures"]
     return (
         f"failures (AFR {i['afr']:.1%} per GPU), preemption {'on' if i['preempt'] else 'off'} "
-        f"({f['preemptions']:.0f} preemptions): {out['derivations']['goodput_frac']}"
+        f"({f['preemptions']:.0f} preemptions), all-to-all {i['a2a_fraction']:.0%} of a step (spread jobs up to "
+        f"×{i['spread_factor_max']:.3f}): {out['derivations']['goodput_frac']}"
     )
 
 
@@ -116,7 +136,8 @@ def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Te
     args = parser().parse_args(argv)
     try:
         out = run(args.file, days=args.days, load=args.load, policy=args.policy, seed=args.seed, afr=args.afr,
-                  repair_h=args.repair_h, restart_h=args.restart_h, preempt=args.preempt)  # fmt: skip
+                  repair_h=args.repair_h, restart_h=args.restart_h, preempt=args.preempt,
+                  a2a_fraction=args.a2a_fraction)  # fmt: skip
     except RequirementsError as exc:
         stderr.write(f"{args.file}: invalid requirements\n")
         stderr.writelines(f"  {field}: {' '.join(msgs)}\n" for field, msgs in exc.errors.items())
@@ -125,7 +146,7 @@ def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Te
         stderr.write(f"{args.file}: the simulation is refused\n")
         names = {"horizon_h": "--days", "load": "--load", "policy": "--policy", "failures.afr": "--afr",
                  "failures.repair_h": "--repair-h", "failures.restart_h": "--restart-h",
-                 "preempt": "--preempt"}  # fmt: skip
+                 "preempt": "--preempt", "a2a_fraction": "--a2a-fraction"}  # fmt: skip
         stderr.writelines(f"  {names.get(k, k)}: {v}\n" for k, v in exc.errors.items())
         return 1
     stdout.write(json.dumps(out, indent=2) + "\n" if args.format == "json" else _table(out))

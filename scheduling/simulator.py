@@ -165,6 +165,8 @@ class _Sim:
         self.open_segment: dict[int, int] = {}
         self.faults: _Faults | None = None
         self.preempt = False
+        self.spread: list[float] | None = None  # run-time factor when a job spans leaf groups (network.py)
+        self.last_end = [math.nan] * n
         self.wall = self.hours  # wall time a job needs if it starts now (with failures: _Faults keeps it)
         self.queued_at = [math.nan] * n
         self.queue_h = [0.0] * n  # total time in the queue (several stints when failures requeue a job)
@@ -180,14 +182,17 @@ class _Sim:
         self.queued_at[j] = math.nan
         nodes = state.pool.take(self.need[j])
         state.nodes_of[j] = nodes
-        wall = self.hours[j] if self.faults is None else self.faults.begin(j, t, nodes)
+        lo, hi = min(nodes), max(nodes)
+        spans = bool(leaf) and lo // leaf != hi // leaf
+        factor = self.spread[j] if self.spread is not None and spans else 1.0
+        wall = self.hours[j] * factor if self.faults is None else self.faults.begin(j, t, nodes, factor)
         end = t + wall
+        self.last_end[j] = end
         state.end_of[j] = end
         heapq.heappush(state.running, (end, j))
         if math.isnan(self.start[j]):
             self.start[j] = t
-            lo, hi = min(nodes), max(nodes)
-            self.one_group[j] = bool(leaf) and lo // leaf == hi // leaf
+            self.one_group[j] = bool(leaf) and not spans
         if self.allocations is not None:
             self.allocations.append((j, np.array(nodes)))
             self.open_segment[j] = len(self.segments)
@@ -273,7 +278,7 @@ class _Faults:
         self.tau = [model.interval_h(k, gpus_per_node) for k in need]
         self.stretch = [model.stretch(k, gpus_per_node) for k in need]
         self.work_left = list(sim.hours)  # hours of work not yet safe in a checkpoint (or done)
-        sim.wall = [h * st for h, st in zip(sim.hours, self.stretch, strict=True)]
+        sim.wall = [h * st * self.spread_of(j) for j, (h, st) in enumerate(zip(sim.hours, self.stretch, strict=True))]
         self.seg: dict[int, tuple[float, float]] = {}  # running job → (segment start, restart hours in it)
         self.restarts = [0] * len(need)
         times, nodes = failure_stream(model, node_count, gpus_per_node, horizon_h)
@@ -281,30 +286,31 @@ class _Faults:
         self.repairs: list[tuple[float, int]] = []  # heap of (back in service, node)
         self.down: set[int] = set()
         self.job_on: dict[int, int] = {}
-        self.books = {"productive": 0.0, "lost": 0.0, "checkpoint": 0.0, "restart": 0.0}
+        self.books = {"productive": 0.0, "lost": 0.0, "checkpoint": 0.0, "restart": 0.0, "network_wait": 0.0}
         self.counts = {"failures": 0, "failures_killing_a_job": 0, "failures_on_a_node_already_down": 0,
                        "preemptions": 0}  # fmt: skip
         self.preempted = [0] * len(need)
         self.outages: list[tuple[float, float, int]] = []
 
-    def begin(self, j: int, t: float, nodes: list[int]) -> float:
+    def begin(self, j: int, t: float, nodes: list[int], factor: float = 1.0) -> float:
         restart = self.model.restart_h if self.restarts[j] else 0.0
-        self.seg[j] = (t, restart)
+        self.seg[j] = (t, restart, factor)
         for x in nodes:
             self.job_on[x] = j
-        return restart + self.work_left[j] * self.stretch[j]
+        return restart + self.work_left[j] * self.stretch[j] * factor
 
     def close(self, j: int, t: float, failed: bool) -> None:
         """Book a segment [start, t) of job j (t ≤ horizon) into productive / lost / checkpoint / restart."""
-        start, restart = self.seg.pop(j)
+        start, restart, factor = self.seg.pop(j)
         k = self.sim.need[j]
         wall = max(0.0, min(t, self.horizon) - start)
         in_restart = min(restart, wall)
-        work = (wall - in_restart) / self.stretch[j]
+        work = (wall - in_restart) / (self.stretch[j] * factor)  # hours of work at the job's own pace
         saved = work_checkpointed(work, self.tau[j]) if failed else work
         b = self.books
         b["restart"] += in_restart * k
-        b["checkpoint"] += (wall - in_restart - work) * k
+        b["checkpoint"] += work * (self.stretch[j] - 1) * factor * k
+        b["network_wait"] += work * (factor - 1) * k
         b["productive"] += saved * k
         b["lost"] += (work - saved) * k
         self.work_left[j] = max(0.0, self.work_left[j] - saved)
@@ -324,8 +330,12 @@ class _Faults:
         if failed_node is None:
             self.counts["preemptions"] += 1
             self.preempted[j] += 1
-        sim.wall[j] = self.model.restart_h + self.work_left[j] * self.stretch[j]
+        sim.wall[j] = self.model.restart_h + self.work_left[j] * self.stretch[j] * self.spread_of(j)
+        sim.last_end[j] = math.nan
         sim.enqueue(j, t)
+
+    def spread_of(self, j: int) -> float:
+        return self.sim.spread[j] if self.sim.spread is not None else 1.0
 
     def next_time(self) -> float:
         nf = self.fail_t[self.next_fail] if self.next_fail < len(self.fail_t) else math.inf
@@ -377,6 +387,7 @@ def simulate(
     failures: FailureModel | None = None,
     preempt: bool = False,
     restart_h: float = 0.25,
+    spread: np.ndarray | None = None,
 ) -> SimResult:
     """Run the queue of ``jobs`` on ``node_count`` nodes until ``horizon_h`` (with GPU failures if given;
     with ``preempt``, critical jobs preempt lower classes, who restart in ``restart_h``)."""
@@ -384,13 +395,16 @@ def simulate(
         raise SchedulerInputError({"policy": f"one of {', '.join(POLICIES)}"})
     if preempt and policy != "easy":
         raise SchedulerInputError({"preempt": "preemption orders the queue by class: use the easy policy"})
-    if preempt and failures is None:
-        failures = FailureModel(afr=0.0, restart_h=restart_h)  # the books, checkpoints and restarts; no failures
+    if (preempt or spread is not None) and failures is None:
+        failures = FailureModel(afr=0.0, restart_h=restart_h)  # the node-hour books and restarts; no failures
     need = _nodes_needed(jobs.gpus, gpus_per_node)
     if need.size and need.max() > node_count:
         raise SchedulerInputError({"classes": f"a job of {int(jobs.gpus.max()):,} GPUs needs more than the "
                                               f"{node_count:,} nodes"})  # fmt: skip
     sim = _Sim(jobs, node_count, need, policy, leaf_nodes, record)
+    if spread is not None:  # backfill plans with the slower, spread run time (it may not fit in one group)
+        sim.spread = [float(x) for x in spread]
+        sim.wall = [h * x for h, x in zip(sim.hours, sim.spread, strict=True)]
     faults = sim.faults = _Faults(sim, failures, node_count, gpus_per_node, horizon_h) if failures else None
     sim.preempt = preempt
     state, queue, submit, n = sim.state, sim.queue, sim.submit, len(jobs)
@@ -419,7 +433,7 @@ def simulate(
     for _, j in queue:  # still waiting at the horizon
         sim.queue_h[j] += horizon_h - sim.queued_at[j]
     start = np.array(sim.start)
-    end = start + jobs.hours if faults is None else np.array(sim.end)
+    end = np.array(sim.last_end)
     books = None
     if faults is not None:
         books = {**faults.finish(), "down_node_h": down_int}
@@ -502,7 +516,8 @@ def _failure_rows(result: SimResult) -> dict[str, Any]:
         "goodput_frac": good,
         "derivation": f"{f['productive_node_h']:,.0f} productive node-hours (busy {result.busy_integral_node_h:,.0f} − "
         f"lost {f['lost_node_h']:,.0f} − checkpoint writes {f['checkpoint_node_h']:,.0f} − restarts "
-        f"{f['restart_node_h']:,.0f}) ÷ {cap:,.0f} = {good:.1%}; {f['failures']:.0f} node failures, "
+        f"{f['restart_node_h']:,.0f} − waiting on a tapered network {f['network_wait_node_h']:,.0f}) ÷ {cap:,.0f} "
+        f"= {good:.1%}; {f['failures']:.0f} node failures, "
         f"{f['failures_killing_a_job']:.0f} of them killing a job; {f['down_node_h']:,.0f} node-hours in repair",
     }
 

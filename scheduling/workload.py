@@ -43,6 +43,8 @@ class JobClass:
     sla: str = "queued"
     tenant: str = ""
     duration: str = "log_uniform"  # or "exponential" (mean = (min + max) / 2) or "uniform"
+    comm_fraction: float = 0.0  # share of a step in all-to-all on a non-blocking fabric (scheduling/network.py)
+    a2a_bytes: float = 256 * 2**20  # bytes each GPU sends per all-to-all
 
     def gpu_choices(self) -> np.ndarray:
         return np.arange(self.min_gpus, self.max_gpus + 1, self.granularity_gpus)

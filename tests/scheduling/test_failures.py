@@ -116,27 +116,24 @@ def queues(draw):
                          checkpoint_write_h=draw(st.sampled_from([0.05, 0.5])), restart_h=0.25,
                          seed=draw(st.integers(0, 10**6)))  # fmt: skip
     policy = draw(st.sampled_from(["fifo", "easy"]))
-    return (
-        Jobs(submit, gpus, hours, np.zeros(n, np.int64), prio),
-        model,
-        policy,
-        policy == "easy" and draw(st.booleans()),
-    )
+    spread = np.array(draw(st.lists(st.sampled_from([1.0, 1.25, 2.0]), min_size=n, max_size=n)))
+    extra = {"leaf_nodes": draw(st.sampled_from([0, 2, 3])), "spread": spread if draw(st.booleans()) else None,
+             "preempt": policy == "easy" and draw(st.booleans())}  # fmt: skip
+    return Jobs(submit, gpus, hours, np.zeros(n, np.int64), prio), model, policy, extra
 
 
 @given(queues())
 @settings(max_examples=120, deadline=None)
 def test_node_hours_balance_and_no_node_is_used_twice_or_while_down(case):
-    jobs, model, policy, preempt = case
+    jobs, model, policy, extra = case
     horizon = 250.0
     res = simulate(jobs, node_count=6, gpus_per_node=8, horizon_h=horizon, policy=policy, failures=model, record=True,
-                   preempt=preempt)  # fmt: skip
+                   **extra)  # fmt: skip
     f, cap = res.failures, 6 * horizon
     down, busy = f["down_node_h"], res.busy_integral_node_h
     assert busy + down <= cap + 1e-6
-    assert f["productive_node_h"] + f["lost_node_h"] + f["checkpoint_node_h"] + f["restart_node_h"] == pytest.approx(
-        busy, rel=1e-9, abs=1e-6
-    )
+    parts = ("productive_node_h", "lost_node_h", "checkpoint_node_h", "restart_node_h", "network_wait_node_h")
+    assert sum(f[k] for k in parts) == pytest.approx(busy, rel=1e-9, abs=1e-6)
     assert min(f["lost_node_h"], f["checkpoint_node_h"], f["productive_node_h"]) >= -1e-9
     # gangs: every run holds the whole job; a node is in one run at a time and never while it is in repair
     busy: dict[int, list[tuple[float, float]]] = {}
@@ -149,8 +146,7 @@ def test_node_hours_balance_and_no_node_is_used_twice_or_while_down(case):
     for spans in busy.values():
         spans.sort()
         assert all(a_end <= b_start + 1e-9 for (_, a_end), (b_start, _) in itertools.pairwise(spans))
-    again = simulate(jobs, node_count=6, gpus_per_node=8, horizon_h=horizon, policy=policy, failures=model,
-                     preempt=preempt)  # fmt: skip
+    again = simulate(jobs, node_count=6, gpus_per_node=8, horizon_h=horizon, policy=policy, failures=model, **extra)
     assert np.array_equal(res.start_h, again.start_h, equal_nan=True) and res.failures == again.failures
     rep = report(res, jobs, ["all"])
     little = rep["little"]

@@ -186,5 +186,12 @@ def test_simulate_cli_on_the_seed_design():
     assert pre["inputs"]["preempt"] and pre["classes"][0]["wait_h_p95"] <= data["classes"][0]["wait_h_p95"]
     fifo = subprocess.run([*cmd, "--preempt", "--policy", "fifo"], cwd=ROOT, capture_output=True, text=True)
     assert fifo.returncode == 1 and "--preempt: preemption orders the queue" in fifo.stderr
+    tapered = [sys.executable, "manage.py", "simulate", str(EXAMPLES / "fat-tree-2048-1p5to1.yaml"), "--days", "60"]
+    moe = json.loads(subprocess.run([*tapered, "--a2a-fraction", "0.3", "--format", "json"], cwd=ROOT,
+                                    capture_output=True, text=True, check=True).stdout)  # fmt: skip
+    assert moe["inputs"]["spread_factor_max"] > 1 and moe["failures"]["network_wait_node_h"] > 0
+    flat = json.loads(subprocess.run([*cmd, "--a2a-fraction", "0.3", "--format", "json"], cwd=ROOT,
+                                     capture_output=True, text=True, check=True).stdout)  # fmt: skip
+    assert flat["inputs"]["spread_factor_max"] == 1.0  # the seed design is 1:1: spreading costs nothing
     refused = subprocess.run([*cmd, "--afr", "1.5"], cwd=ROOT, capture_output=True, text=True)
     assert refused.returncode == 1 and "--afr: an annualised failure rate" in refused.stderr
