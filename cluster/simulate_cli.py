@@ -1,5 +1,5 @@
 """`manage.py simulate FILE.yaml [--days D] [--load ρ] [--policy easy|fifo] [--seed N] [--afr F] [--repair-h H]
-[--restart-h H] [--preempt] [--a2a-fraction F] [--format json|table]`:
+[--restart-h H] [--preempt] [--a2a-fraction F] [--trace F.csv [--trace-format ours|acme]] [--format json|table]`:
 the seed's Table 14-24 workload on a design's Slurm batch nodes (scheduling/simulator.py), pure — no Django.
 
 The design gives the nodes (the batch partition's), GPUs per node and the leaf-group size placement
@@ -22,7 +22,8 @@ from scheduling.failures import FailureModel
 from scheduling.network import job_spread_factors
 from scheduling.simulator import POLICIES, report, simulate
 from scheduling.slurm_topology import slurm_topology
-from scheduling.workload import SEED_TABLE_14_24, Profile, generate_jobs
+from scheduling.trace import acme_to_rows, check_fits, parse_trace
+from scheduling.workload import SEED_TABLE_14_24, JobClass, Profile, generate_jobs
 
 
 def parser() -> argparse.ArgumentParser:
@@ -41,6 +42,13 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--repair-h", type=float, default=24.0, help="hours a failed node is out of service (default 24)")
     p.add_argument("--restart-h", type=float, default=0.25, help="hours to restart a job from its checkpoint")
     p.add_argument("--preempt", action="store_true", help="critical jobs preempt lower classes (§14.8.1; easy only)")
+    p.add_argument("--trace", type=Path, help="replay this job trace (CSV) instead of the seed workload")
+    p.add_argument(
+        "--trace-format",
+        choices=["ours", "acme"],
+        default="ours",
+        help="ours: submit_h,gpus,hours,class[,tenant,sla]; acme: AcmeTrace's trace_seren.csv layout",
+    )
     p.add_argument("--a2a-fraction", type=float, default=0.0,
                    help="share of every job's step in all-to-all (MoE); jobs spread over leaf groups then run "
                    "slower on a tapered fabric, by the collective model (default 0)")  # fmt: skip
@@ -50,7 +58,8 @@ def parser() -> argparse.ArgumentParser:
 
 def run(
     path: Path, *, days: float, load: float, policy: str, seed: int, afr: float = 0.0, repair_h: float = 24.0,
-    restart_h: float = 0.25, preempt: bool = False, a2a_fraction: float = 0.0,
+    restart_h: float = 0.25, preempt: bool = False, a2a_fraction: float = 0.0, trace: Path | None = None,
+    trace_format: str = "ours",
 ) -> dict[str, Any]:  # fmt: skip
     plan = evaluate_file(path)
     failures = None
@@ -70,10 +79,15 @@ def run(
         profile = Profile(
             tuple(dataclasses.replace(c, comm_fraction=a2a_fraction) for c in profile.classes), profile.name
         )
-    jobs = generate_jobs(
-        profile, cluster_gpus=gpus, gpus_per_node=parts.gpus_per_node, load=load, horizon_h=horizon_h,
-        seed=seed,
-    )  # fmt: skip
+    if trace is not None:
+        jobs, names = _trace_jobs(trace, trace_format, gpus)
+        profile = Profile(tuple(JobClass(n, 1 / len(names), 1, gpus, 1, 1, 1, comm_fraction=a2a_fraction)
+                                for n in names), f"trace {trace.name}")  # fmt: skip
+    else:
+        jobs = generate_jobs(
+            profile, cluster_gpus=gpus, gpus_per_node=parts.gpus_per_node, load=load, horizon_h=horizon_h,
+            seed=seed,
+        )  # fmt: skip
     spread = None
     if a2a_fraction:
         fabric, _ = collective_fabric(plan.requirements, plan=plan.fabric)
@@ -82,7 +96,7 @@ def run(
         jobs, node_count=batch.nodes.count, gpus_per_node=parts.gpus_per_node, horizon_h=horizon_h, policy=policy,
         leaf_nodes=leaf_nodes, failures=failures, preempt=preempt, restart_h=restart_h, spread=spread,
     )  # fmt: skip
-    out = report(res, jobs, [c.name for c in SEED_TABLE_14_24.classes])
+    out = report(res, jobs, [c.name for c in profile.classes])
     out["inputs"] = {
         "design": plan.requirements.cluster.name,
         "partition": batch.name,
@@ -90,16 +104,30 @@ def run(
         "gpus": gpus,
         "leaf_group_nodes": leaf_nodes,
         "days": days,
-        "offered_load_frac": load,
+        "offered_load_frac": None if trace is not None else load,
         "seed": seed,
         "jobs": len(jobs),
-        "profile": SEED_TABLE_14_24.name,
+        "profile": profile.name,
         "afr": afr,
         "preempt": preempt,
         "a2a_fraction": a2a_fraction,
         "spread_factor_max": float(spread.max()) if spread is not None and len(spread) else 1.0,
     }
     return out
+
+
+def _load_text(i: dict[str, Any]) -> str:
+    return "replayed" if i["offered_load_frac"] is None else f"at {i['offered_load_frac']:.0%} offered"
+
+
+def _trace_jobs(path: Path, fmt: str, cluster_gpus: int):
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SchedulerInputError({"trace": f"cannot read {path}: {exc}"}) from None
+    jobs, names, _ = parse_trace(acme_to_rows(text) if fmt == "acme" else text)
+    check_fits(jobs, cluster_gpus)
+    return jobs, names
 
 
 def _books_line(out: dict[str, Any]) -> str:
@@ -115,7 +143,7 @@ def _table(out: dict[str, Any]) -> str:
     i = out["inputs"]
     lines = [
         f"{i['design']}: {i['partition']} ({i['nodes']:,} nodes, {i['gpus']:,} GPUs), {i['profile']}, "
-        f"{i['days']:g} days at {i['offered_load_frac']:.0%} offered, {out['policy']}, seed {i['seed']}: "
+        f"{i['days']:g} days {_load_text(i)}, {out['policy']}, seed {i['seed']}: "
         f"{i['jobs']:,} jobs",
         f"utilization: {out['derivations']['utilization_frac']}",
         f"Little's law: {out['derivations']['little']}",
@@ -137,7 +165,7 @@ def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Te
     try:
         out = run(args.file, days=args.days, load=args.load, policy=args.policy, seed=args.seed, afr=args.afr,
                   repair_h=args.repair_h, restart_h=args.restart_h, preempt=args.preempt,
-                  a2a_fraction=args.a2a_fraction)  # fmt: skip
+                  a2a_fraction=args.a2a_fraction, trace=args.trace, trace_format=args.trace_format)  # fmt: skip
     except RequirementsError as exc:
         stderr.write(f"{args.file}: invalid requirements\n")
         stderr.writelines(f"  {field}: {' '.join(msgs)}\n" for field, msgs in exc.errors.items())

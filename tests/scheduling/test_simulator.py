@@ -193,5 +193,12 @@ def test_simulate_cli_on_the_seed_design():
     flat = json.loads(subprocess.run([*cmd, "--a2a-fraction", "0.3", "--format", "json"], cwd=ROOT,
                                      capture_output=True, text=True, check=True).stdout)  # fmt: skip
     assert flat["inputs"]["spread_factor_max"] == 1.0  # the seed design is 1:1: spreading costs nothing
+    acme = ROOT / "tests" / "scheduling" / "data" / "acme-seren-layout-sample.csv"
+    replay = json.loads(subprocess.run([*cmd, "--trace", str(acme), "--trace-format", "acme", "--format", "json"],
+                                       cwd=ROOT, capture_output=True, text=True, check=True).stdout)  # fmt: skip
+    assert replay["inputs"]["jobs"] == 5 and replay["inputs"]["offered_load_frac"] is None
+    assert [c["name"] for c in replay["classes"]] == ["Pretrain", "Eval", "SFT", "Debug"]
+    no_cols = subprocess.run([*cmd, "--trace", str(acme)], cwd=ROOT, capture_output=True, text=True)
+    assert no_cols.returncode == 1 and "trace: missing column(s) submit_h, gpus, hours, class" in no_cols.stderr
     refused = subprocess.run([*cmd, "--afr", "1.5"], cwd=ROOT, capture_output=True, text=True)
     assert refused.returncode == 1 and "--afr: an annualised failure rate" in refused.stderr
