@@ -12,6 +12,10 @@ if __name__ == "__main__":
         from cluster.simulate_cli import main as simulate
 
         sys.exit(simulate(sys.argv[2:]))
+    if sys.argv[1:2] == ["capacity"]:  # the smallest size meeting a queueing target (cluster/capacity_cli.py)
+        from cluster.capacity_cli import main as capacity
+
+        sys.exit(capacity(sys.argv[2:]))
     if sys.argv[1:2] == ["calculate"]:  # the calculators, as pure (scheduling/cli.py)
         from scheduling.cli import main as calculate
 

@@ -1,0 +1,72 @@
+"""The capacity answer (scheduling/capacity.py, manage.py capacity): every candidate run on the same jobs,
+the smallest that meets the target picked, sizes that cannot run the workload said so."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from scheduling import SchedulerInputError
+from scheduling.capacity import Target, search
+from tests.conftest import EXAMPLES, ROOT
+
+
+def _rep(p95, waiting=0, util=0.8):
+    return {"utilization_frac": util, "classes": [{"name": "a", "wait_h_p95": p95, "waiting_at_end": waiting}]}
+
+
+def test_search_picks_the_smallest_size_that_meets_the_target():
+    reports = {8: {"error": "too small"}, 16: {"report": _rep(50)}, 24: {"report": _rep(20)},
+               32: {"report": _rep(5, util=0.4)}}  # fmt: skip
+    out = search([32, 8, 24, 16], lambda s: reports[s], Target("a", 24, 0.5))
+    assert [r["size"] for r in out["rows"]] == [8, 16, 24, 32]
+    assert [r["meets"] for r in out["rows"]] == [False, False, True, False]  # 32: utilization 40 % < 50 %
+    assert out["answer_size"] == 24 and "24 is the smallest" in out["answer"]
+    assert out["rows"][0]["why"] == "too small"
+
+
+def test_jobs_still_waiting_fail_the_target_even_with_a_small_p95():
+    """A p95 of the jobs that started hides those that never did."""
+    met, why = Target("a", 24).check(_rep(1.0, waiting=3))
+    assert not met and "still waiting" in why
+    assert Target("a", 24).check(_rep(None, waiting=0))[0]  # no job of the class arrived: nothing waited
+    out = search([8], lambda s: {"report": _rep(100)}, Target("a", 24))
+    assert out["answer_size"] is None and "no candidate meets" in out["answer"]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [
+        ({"p95_wait_h": -1}, "target.p95_wait_h"),
+        ({"p95_wait_h": float("nan")}, "target.p95_wait_h"),
+        ({"p95_wait_h": 1, "min_utilization": 1.0}, "target.min_utilization"),
+    ],
+)
+def test_bad_targets_name_the_field(kwargs, field):
+    with pytest.raises(SchedulerInputError) as exc:
+        Target("a", **kwargs)
+    assert field in exc.value.errors
+
+
+def test_capacity_cli_on_the_seed_design():
+    """The seed workload made for the seed design's 1,600 batch GPUs, replayed on 1,600–3,200 GPUs: more GPUs
+    → shorter fine-tuning waits and lower utilization; the TCO grows with size while the cost per GPU-hour
+    falls (the fixed plant spreads over more GPUs); the answer is the smallest size under the target."""
+    cmd = [sys.executable, "manage.py", "capacity", str(EXAMPLES / "seed-2000-gpu.yaml"), "--class", "fine-tuning",
+           "--p95-wait-h", "100", "--gpus", "2000,2400,2800,3200", "--days", "120", "--format", "json"]  # fmt: skip
+    out = json.loads(subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=True).stdout)
+    rows = out["rows"]
+    utils = [r["report"]["utilization_frac"] for r in rows]
+    assert utils == sorted(utils, reverse=True)
+    tco = [float(r["tco_usd"]) for r in rows]
+    per_h = [float(r["cost_per_gpu_hour_usd"]) for r in rows]
+    assert tco == sorted(tco) and per_h == sorted(per_h, reverse=True)
+    met = [r["size"] for r in rows if r["meets"]]
+    assert out["answer_size"] == (met[0] if met else None)
+    waits = [next(c for c in r["report"]["classes"] if c["name"] == "fine-tuning")["wait_h_p95"] or 0 for r in rows]
+    assert waits[-1] <= waits[0]
+    bad = subprocess.run([*cmd[:-2], "--gpus", "2001"], cwd=ROOT, capture_output=True, text=True)
+    assert bad.returncode == 1 and "--gpus: 1 to 24 GPU counts, each a whole number of 8-GPU nodes" in bad.stderr
