@@ -14,16 +14,19 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+import numpy as np
+
 from cluster.cli import evaluate_file
 from cluster.collectives import collective_fabric
 from cluster.validate import RequirementsError
 from scheduling import SchedulerInputError
+from scheduling.carbon import CarbonPolicy, emissions_t
 from scheduling.failures import FailureModel
 from scheduling.network import job_spread_factors
 from scheduling.simulator import POLICIES, report, simulate
 from scheduling.slurm_topology import slurm_topology
 from scheduling.trace import acme_to_rows, check_fits, parse_trace
-from scheduling.workload import SEED_TABLE_14_24, JobClass, Profile, generate_jobs
+from scheduling.workload import PRIORITY, SEED_TABLE_14_24, JobClass, Profile, generate_jobs
 
 
 def parser() -> argparse.ArgumentParser:
@@ -49,6 +52,10 @@ def parser() -> argparse.ArgumentParser:
         default="ours",
         help="ours: submit_h,gpus,hours,class[,tenant,sla]; acme: AcmeTrace's trace_seren.csv layout",
     )
+    p.add_argument("--carbon-profile", help="carbon-aware deferral: 24 hourly grid intensities [g CO₂/kWh], commas")
+    p.add_argument("--carbon-threshold", type=float, default=200.0, help="a deferrable job starts at or below this")
+    p.add_argument("--max-defer-h", type=float, default=24.0, help="… or once it has waited this long")
+    p.add_argument("--defer-classes", help="classes that may wait (default: every class but the critical ones)")
     p.add_argument("--a2a-fraction", type=float, default=0.0,
                    help="share of every job's step in all-to-all (MoE); jobs spread over leaf groups then run "
                    "slower on a tapered fabric, by the collective model (default 0)")  # fmt: skip
@@ -59,7 +66,7 @@ def parser() -> argparse.ArgumentParser:
 def run(
     path: Path, *, days: float, load: float, policy: str, seed: int, afr: float = 0.0, repair_h: float = 24.0,
     restart_h: float = 0.25, preempt: bool = False, a2a_fraction: float = 0.0, trace: Path | None = None,
-    trace_format: str = "ours",
+    trace_format: str = "ours", carbon: dict[str, Any] | None = None,
 ) -> dict[str, Any]:  # fmt: skip
     plan = evaluate_file(path)
     failures = None
@@ -92,11 +99,15 @@ def run(
     if a2a_fraction:
         fabric, _ = collective_fabric(plan.requirements, plan=plan.fabric)
         spread = job_spread_factors(jobs, profile, fabric, parts.gpus_per_node, leaf_nodes)
-    res = simulate(
-        jobs, node_count=batch.nodes.count, gpus_per_node=parts.gpus_per_node, horizon_h=horizon_h, policy=policy,
-        leaf_nodes=leaf_nodes, failures=failures, preempt=preempt, restart_h=restart_h, spread=spread,
-    )  # fmt: skip
+    kw = {"node_count": batch.nodes.count, "gpus_per_node": parts.gpus_per_node, "horizon_h": horizon_h,
+          "policy": policy, "leaf_nodes": leaf_nodes, "failures": failures, "preempt": preempt,
+          "restart_h": restart_h, "spread": spread}  # fmt: skip
+    policy_c, deferrable = _carbon_policy(carbon, plan, profile, jobs) if carbon else (None, None)
+    res = simulate(jobs, **kw, carbon=policy_c, deferrable=deferrable, record=policy_c is not None)
     out = report(res, jobs, [c.name for c in profile.classes])
+    if policy_c is not None:
+        baseline = simulate(jobs, **kw, record=True)
+        out["carbon"] = carbon_effect(policy_c, jobs, deferrable, baseline, res, horizon_h)
     out["inputs"] = {
         "design": plan.requirements.cluster.name,
         "partition": batch.name,
@@ -114,6 +125,54 @@ def run(
         "spread_factor_max": float(spread.max()) if spread is not None and len(spread) else 1.0,
     }
     return out
+
+
+def _carbon_policy(carbon: dict[str, Any], plan, profile, jobs):
+    """The policy from the CLI's profile text, the design's facility kW per GPU, and which jobs may wait."""
+    try:
+        values = tuple(float(x) for x in carbon["profile"].split(","))
+    except ValueError:
+        raise SchedulerInputError({"carbon.intensity_g_per_kwh": "24 numbers separated by commas"}) from None
+    summary = plan.result()["summary"]
+    kw_per_gpu = float(summary["facility_kw"]) / plan.requirements.cluster.gpu_count
+    policy = CarbonPolicy(values, carbon["threshold"], carbon["max_defer_h"], kw_per_gpu)
+    names = [c.name for c in profile.classes]
+    if carbon.get("classes"):
+        chosen = [x.strip() for x in carbon["classes"].split(",") if x.strip()]
+        unknown = [x for x in chosen if x not in names]
+        if unknown:
+            raise SchedulerInputError(
+                {"carbon.classes": f"unknown class {unknown[0]!r}; the classes: {', '.join(names)}"}
+            )
+        flags = np.isin(jobs.cls, [names.index(x) for x in chosen])
+    else:
+        flags = jobs.priority < PRIORITY["critical"]
+    return policy, flags
+
+
+def carbon_effect(policy: CarbonPolicy, jobs, deferrable, baseline, res, horizon_h: float) -> dict[str, Any]:
+    """t CO₂ of every run inside the window, with and without deferral, and the wait it added."""
+
+    def tonnes(r) -> tuple[float, float]:
+        total = mine = 0.0
+        for j, _nodes, start, end in r.segments:
+            t = float(emissions_t(policy, np.array([jobs.gpus[j]]), np.array([start]),
+                                  np.array([min(horizon_h, end) if end == end else horizon_h]))[0])  # fmt: skip
+            total += t
+            mine += t if deferrable[j] else 0.0
+        return total, mine
+
+    (b_all, b_def), (c_all, c_def) = tonnes(baseline), tonnes(res)
+    waits = lambda r: r.queue_h[deferrable].mean() if deferrable.any() else 0.0  # noqa: E731
+    added = float(waits(res) - waits(baseline))
+    return {
+        "t_co2": c_all, "t_co2_without_deferral": b_all, "saved_t_co2": b_all - c_all,
+        "deferrable_jobs": int(deferrable.sum()), "deferrable_t_co2": c_def,
+        "deferrable_t_co2_without_deferral": b_def, "wait_added_h_mean": added, "kw_per_gpu": policy.kw_per_gpu,
+        "derivation": f"{b_all:,.1f} t CO₂ without deferral − {c_all:,.1f} t with it = {b_all - c_all:,.1f} t saved; "
+        f"{int(deferrable.sum()):,} deferrable jobs wait {added:+.1f} h more on average ({policy.kw_per_gpu:.3f} kW "
+        f"per GPU at the facility, threshold {policy.threshold_g_per_kwh:g} g/kWh, at most {policy.max_defer_h:g} h)",
+    }  # fmt: skip
 
 
 def _load_text(i: dict[str, Any]) -> str:
@@ -148,6 +207,7 @@ def _table(out: dict[str, Any]) -> str:
         f"utilization: {out['derivations']['utilization_frac']}",
         f"Little's law: {out['derivations']['little']}",
         *([_books_line(out)] if "failures" in out else []),
+        *([f"carbon-aware deferral: {out['carbon']['derivation']}"] if "carbon" in out else []),
         f"{'class':<24}{'jobs':>7}{'waiting':>9}{'wait p50 h':>12}{'p95 h':>10}{'p99 h':>10}{'in 1 group':>12}",
     ]
     show = lambda x, f="{:.1f}": "—" if x is None else f.format(x)  # noqa: E731
@@ -165,7 +225,10 @@ def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Te
     try:
         out = run(args.file, days=args.days, load=args.load, policy=args.policy, seed=args.seed, afr=args.afr,
                   repair_h=args.repair_h, restart_h=args.restart_h, preempt=args.preempt,
-                  a2a_fraction=args.a2a_fraction, trace=args.trace, trace_format=args.trace_format)  # fmt: skip
+                  a2a_fraction=args.a2a_fraction, trace=args.trace, trace_format=args.trace_format,
+                  carbon=None if args.carbon_profile is None else {"profile": args.carbon_profile,
+                  "threshold": args.carbon_threshold, "max_defer_h": args.max_defer_h,
+                  "classes": args.defer_classes})  # fmt: skip
     except RequirementsError as exc:
         stderr.write(f"{args.file}: invalid requirements\n")
         stderr.writelines(f"  {field}: {' '.join(msgs)}\n" for field, msgs in exc.errors.items())
@@ -174,7 +237,9 @@ def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Te
         stderr.write(f"{args.file}: the simulation is refused\n")
         names = {"horizon_h": "--days", "load": "--load", "policy": "--policy", "failures.afr": "--afr",
                  "failures.repair_h": "--repair-h", "failures.restart_h": "--restart-h",
-                 "preempt": "--preempt", "a2a_fraction": "--a2a-fraction"}  # fmt: skip
+                 "preempt": "--preempt", "a2a_fraction": "--a2a-fraction",
+                 "carbon.intensity_g_per_kwh": "--carbon-profile", "carbon.threshold_g_per_kwh": "--carbon-threshold",
+                 "carbon.max_defer_h": "--max-defer-h", "carbon.classes": "--defer-classes"}  # fmt: skip
         stderr.writelines(f"  {names.get(k, k)}: {v}\n" for k, v in exc.errors.items())
         return 1
     stdout.write(json.dumps(out, indent=2) + "\n" if args.format == "json" else _table(out))

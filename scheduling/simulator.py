@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from scheduling import SchedulerInputError
+from scheduling.carbon import CarbonPolicy
 from scheduling.failures import FailureModel, failure_stream, work_checkpointed
 from scheduling.workload import PRIORITY, Jobs
 
@@ -166,6 +167,8 @@ class _Sim:
         self.faults: _Faults | None = None
         self.preempt = False
         self.spread: list[float] | None = None  # run-time factor when a job spans leaf groups (network.py)
+        self.carbon: CarbonPolicy | None = None
+        self.deferrable: list[bool] = []
         self.last_end = [math.nan] * n
         self.wall = self.hours  # wall time a job needs if it starts now (with failures: _Faults keeps it)
         self.queued_at = [math.nan] * n
@@ -212,6 +215,31 @@ class _Sim:
             state.pool.give(state.nodes_of.pop(j))
 
     def schedule(self, t: float) -> None:
+        if self.carbon is None:
+            return self._schedule(t)
+        held = [e for e in self.queue if self.held(e[1], t)]  # carbon-aware: not there for now
+        if held:
+            keep = set(id(e) for e in held)
+            self.queue[:] = [e for e in self.queue if id(e) not in keep]
+        self._schedule(t)
+        for e in held:
+            bisect.insort(self.queue, e)
+
+    def held(self, j: int, t: float) -> bool:
+        c = self.carbon
+        # the same expression as the deadline next_release wakes at: t < submit + limit (no rounding gap)
+        return bool(self.deferrable[j]) and not c.clean_now(t) and t < self.submit[j] + c.max_defer_h
+
+    def next_release(self, t: float) -> float:
+        """With held jobs: the next hour boundary or deferral deadline, when one may start."""
+        if self.carbon is None:
+            return math.inf
+        deadlines = [self.submit[j] + self.carbon.max_defer_h for _, j in self.queue if self.held(j, t)]
+        if not deadlines:
+            return math.inf
+        return max(min(math.floor(t) + 1.0, min(deadlines)), math.nextafter(t, math.inf))  # always ahead of t
+
+    def _schedule(self, t: float) -> None:
         queue, state, need, wall = self.queue, self.state, self.need, self.wall
         while queue and need[queue[0][1]] <= state.free_count:
             self.begin(queue.pop(0)[1], t)
@@ -388,6 +416,8 @@ def simulate(
     preempt: bool = False,
     restart_h: float = 0.25,
     spread: np.ndarray | None = None,
+    carbon: CarbonPolicy | None = None,
+    deferrable: np.ndarray | None = None,
 ) -> SimResult:
     """Run the queue of ``jobs`` on ``node_count`` nodes until ``horizon_h`` (with GPU failures if given;
     with ``preempt``, critical jobs preempt lower classes, who restart in ``restart_h``)."""
@@ -407,6 +437,10 @@ def simulate(
         sim.wall = [h * x for h, x in zip(sim.hours, sim.spread, strict=True)]
     faults = sim.faults = _Faults(sim, failures, node_count, gpus_per_node, horizon_h) if failures else None
     sim.preempt = preempt
+    if carbon is not None:
+        sim.carbon = carbon
+        flags = deferrable if deferrable is not None else np.zeros(len(jobs), dtype=bool)
+        sim.deferrable = [bool(x) for x in flags]
     state, queue, submit, n = sim.state, sim.queue, sim.submit, len(jobs)
     q_int = busy_int = down_int = 0.0
     t_prev, i = 0.0, 0
@@ -414,6 +448,8 @@ def simulate(
         t_next = min(submit[i] if i < n else math.inf, state.running[0][0] if state.running else math.inf)
         if faults is not None:
             t_next = min(t_next, faults.next_time())
+        if sim.carbon is not None:
+            t_next = min(t_next, sim.next_release(t_prev))
         until = min(t_next, horizon_h)
         dt = until - t_prev
         q_int += len(queue) * dt  # the queue and the busy nodes are constant between events

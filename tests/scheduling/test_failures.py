@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scheduling import SchedulerInputError
+from scheduling.carbon import CarbonPolicy
 from scheduling.failures import HOURS_PER_YEAR, FailureModel, daly_interval_h, failure_stream
 from scheduling.simulator import report, simulate
 from scheduling.workload import SEED_TABLE_14_24, Jobs, generate_jobs
@@ -119,6 +120,10 @@ def queues(draw):
     spread = np.array(draw(st.lists(st.sampled_from([1.0, 1.25, 2.0]), min_size=n, max_size=n)))
     extra = {"leaf_nodes": draw(st.sampled_from([0, 2, 3])), "spread": spread if draw(st.booleans()) else None,
              "preempt": policy == "easy" and draw(st.booleans())}  # fmt: skip
+    if draw(st.booleans()):  # carbon-aware deferral of some jobs (scheduling/carbon.py)
+        profile = tuple(100.0 if 10 <= h < 16 else 500.0 for h in range(24))
+        extra["carbon"] = CarbonPolicy(profile, 200.0, draw(st.sampled_from([3.0, 30.0])), 1.0)
+        extra["deferrable"] = np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)))
     return Jobs(submit, gpus, hours, np.zeros(n, np.int64), prio), model, policy, extra
 
 

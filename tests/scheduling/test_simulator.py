@@ -200,5 +200,15 @@ def test_simulate_cli_on_the_seed_design():
     assert [c["name"] for c in replay["classes"]] == ["Pretrain", "Eval", "SFT", "Debug"]
     no_cols = subprocess.run([*cmd, "--trace", str(acme)], cwd=ROOT, capture_output=True, text=True)
     assert no_cols.returncode == 1 and "trace: missing column(s) submit_h, gpus, hours, class" in no_cols.stderr
+    profile = ",".join("150" if 9 <= h < 17 else "450" for h in range(24))
+    green = json.loads(subprocess.run([*cmd, "--carbon-profile", profile, "--format", "json"], cwd=ROOT,
+                                      capture_output=True, text=True, check=True).stdout)["carbon"]  # fmt: skip
+    assert green["saved_t_co2"] > 0 and green["wait_added_h_mean"] > 0 and green["deferrable_jobs"] > 0
+    assert green["t_co2_without_deferral"] - green["t_co2"] == pytest.approx(green["saved_t_co2"])
+    bad_profile = subprocess.run([*cmd, "--carbon-profile", "1,2,3"], cwd=ROOT, capture_output=True, text=True)
+    assert bad_profile.returncode == 1 and "--carbon-profile: 24 hourly values" in bad_profile.stderr
+    bad_class = subprocess.run([*cmd, "--carbon-profile", profile, "--defer-classes", "nope"], cwd=ROOT,
+                               capture_output=True, text=True)  # fmt: skip
+    assert bad_class.returncode == 1 and "--defer-classes: unknown class 'nope'" in bad_class.stderr
     refused = subprocess.run([*cmd, "--afr", "1.5"], cwd=ROOT, capture_output=True, text=True)
     assert refused.returncode == 1 and "--afr: an annualised failure rate" in refused.stderr
