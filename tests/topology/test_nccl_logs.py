@@ -170,3 +170,48 @@ def test_a_calibration_that_does_not_converge_is_refused():
 def test_calibration_parameters_are_bounded(params):
     with pytest.raises(CalibrationError):
         Calibration.from_dict(params)
+
+
+def test_every_row_layout_and_value_check():
+    legacy_in_place = parse_nccl_tests("  1024  256  float  sum  21.10  0.05  0.09  N/A\n").rows[0]  # 8 fields
+    assert legacy_in_place.out_of_place is None and legacy_in_place.in_place == (21.1, 0.05, 0.09)
+    assert legacy_in_place.root == -1 and legacy_in_place.count == 256
+    rooted = parse_nccl_tests("  4096  1024  float  none  0  30.0  0.14  0.14  0  29.0  0.14  0.14  0\n").rows[0]
+    assert rooted.root == 0 and rooted.redop == "none" and rooted.out_of_place == (30.0, 0.14, 0.14)
+    assert rooted.in_place == (29.0, 0.14, 0.14) and rooted.size_bytes == 4096
+    for bad in (
+        "  1024 256 float sum -1 21.5 0.05 0.08 abc 21.1 0.05 0.09 0\n",  # #wrong neither a count nor N/A
+        "  1024 256 float sum -1 21.5 -0.05 0.08 0 21.1 0.05 0.09 0\n",  # negative bandwidth
+        "  1024 256 float sum -1 inf 0.05 0.08 0 21.1 0.05 0.09 0\n",  # infinite time
+        "  1024 256 float sum -1 21.5 0.05 0.08 0 21.1 0.05 0.09 0 7\n",  # 14 fields
+    ):
+        with pytest.raises(LogError) as exc:
+            parse_nccl_tests(bad)
+        assert exc.value.line == 1 and exc.value.field == "log"
+
+
+def test_duplicate_sizes_mixed_types_and_the_size_limit():
+    row = "  1024  256  float  sum  -1  21.5  0.05  0.08  0  21.1  0.05  0.09  0\n"
+    with pytest.raises(LogError, match="sizes must increase"):
+        parse_nccl_tests(row + row)
+    with pytest.raises(LogError, match="different data types"):
+        parse_nccl_tests(row + row.replace("1024  256  float", "2048  256  half"))
+    padded = row + "#" * (2_000_000 - len(row) - 1) + "\n"
+    assert len(padded) == 2_000_000 and len(parse_nccl_tests(padded).rows) == 1  # at the limit: read
+
+
+def test_collective_checks_that_do_not_apply_are_skipped():
+    """One rank: nothing to compare. Largest row under 1 GB/s: two printed decimals are too coarse to tell.
+    Broadcast: busbw = algbw. The ratio test allows 2 % + 0.01 of print rounding."""
+    tiny = parse_nccl_tests("  1024  256  float  sum  -1  21.5  0.05  0.08  0  21.1  0.05  0.09  0\n")
+    check_collective(tiny, Collective.ALL_REDUCE, 1)
+    check_collective(tiny, Collective.ALL_REDUCE, 64)  # 0.05 GB/s: not checked
+    bcast = parse_nccl_tests("  8388608  2097152  float  none  0  100.0  83.89  83.89  0  99.0  84.74  84.74  0\n")
+    check_collective(bcast, Collective.BROADCAST, 16)
+    with pytest.raises(LogError, match=r"busbw ÷ algbw is 1\.000"):
+        check_collective(bcast, Collective.ALL_GATHER, 16)  # would be 15/16 = 0.9375
+    near = parse_nccl_tests("  8388608  2097152  float  sum  -1  100.0  80.00  141.50  0  99.0  80.00  141.50  0\n")
+    check_collective(near, Collective.ALL_REDUCE, 8)  # 1.769 vs 1.75: within 2 % + 0.01
+    far = parse_nccl_tests("  8388608  2097152  float  sum  -1  100.0  80.00  145.00  0  99.0  80.00  145.00  0\n")
+    with pytest.raises(LogError, match="another collective or another GPU count"):
+        check_collective(far, Collective.ALL_REDUCE, 8)  # 1.8125: 3.6 % off
