@@ -1,5 +1,6 @@
 """`manage.py simulate FILE.yaml [--days D] [--load ρ] [--policy easy|fifo] [--seed N] [--afr F] [--repair-h H]
-[--restart-h H] [--preempt] [--a2a-fraction F] [--trace F.csv [--trace-format ours|acme]] [--format json|table]`:
+[--restart-h H] [--preempt] [--a2a-fraction F] [--trace F.csv [--trace-format ours|acme]]
+[--carbon-profile …] [--inference-demand …] [--format json|table]`:
 the seed's Table 14-24 workload on a design's Slurm batch nodes (scheduling/simulator.py), pure — no Django.
 
 The design gives the nodes (the batch partition's), GPUs per node and the leaf-group size placement
@@ -25,6 +26,7 @@ from scheduling.failures import FailureModel
 from scheduling.network import job_spread_factors
 from scheduling.simulator import POLICIES, report, simulate
 from scheduling.slurm_topology import slurm_topology
+from scheduling.tidal import TidalPolicy
 from scheduling.trace import acme_to_rows, check_fits, parse_trace
 from scheduling.workload import PRIORITY, SEED_TABLE_14_24, JobClass, Profile, generate_jobs
 
@@ -56,6 +58,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--carbon-threshold", type=float, default=200.0, help="a deferrable job starts at or below this")
     p.add_argument("--max-defer-h", type=float, default=24.0, help="… or once it has waited this long")
     p.add_argument("--defer-classes", help="classes that may wait (default: every class but the critical ones)")
+    p.add_argument("--inference-demand", help="tidal sharing: 24 hourly inference GPU counts, commas (§14.5.6)")
     p.add_argument("--a2a-fraction", type=float, default=0.0,
                    help="share of every job's step in all-to-all (MoE); jobs spread over leaf groups then run "
                    "slower on a tapered fabric, by the collective model (default 0)")  # fmt: skip
@@ -66,7 +69,7 @@ def parser() -> argparse.ArgumentParser:
 def run(
     path: Path, *, days: float, load: float, policy: str, seed: int, afr: float = 0.0, repair_h: float = 24.0,
     restart_h: float = 0.25, preempt: bool = False, a2a_fraction: float = 0.0, trace: Path | None = None,
-    trace_format: str = "ours", carbon: dict[str, Any] | None = None,
+    trace_format: str = "ours", carbon: dict[str, Any] | None = None, inference_demand: str | None = None,
 ) -> dict[str, Any]:  # fmt: skip
     plan = evaluate_file(path)
     failures = None
@@ -101,7 +104,7 @@ def run(
         spread = job_spread_factors(jobs, profile, fabric, parts.gpus_per_node, leaf_nodes)
     kw = {"node_count": batch.nodes.count, "gpus_per_node": parts.gpus_per_node, "horizon_h": horizon_h,
           "policy": policy, "leaf_nodes": leaf_nodes, "failures": failures, "preempt": preempt,
-          "restart_h": restart_h, "spread": spread}  # fmt: skip
+          "restart_h": restart_h, "spread": spread, "tidal": _tidal(inference_demand)}  # fmt: skip
     policy_c, deferrable = _carbon_policy(carbon, plan, profile, jobs) if carbon else (None, None)
     res = simulate(jobs, **kw, carbon=policy_c, deferrable=deferrable, record=policy_c is not None)
     out = report(res, jobs, [c.name for c in profile.classes])
@@ -175,6 +178,15 @@ def carbon_effect(policy: CarbonPolicy, jobs, deferrable, baseline, res, horizon
     }  # fmt: skip
 
 
+def _tidal(text: str | None) -> TidalPolicy | None:
+    if text is None:
+        return None
+    try:
+        return TidalPolicy(tuple(float(x) for x in text.split(",")))
+    except ValueError:
+        raise SchedulerInputError({"tidal.demand_gpus": "24 numbers separated by commas"}) from None
+
+
 def _load_text(i: dict[str, Any]) -> str:
     return "replayed" if i["offered_load_frac"] is None else f"at {i['offered_load_frac']:.0%} offered"
 
@@ -187,6 +199,15 @@ def _trace_jobs(path: Path, fmt: str, cluster_gpus: int):
     jobs, names, _ = parse_trace(acme_to_rows(text) if fmt == "acme" else text)
     check_fits(jobs, cluster_gpus)
     return jobs, names
+
+
+def _tidal_line(out: dict[str, Any]) -> str:
+    f = out["failures"]
+    return (
+        f"tidal sharing: inference held {f['inference_node_h']:,.0f} node-hours, {f['inference_unserved_node_h']:,.0f} "
+        f"unserved; {f['preemptions']:.0f} best-effort preemptions; node-hours: training {out['busy_node_h']:,.0f} + "
+        f"inference {out['inference_node_h']:,.0f} + idle {out['idle_node_h']:,.0f} + down {out['down_node_h']:,.0f}"
+    )
 
 
 def _books_line(out: dict[str, Any]) -> str:
@@ -208,6 +229,7 @@ def _table(out: dict[str, Any]) -> str:
         f"Little's law: {out['derivations']['little']}",
         *([_books_line(out)] if "failures" in out else []),
         *([f"carbon-aware deferral: {out['carbon']['derivation']}"] if "carbon" in out else []),
+        *([_tidal_line(out)] if out.get("failures", {}).get("inference_node_h") is not None else []),
         f"{'class':<24}{'jobs':>7}{'waiting':>9}{'wait p50 h':>12}{'p95 h':>10}{'p99 h':>10}{'in 1 group':>12}",
     ]
     show = lambda x, f="{:.1f}": "—" if x is None else f.format(x)  # noqa: E731
@@ -228,7 +250,7 @@ def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Te
                   a2a_fraction=args.a2a_fraction, trace=args.trace, trace_format=args.trace_format,
                   carbon=None if args.carbon_profile is None else {"profile": args.carbon_profile,
                   "threshold": args.carbon_threshold, "max_defer_h": args.max_defer_h,
-                  "classes": args.defer_classes})  # fmt: skip
+                  "classes": args.defer_classes}, inference_demand=args.inference_demand)  # fmt: skip
     except RequirementsError as exc:
         stderr.write(f"{args.file}: invalid requirements\n")
         stderr.writelines(f"  {field}: {' '.join(msgs)}\n" for field, msgs in exc.errors.items())
@@ -239,7 +261,8 @@ def main(argv: list[str] | None = None, stdout: TextIO | None = None, stderr: Te
                  "failures.repair_h": "--repair-h", "failures.restart_h": "--restart-h",
                  "preempt": "--preempt", "a2a_fraction": "--a2a-fraction",
                  "carbon.intensity_g_per_kwh": "--carbon-profile", "carbon.threshold_g_per_kwh": "--carbon-threshold",
-                 "carbon.max_defer_h": "--max-defer-h", "carbon.classes": "--defer-classes"}  # fmt: skip
+                 "carbon.max_defer_h": "--max-defer-h", "carbon.classes": "--defer-classes",
+                 "tidal.demand_gpus": "--inference-demand"}  # fmt: skip
         stderr.writelines(f"  {names.get(k, k)}: {v}\n" for k, v in exc.errors.items())
         return 1
     stdout.write(json.dumps(out, indent=2) + "\n" if args.format == "json" else _table(out))

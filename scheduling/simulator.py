@@ -41,6 +41,7 @@ import numpy as np
 from scheduling import SchedulerInputError
 from scheduling.carbon import CarbonPolicy
 from scheduling.failures import FailureModel, failure_stream, work_checkpointed
+from scheduling.tidal import TidalPolicy
 from scheduling.workload import PRIORITY, Jobs
 
 POLICIES = ("fifo", "easy")
@@ -125,6 +126,7 @@ class SimResult:
     preempted: np.ndarray | None = None
     segments: list[list] | None = None  # when recorded: [job, nodes, start, end] per run (end NaN: at the horizon)
     outages: list[tuple[float, float, int]] | None = None  # when failures are modelled: (down, back, node)
+    inference_spans: list[tuple[float, float, int]] | None = None  # tidal sharing: (from, to, node)
 
     @property
     def capacity_node_h(self) -> float:
@@ -155,6 +157,7 @@ class _Sim:
         self.jobs, self.policy, self.leaf_nodes = jobs, policy, leaf_nodes
         # Python lists: the loop indexes one job at a time, where numpy scalars cost ~10× a list item
         self.need, self.hours = need.tolist(), jobs.hours.tolist()
+        self.gpus_per_node = 0  # set by simulate
         self.submit, self.priority = jobs.submit_h.tolist(), jobs.priority.tolist()
         self.state = _State(_Pool(node_count, leaf_nodes))
         self.queue: list[tuple[Any, int]] = []  # sorted (key, job)
@@ -319,6 +322,11 @@ class _Faults:
                        "preemptions": 0}  # fmt: skip
         self.preempted = [0] * len(need)
         self.outages: list[tuple[float, float, int]] = []
+        self.tidal: TidalPolicy | None = None
+        self.reserved: set[int] = set()  # nodes inference holds this hour (tidal sharing)
+        self.reserved_since: dict[int, float] = {}
+        self.inference_spans: list[tuple[float, float, int]] = []  # (from, to, node) held by inference
+        self.unserved_node_h = 0.0
 
     def begin(self, j: int, t: float, nodes: list[int], factor: float = 1.0) -> float:
         restart = self.model.restart_h if self.restarts[j] else 0.0
@@ -365,9 +373,34 @@ class _Faults:
     def spread_of(self, j: int) -> float:
         return self.sim.spread[j] if self.sim.spread is not None else 1.0
 
-    def next_time(self) -> float:
+    def next_time(self, t: float = 0.0) -> float:
         nf = self.fail_t[self.next_fail] if self.next_fail < len(self.fail_t) else math.inf
-        return min(nf, self.repairs[0][0] if self.repairs else math.inf)
+        return min(nf, self.repairs[0][0] if self.repairs else math.inf, self.next_tide(t))
+
+    def tide(self, t: float) -> None:
+        """At an hour boundary, inference takes the nodes its demand needs this hour — free ones first, then
+        by preempting best-effort training (most recently started first) — or gives back what it no longer needs."""
+        sim, state = self.sim, self.sim.state
+        want = self.tidal.nodes_at(t, sim.gpus_per_node)
+        if want < len(self.reserved):
+            back = sorted(self.reserved)[want - len(self.reserved) :]
+            self.reserved.difference_update(back)
+            self.inference_spans.extend((self.reserved_since.pop(x), t, x) for x in back)
+            state.pool.give(back)
+            return
+        short = want - len(self.reserved)
+        victims = sorted((j for j in state.end_of if sim.priority[j] == PRIORITY["best_effort"]),
+                         key=lambda j: -self.seg[j][0])  # fmt: skip
+        while state.free_count < short and victims:
+            self.requeue(victims.pop(0), t, failed_node=None)
+        take = min(short, state.free_count)
+        if take:
+            nodes = state.pool.take(take)
+            self.reserved.update(nodes)
+            self.reserved_since.update(dict.fromkeys(nodes, t))
+
+    def next_tide(self, t: float) -> float:
+        return math.floor(t) + 1.0 if self.tidal is not None else math.inf
 
     def handle_until(self, t: float) -> None:
         """Repairs, then failures, up to t."""
@@ -388,7 +421,10 @@ class _Faults:
             self.counts["failures_on_a_node_already_down"] += 1
             return
         j = self.job_on.get(x)
-        if j is None:
+        if x in self.reserved:  # an inference node: it leaves the reservation (the next hour takes another)
+            self.reserved.remove(x)
+            self.inference_spans.append((self.reserved_since.pop(x), t, x))
+        elif j is None:
             state.pool.remove(x)
         else:
             self.counts["failures_killing_a_job"] += 1
@@ -418,6 +454,7 @@ def simulate(
     spread: np.ndarray | None = None,
     carbon: CarbonPolicy | None = None,
     deferrable: np.ndarray | None = None,
+    tidal: TidalPolicy | None = None,
 ) -> SimResult:
     """Run the queue of ``jobs`` on ``node_count`` nodes until ``horizon_h`` (with GPU failures if given;
     with ``preempt``, critical jobs preempt lower classes, who restart in ``restart_h``)."""
@@ -425,43 +462,53 @@ def simulate(
         raise SchedulerInputError({"policy": f"one of {', '.join(POLICIES)}"})
     if preempt and policy != "easy":
         raise SchedulerInputError({"preempt": "preemption orders the queue by class: use the easy policy"})
-    if (preempt or spread is not None) and failures is None:
+    if (preempt or spread is not None or tidal is not None) and failures is None:
         failures = FailureModel(afr=0.0, restart_h=restart_h)  # the node-hour books and restarts; no failures
     need = _nodes_needed(jobs.gpus, gpus_per_node)
     if need.size and need.max() > node_count:
         raise SchedulerInputError({"classes": f"a job of {int(jobs.gpus.max()):,} GPUs needs more than the "
                                               f"{node_count:,} nodes"})  # fmt: skip
     sim = _Sim(jobs, node_count, need, policy, leaf_nodes, record)
+    sim.gpus_per_node = gpus_per_node
     if spread is not None:  # backfill plans with the slower, spread run time (it may not fit in one group)
         sim.spread = [float(x) for x in spread]
         sim.wall = [h * x for h, x in zip(sim.hours, sim.spread, strict=True)]
     faults = sim.faults = _Faults(sim, failures, node_count, gpus_per_node, horizon_h) if failures else None
     sim.preempt = preempt
+    if tidal is not None:
+        faults.tidal = tidal
+        faults.tide(0.0)  # hour 0's reservation
     if carbon is not None:
         sim.carbon = carbon
         flags = deferrable if deferrable is not None else np.zeros(len(jobs), dtype=bool)
         sim.deferrable = [bool(x) for x in flags]
     state, queue, submit, n = sim.state, sim.queue, sim.submit, len(jobs)
-    q_int = busy_int = down_int = 0.0
+    q_int = busy_int = down_int = inference_int = 0.0
     t_prev, i = 0.0, 0
     while True:
         t_next = min(submit[i] if i < n else math.inf, state.running[0][0] if state.running else math.inf)
         if faults is not None:
-            t_next = min(t_next, faults.next_time())
+            t_next = min(t_next, faults.next_time(t_prev))
         if sim.carbon is not None:
             t_next = min(t_next, sim.next_release(t_prev))
         until = min(t_next, horizon_h)
         dt = until - t_prev
         q_int += len(queue) * dt  # the queue and the busy nodes are constant between events
         down = len(faults.down) if faults is not None else 0
+        held = len(faults.reserved) if faults is not None else 0
         down_int += down * dt
-        busy_int += (node_count - state.pool.free_count - down) * dt
+        inference_int += held * dt
+        if faults is not None and faults.tidal is not None:
+            faults.unserved_node_h += max(0, faults.tidal.nodes_at(t_prev, gpus_per_node) - held) * dt
+        busy_int += (node_count - state.pool.free_count - down - held) * dt
         if t_next >= horizon_h:
             break
         t_prev = t = t_next
         sim.finish_until(t)
         if faults is not None:
             faults.handle_until(t)
+            if faults.tidal is not None and t == math.floor(t):
+                faults.tide(t)
         while i < n and submit[i] <= t:
             sim.enqueue(i, submit[i])
             i += 1
@@ -473,6 +520,8 @@ def simulate(
     books = None
     if faults is not None:
         books = {**faults.finish(), "down_node_h": down_int}
+        if faults.tidal is not None:
+            books |= {"inference_node_h": inference_int, "inference_unserved_node_h": faults.unserved_node_h}
     return SimResult(
         node_count, gpus_per_node, horizon_h, policy, start, end, need,
         np.array(sim.one_group), q_int, busy_int, sim.allocations, np.array(sim.queue_h), books,
@@ -480,6 +529,8 @@ def simulate(
         np.array(faults.preempted) if faults is not None else None,
         sim.segments if record else None,
         faults.outages if faults is not None else None,
+        (faults.inference_spans + [(t0, horizon_h, x) for x, t0 in faults.reserved_since.items()])
+        if faults is not None else None,
     )  # fmt: skip
 
 
@@ -495,12 +546,14 @@ def report(result: SimResult, jobs: Jobs, class_names: list[str]) -> dict[str, A
     classes = [_class_row(result, jobs, c, name, arrived, started) for c, name in enumerate(class_names)]
     util = busy_node_h / result.capacity_node_h
     down = result.failures["down_node_h"] if result.failures else 0.0
+    inference = result.failures.get("inference_node_h", 0.0) if result.failures else 0.0
     out = {
         "policy": result.policy,
         "utilization_frac": util,
         "busy_node_h": busy_node_h,
-        "idle_node_h": result.capacity_node_h - busy_node_h - down,
+        "idle_node_h": result.capacity_node_h - busy_node_h - down - inference,
         "down_node_h": down,
+        "inference_node_h": inference,
         "capacity_node_h": result.capacity_node_h,
         "classes": classes,
         "little": {

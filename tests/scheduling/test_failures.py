@@ -16,6 +16,7 @@ from scheduling import SchedulerInputError
 from scheduling.carbon import CarbonPolicy
 from scheduling.failures import HOURS_PER_YEAR, FailureModel, daly_interval_h, failure_stream
 from scheduling.simulator import report, simulate
+from scheduling.tidal import TidalPolicy
 from scheduling.workload import SEED_TABLE_14_24, Jobs, generate_jobs
 
 
@@ -120,6 +121,9 @@ def queues(draw):
     spread = np.array(draw(st.lists(st.sampled_from([1.0, 1.25, 2.0]), min_size=n, max_size=n)))
     extra = {"leaf_nodes": draw(st.sampled_from([0, 2, 3])), "spread": spread if draw(st.booleans()) else None,
              "preempt": policy == "easy" and draw(st.booleans())}  # fmt: skip
+    if draw(st.booleans()):  # tidal sharing with an inference peak (scheduling/tidal.py)
+        extra["tidal"] = TidalPolicy(tuple(float(draw(st.sampled_from([0, 8, 24]))) if h % 6 == 0 else 0.0
+                                           for h in range(24)))  # fmt: skip
     if draw(st.booleans()):  # carbon-aware deferral of some jobs (scheduling/carbon.py)
         profile = tuple(100.0 if 10 <= h < 16 else 500.0 for h in range(24))
         extra["carbon"] = CarbonPolicy(profile, 200.0, draw(st.sampled_from([3.0, 30.0])), 1.0)
@@ -136,7 +140,7 @@ def test_node_hours_balance_and_no_node_is_used_twice_or_while_down(case):
                    **extra)  # fmt: skip
     f, cap = res.failures, 6 * horizon
     down, busy = f["down_node_h"], res.busy_integral_node_h
-    assert busy + down <= cap + 1e-6
+    assert busy + down + f.get("inference_node_h", 0.0) <= cap + 1e-6
     parts = ("productive_node_h", "lost_node_h", "checkpoint_node_h", "restart_node_h", "network_wait_node_h")
     assert sum(f[k] for k in parts) == pytest.approx(busy, rel=1e-9, abs=1e-6)
     assert min(f["lost_node_h"], f["checkpoint_node_h"], f["productive_node_h"]) >= -1e-9
@@ -146,7 +150,7 @@ def test_node_hours_balance_and_no_node_is_used_twice_or_while_down(case):
         assert len(set(nodes)) == len(nodes) == -(-int(jobs.gpus[j]) // 8)
         for x in nodes:
             busy.setdefault(x, []).append((start, horizon if math.isnan(end) else end))
-    for down, back, x in res.outages:
+    for down, back, x in res.outages + res.inference_spans:
         busy.setdefault(x, []).append((down, back))
     for spans in busy.values():
         spans.sort()

@@ -210,5 +210,12 @@ def test_simulate_cli_on_the_seed_design():
     bad_class = subprocess.run([*cmd, "--carbon-profile", profile, "--defer-classes", "nope"], cwd=ROOT,
                                capture_output=True, text=True)  # fmt: skip
     assert bad_class.returncode == 1 and "--defer-classes: unknown class 'nope'" in bad_class.stderr
+    demand = ",".join("400" if 9 <= h < 21 else "100" for h in range(24))
+    tide = json.loads(subprocess.run([*cmd, "--inference-demand", demand, "--format", "json"], cwd=ROOT,
+                                     capture_output=True, text=True, check=True).stdout)  # fmt: skip
+    split = tide["busy_node_h"] + tide["inference_node_h"] + tide["idle_node_h"] + tide["down_node_h"]
+    assert tide["inference_node_h"] > 0 and split == pytest.approx(tide["capacity_node_h"])
+    bad_tide = subprocess.run([*cmd, "--inference-demand", "1,2"], cwd=ROOT, capture_output=True, text=True)
+    assert bad_tide.returncode == 1 and "--inference-demand: 24 hourly GPU counts" in bad_tide.stderr
     refused = subprocess.run([*cmd, "--afr", "1.5"], cwd=ROOT, capture_output=True, text=True)
     assert refused.returncode == 1 and "--afr: an annualised failure rate" in refused.stderr
