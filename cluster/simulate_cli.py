@@ -182,9 +182,10 @@ def _tidal(text: str | None) -> TidalPolicy | None:
     if text is None:
         return None
     try:
-        return TidalPolicy(tuple(float(x) for x in text.split(",")))
+        values = tuple(float(x) for x in text.split(","))
     except ValueError:
         raise SchedulerInputError({"tidal.demand_gpus": "24 numbers separated by commas"}) from None
+    return TidalPolicy(values)
 
 
 def _load_text(i: dict[str, Any]) -> str:
