@@ -20,6 +20,10 @@ import numpy as np
 from scheduling import SchedulerInputError
 
 
+def _num(v) -> bool:
+    return not isinstance(v, bool) and isinstance(v, int | float) and math.isfinite(v)
+
+
 @dataclass(frozen=True)
 class CarbonPolicy:
     intensity_g_per_kwh: tuple[float, ...]  # 24 hourly values, repeating daily
@@ -32,11 +36,11 @@ class CarbonPolicy:
         v = self.intensity_g_per_kwh
         if len(v) != 24 or any(not isinstance(x, int | float) or not math.isfinite(x) or x < 0 for x in v):
             errors["carbon.intensity_g_per_kwh"] = f"24 hourly values ≥ 0 [g CO₂/kWh], got {len(v)} values"
-        if not (math.isfinite(self.threshold_g_per_kwh) and self.threshold_g_per_kwh >= 0):
+        if not (_num(self.threshold_g_per_kwh) and self.threshold_g_per_kwh >= 0):
             errors["carbon.threshold_g_per_kwh"] = f"g CO₂/kWh ≥ 0, got {self.threshold_g_per_kwh!r}"
-        if not (math.isfinite(self.max_defer_h) and 0 <= self.max_defer_h <= 24 * 30):
+        if not (_num(self.max_defer_h) and 0 <= self.max_defer_h <= 24 * 30):
             errors["carbon.max_defer_h"] = f"hours from 0 to 720, got {self.max_defer_h!r}"
-        if not (math.isfinite(self.kw_per_gpu) and 0 < self.kw_per_gpu <= 10):
+        if not (_num(self.kw_per_gpu) and 0 < self.kw_per_gpu <= 10):
             errors["carbon.kw_per_gpu"] = f"kW per GPU above 0 and at most 10, got {self.kw_per_gpu!r}"
         if errors:
             raise SchedulerInputError(errors)

@@ -40,14 +40,15 @@ class FailureModel:
     def __post_init__(self) -> None:
         errors = {}
         checks = (
-            ("afr", 0 <= self.afr < 1, "an annualised failure rate per GPU from 0 to below 1 (e.g. 0.02 for 2 %)"),
-            ("repair_h", 0 < self.repair_h <= 24 * 365, "hours out of service, above 0 and at most a year"),
-            ("checkpoint_write_h", 0 < self.checkpoint_write_h <= 24, "hours to write a checkpoint, above 0, ≤ 24"),
-            ("restart_h", 0 <= self.restart_h <= 24, "hours to restart from a checkpoint, 0 to 24"),
+            ("afr", lambda v: 0 <= v < 1, "an annualised failure rate per GPU from 0 to below 1 (e.g. 0.02 for 2 %)"),
+            ("repair_h", lambda v: 0 < v <= 24 * 365, "hours out of service, above 0 and at most a year"),
+            ("checkpoint_write_h", lambda v: 0 < v <= 24, "hours to write a checkpoint, above 0, ≤ 24"),
+            ("restart_h", lambda v: 0 <= v <= 24, "hours to restart from a checkpoint, 0 to 24"),
         )
         for name, ok, why in checks:
             v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) or not ok:
+            number = not isinstance(v, bool) and isinstance(v, int | float) and math.isfinite(v)
+            if not number or not ok(v):  # the type first: a string is refused, never compared
                 errors[f"failures.{name}"] = f"{why}; got {v!r}"
         if errors:
             raise SchedulerInputError(errors)

@@ -53,7 +53,8 @@ def test_a_deferrable_job_waits_for_the_clean_hours_and_others_pass_it():
     [({"intensity_g_per_kwh": (1.0,) * 23}, "carbon.intensity_g_per_kwh"),
      ({"intensity_g_per_kwh": (-1.0,) * 24}, "carbon.intensity_g_per_kwh"),
      ({"threshold_g_per_kwh": float("nan")}, "carbon.threshold_g_per_kwh"),
-     ({"max_defer_h": 1e6}, "carbon.max_defer_h"), ({"kw_per_gpu": 0.0}, "carbon.kw_per_gpu")],
+     ({"max_defer_h": 1e6}, "carbon.max_defer_h"), ({"kw_per_gpu": 0.0}, "carbon.kw_per_gpu"),
+     ({"kw_per_gpu": "1"}, "carbon.kw_per_gpu"), ({"threshold_g_per_kwh": None}, "carbon.threshold_g_per_kwh")],
 )  # fmt: skip
 def test_bad_carbon_inputs_name_the_field(kwargs, field):
     base = {"intensity_g_per_kwh": PROFILE, "threshold_g_per_kwh": 200.0, "max_defer_h": 20.0, "kw_per_gpu": 1.0}

@@ -245,3 +245,26 @@ def test_seed_profile_with_preemption_cuts_the_critical_wait():
     pre = report(simulate(jobs, node_count=250, gpus_per_node=8, horizon_h=24 * 120, preempt=True), jobs, names)
     assert pre["classes"][0]["wait_h_p95"] < base["classes"][0]["wait_h_p95"]
     assert pre["failures"]["preemptions"] >= 1 and pre["classes"][0]["preemptions"] == 0
+
+
+def test_failure_model_defaults_bounds_and_stream_edges():
+    """Defaults: repair 24 h, δ = 60 s (the storage plane's default checkpoint window), restart 0.25 h, seed 1;
+    each bound is inclusive where the message says so; δ = M/2 takes τ = M; AFR 0 gives no failures."""
+    from scheduling.failures import work_checkpointed
+
+    m = FailureModel(afr=0.02)
+    assert (m.repair_h, m.checkpoint_write_h, m.restart_h, m.seed) == (24.0, 1 / 60, 0.25, 1)
+    FailureModel(afr=0.02, repair_h=24 * 365, checkpoint_write_h=24, restart_h=24)  # the upper bounds hold
+    FailureModel(afr=0.0, restart_h=0)
+    for kwargs in ({"repair_h": 24 * 365 + 1}, {"checkpoint_write_h": 24.01}, {"checkpoint_write_h": 0},
+                   {"restart_h": 24.1}, {"afr": "0.1"}):  # fmt: skip
+        with pytest.raises(SchedulerInputError):
+            FailureModel(**{"afr": 0.02, **kwargs})
+    assert daly_interval_h(50.0, 100.0) == 100.0  # δ = M/2: the interval is M
+    times, nodes = failure_stream(FailureModel(afr=0.0), 10, 8, 100.0)
+    assert times.size == nodes.size == 0 and nodes.dtype == np.int64
+    # a dense stream on 2 nodes of 1,000 GPUs at AFR 99.9 %: ≈ 79 failures in 50 h, from hour 0, on both nodes
+    times, nodes = failure_stream(FailureModel(afr=0.999, seed=7), 2, 1000, 50.0)
+    assert times.min() < 1.0 and times.max() < 50.0 and set(nodes.tolist()) == {0, 1}
+    assert work_checkpointed(7.5, 2.5) == 7.5 and work_checkpointed(7.4, 2.5) == 5.0
+    assert work_checkpointed(3.0, math.inf) == 3.0
