@@ -469,19 +469,8 @@ def simulate(
         raise SchedulerInputError({"classes": f"a job of {int(jobs.gpus.max()):,} GPUs needs more than the "
                                               f"{node_count:,} nodes"})  # fmt: skip
     sim = _Sim(jobs, node_count, need, policy, leaf_nodes, record)
-    sim.gpus_per_node = gpus_per_node
-    if spread is not None:  # backfill plans with the slower, spread run time (it may not fit in one group)
-        sim.spread = [float(x) for x in spread]
-        sim.wall = [h * x for h, x in zip(sim.hours, sim.spread, strict=True)]
-    faults = sim.faults = _Faults(sim, failures, node_count, gpus_per_node, horizon_h) if failures else None
-    sim.preempt = preempt
-    if tidal is not None:
-        faults.tidal = tidal
-        faults.tide(0.0)  # hour 0's reservation
-    if carbon is not None:
-        sim.carbon = carbon
-        flags = deferrable if deferrable is not None else np.zeros(len(jobs), dtype=bool)
-        sim.deferrable = [bool(x) for x in flags]
+    _configure(sim, jobs, gpus_per_node, horizon_h, failures, preempt, spread, carbon, deferrable, tidal)
+    faults = sim.faults
     state, queue, submit, n = sim.state, sim.queue, sim.submit, len(jobs)
     q_int = busy_int = down_int = inference_int = 0.0
     t_prev, i = 0.0, 0
@@ -515,15 +504,39 @@ def simulate(
         sim.schedule(t)
     for _, j in queue:  # still waiting at the horizon
         sim.queue_h[j] += horizon_h - sim.queued_at[j]
-    start = np.array(sim.start)
-    end = np.array(sim.last_end)
+    return _result(sim, node_count, gpus_per_node, horizon_h, policy, need, q_int, busy_int, down_int, inference_int)
+
+
+def _configure(sim: _Sim, jobs: Jobs, gpus_per_node, horizon_h, failures, preempt, spread, carbon, deferrable,
+               tidal) -> None:  # fmt: skip
+    """Switch on what the run models: spread run times, failures/preemption books, tidal sharing, carbon."""
+    sim.gpus_per_node = gpus_per_node
+    if spread is not None:  # backfill plans with the slower, spread run time (it may not fit in one group)
+        sim.spread = [float(x) for x in spread]
+        sim.wall = [h * x for h, x in zip(sim.hours, sim.spread, strict=True)]
+    node_count = sim.state.pool.free_count
+    sim.faults = _Faults(sim, failures, node_count, gpus_per_node, horizon_h) if failures else None
+    sim.preempt = preempt
+    if tidal is not None:
+        sim.faults.tidal = tidal
+        sim.faults.tide(0.0)  # hour 0's reservation
+    if carbon is not None:
+        sim.carbon = carbon
+        flags = deferrable if deferrable is not None else np.zeros(len(jobs), dtype=bool)
+        sim.deferrable = [bool(x) for x in flags]
+
+
+def _result(sim: _Sim, node_count, gpus_per_node, horizon_h, policy, need, q_int, busy_int, down_int,
+            inference_int) -> SimResult:  # fmt: skip
+    faults, record = sim.faults, sim.allocations is not None
     books = None
     if faults is not None:
         books = {**faults.finish(), "down_node_h": down_int}
         if faults.tidal is not None:
             books |= {"inference_node_h": inference_int, "inference_unserved_node_h": faults.unserved_node_h}
+    start = np.array(sim.start)
     return SimResult(
-        node_count, gpus_per_node, horizon_h, policy, start, end, need,
+        node_count, gpus_per_node, horizon_h, policy, start, np.array(sim.last_end), need,
         np.array(sim.one_group), q_int, busy_int, sim.allocations, np.array(sim.queue_h), books,
         np.array(faults.restarts) if faults is not None else None,
         np.array(faults.preempted) if faults is not None else None,
