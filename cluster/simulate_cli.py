@@ -21,7 +21,7 @@ from cluster.cli import evaluate_file
 from cluster.collectives import collective_fabric
 from cluster.validate import RequirementsError
 from scheduling import SchedulerInputError
-from scheduling.carbon import CarbonPolicy, emissions_t
+from scheduling.carbon import CarbonPolicy, carbon_effect
 from scheduling.failures import FailureModel
 from scheduling.network import job_spread_factors
 from scheduling.simulator import POLICIES, report, simulate
@@ -151,31 +151,6 @@ def _carbon_policy(carbon: dict[str, Any], plan, profile, jobs):
     else:
         flags = jobs.priority < PRIORITY["critical"]
     return policy, flags
-
-
-def carbon_effect(policy: CarbonPolicy, jobs, deferrable, baseline, res, horizon_h: float) -> dict[str, Any]:
-    """t CO₂ of every run inside the window, with and without deferral, and the wait it added."""
-
-    def tonnes(r) -> tuple[float, float]:
-        total = mine = 0.0
-        for j, _nodes, start, end in r.segments:
-            t = float(emissions_t(policy, np.array([jobs.gpus[j]]), np.array([start]),
-                                  np.array([min(horizon_h, end) if end == end else horizon_h]))[0])  # fmt: skip
-            total += t
-            mine += t if deferrable[j] else 0.0
-        return total, mine
-
-    (b_all, b_def), (c_all, c_def) = tonnes(baseline), tonnes(res)
-    waits = lambda r: r.queue_h[deferrable].mean() if deferrable.any() else 0.0  # noqa: E731
-    added = float(waits(res) - waits(baseline))
-    return {
-        "t_co2": c_all, "t_co2_without_deferral": b_all, "saved_t_co2": b_all - c_all,
-        "deferrable_jobs": int(deferrable.sum()), "deferrable_t_co2": c_def,
-        "deferrable_t_co2_without_deferral": b_def, "wait_added_h_mean": added, "kw_per_gpu": policy.kw_per_gpu,
-        "derivation": f"{b_all:,.1f} t CO₂ without deferral − {c_all:,.1f} t with it = {b_all - c_all:,.1f} t saved; "
-        f"{int(deferrable.sum()):,} deferrable jobs wait {added:+.1f} h more on average ({policy.kw_per_gpu:.3f} kW "
-        f"per GPU at the facility, threshold {policy.threshold_g_per_kwh:g} g/kWh, at most {policy.max_defer_h:g} h)",
-    }  # fmt: skip
 
 
 def _tidal(text: str | None) -> TidalPolicy | None:

@@ -68,3 +68,36 @@ class CarbonPolicy:
 def emissions_t(policy: CarbonPolicy, gpus: np.ndarray, start_h: np.ndarray, end_h: np.ndarray) -> np.ndarray:
     """t CO₂ per job run [start, end): GPUs × kW per GPU × ∫ intensity dt ÷ 10⁶ (g → t)."""
     return gpus * policy.kw_per_gpu * policy.gram_hours_per_kwh(start_h, end_h) / 1e6
+
+
+def _run_tonnes(policy: CarbonPolicy, gpus: np.ndarray, segments: list, horizon_h: float):
+    """(t CO₂, job) of each recorded run [job, nodes, start, end] inside the window (end NaN: still running)."""
+    job = np.array([sg[0] for sg in segments], dtype=np.int64)
+    start = np.array([sg[2] for sg in segments], dtype=float)
+    end = np.array([sg[3] for sg in segments], dtype=float)
+    end = np.where(np.isnan(end), horizon_h, np.minimum(end, horizon_h))
+    return emissions_t(policy, gpus[job], start, end), job
+
+
+def carbon_effect(policy: CarbonPolicy, jobs, deferrable: np.ndarray, baseline, res, horizon_h: float) -> dict:
+    """t CO₂ of every run inside the window, with deferral (``res``) and without (``baseline``, the same jobs),
+    and the mean queue time it added to the deferrable jobs. Both runs must be recorded (their segments)."""
+
+    def tonnes(r) -> tuple[float, float]:
+        if not r.segments:
+            return 0.0, 0.0
+        t, job = _run_tonnes(policy, jobs.gpus, r.segments, horizon_h)
+        return float(t.sum()), float(t[deferrable[job]].sum())
+
+    (b_all, b_def), (c_all, c_def) = tonnes(baseline), tonnes(res)
+    mean_wait = (lambda r: float(r.queue_h[deferrable].mean())) if deferrable.any() else (lambda r: 0.0)
+    added = mean_wait(res) - mean_wait(baseline)
+    n = int(deferrable.sum())
+    return {
+        "t_co2": c_all, "t_co2_without_deferral": b_all, "saved_t_co2": b_all - c_all,
+        "deferrable_jobs": n, "deferrable_t_co2": c_def, "deferrable_t_co2_without_deferral": b_def,
+        "wait_added_h_mean": added, "kw_per_gpu": policy.kw_per_gpu,
+        "derivation": f"{b_all:,.1f} t CO₂ without deferral − {c_all:,.1f} t with it = {b_all - c_all:,.1f} t saved; "
+        f"{n:,} deferrable jobs wait {added:+.1f} h more on average ({policy.kw_per_gpu:.3f} kW per GPU at the "
+        f"facility, threshold {policy.threshold_g_per_kwh:g} g/kWh, at most {policy.max_defer_h:g} h)",
+    }  # fmt: skip

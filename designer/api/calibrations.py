@@ -10,7 +10,7 @@ from rest_framework.response import Response
 
 from cluster.calibrate import COLUMNS, CalibrationInputError
 from designer.access import visible_design
-from designer.api.pagination import ID_SCHEMA, PAGE_PARAMETERS, Pages, paged
+from designer.api.pagination import ID_SCHEMA, PAGE_PARAMETERS, owned_page, paged
 from designer.calibrations import create_calibration
 from designer.ids import parse_id
 from designer.models import CalibrationProfile
@@ -51,15 +51,7 @@ class CalibrationViewSet(viewsets.ViewSet):
         parameters=[*PAGE_PARAMETERS, OpenApiParameter("design", ID_SCHEMA, description="only this design's")],
     )
     def list(self, request):
-        qs = CalibrationProfile.objects.filter(owner=request.user)
-        design = request.query_params.get("design")
-        if design is not None:
-            if parse_id(design) is None:
-                return Response({"errors": {"design": ["a design id, e.g. 3"]}}, status=400)
-            qs = qs.filter(design_id=parse_id(design))
-        paginator = Pages()
-        page = paginator.paginate_queryset(qs.order_by("-created_at", "-pk"), request, view=self)
-        return paginator.get_paginated_response(CalibrationSerializer(page, many=True).data)
+        return owned_page(self, request, CalibrationProfile.objects.filter(owner=request.user), CalibrationSerializer)
 
     def retrieve(self, request, pk=None):
         return Response(CalibrationSerializer(self._get(request, pk)).data)

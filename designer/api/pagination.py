@@ -65,3 +65,20 @@ class Pages(LimitOffsetPagination):
 
     def get_offset(self, request):
         return query_int(request, "offset", 0, 0, MAX_OFFSET)
+
+
+def owned_page(view, request, qs, serializer_class):
+    """The caller's rows (``qs`` already filtered to them), optionally ``?design=`` only, newest first, paged;
+    a malformed design id is a field error."""
+    from rest_framework.response import Response
+
+    from designer.ids import parse_id
+
+    design = request.query_params.get("design")
+    if design is not None:
+        if parse_id(design) is None:
+            return Response({"errors": {"design": ["a design id, e.g. 3"]}}, status=400)
+        qs = qs.filter(design_id=parse_id(design))
+    paginator = Pages()
+    page = paginator.paginate_queryset(qs.order_by("-created_at", "-pk"), request, view=view)
+    return paginator.get_paginated_response(serializer_class(page, many=True).data)

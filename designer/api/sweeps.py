@@ -10,7 +10,7 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from designer.access import visible_design
-from designer.api.pagination import ID_SCHEMA, MAX_OFFSET, PAGE_PARAMETERS, Pages, paged, query_int
+from designer.api.pagination import ID_SCHEMA, MAX_OFFSET, PAGE_PARAMETERS, owned_page, paged, query_int
 from designer.ids import parse_id
 from designer.models import Sweep
 from designer.sweep_views import point_dicts
@@ -66,15 +66,7 @@ class SweepViewSet(viewsets.ViewSet):
         parameters=[*PAGE_PARAMETERS, OpenApiParameter("design", ID_SCHEMA, description="only this design's")],
     )
     def list(self, request):
-        qs = Sweep.objects.filter(owner=request.user)
-        design = request.query_params.get("design")
-        if design is not None:
-            if parse_id(design) is None:
-                return Response({"errors": {"design": ["a design id, e.g. 3"]}}, status=400)
-            qs = qs.filter(design_id=parse_id(design))
-        paginator = Pages()
-        page = paginator.paginate_queryset(qs.order_by("-created_at", "-pk"), request, view=self)
-        return paginator.get_paginated_response(SweepSerializer(page, many=True).data)
+        return owned_page(self, request, Sweep.objects.filter(owner=request.user), SweepSerializer)
 
     def retrieve(self, request, pk=None):
         return Response(SweepSerializer(self._get(request, pk)).data)
