@@ -35,9 +35,17 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
-def evaluate_file(path: Path) -> ClusterPlan:
-    """Read, validate (errors under dotted paths) and plan one requirements file."""
-    r = validate(load_requirements_file(path))
+def evaluate_file(path: Path, overrides: dict[str, dict[str, Any]] | None = None) -> ClusterPlan:
+    """Read, validate (errors under dotted paths) and plan one requirements file; ``overrides``: section →
+    field → value laid over the file's (a CLI option), validated as if the file said so."""
+    data = load_requirements_file(path)
+    if overrides and isinstance(data, dict):
+        for section, values in overrides.items():
+            if isinstance(data.get(section), dict):
+                data[section] = {**data[section], **values}
+            elif section not in data or data[section] is None:
+                data[section] = dict(values)
+    r = validate(data)
     try:
         return plan_cluster(r)
     except RequirementsError as exc:

@@ -24,6 +24,7 @@ from cluster.collectives import collectives_summary
 from cluster.requests import MIN_STORAGE_NODES, fabric_request, management_request, resolve, storage_request
 from cluster.requirements import FIELDS, Requirements
 from cluster.validate import RequirementsError
+from cluster.workload import check_fits_batch
 from power import PowerInputError
 from power.cooling import default_rack_budget_kw
 from power.plan import NetworkFigures, PowerPlan, plan_power
@@ -373,4 +374,6 @@ def plan_cluster(r: Requirements, catalog: Catalog | None = None, *, cables: boo
         raise RequirementsError({k: [v] for k, v in exc.errors.items()}, unprocessable=True) from None
     collectives = collectives_summary(r, planes.fabric)
     roce = roce_sheet(r, planes.fabric, bom, catalog)
-    return ClusterPlan(r, planes, bom, power, collectives, catalog.price_book, inputs, scheduler, roce)
+    plan = ClusterPlan(r, planes, bom, power, collectives, catalog.price_book, inputs, scheduler, roce)
+    check_fits_batch(plan)  # the workload's classes against the batch partition
+    return plan

@@ -29,6 +29,7 @@ from cluster.fields import (
     text,
     tier_choice,
 )
+from scheduling.workload import class_dict, parse_classes
 from topology.spec import NIC_PLANE_CHOICES, Topology
 from topology.switches import SWITCH_MODELS
 
@@ -445,6 +446,60 @@ class Scheduler:
     )  # fmt: skip
 
 
+HOURLY_24 = r"^$|^\d+(\.\d+)?(, ?\d+(\.\d+)?){23}$"
+HOURLY_24_MESSAGE = "24 numbers ≥ 0 separated by commas, hour 0 first (or empty)"
+WORKLOAD_CLASSES_HELP = (
+    "Job classes, one per line: name, share of the GPU-hours [%], min GPUs, max GPUs, GPU granularity, "
+    "min hours, max hours, SLA (critical, queued or best_effort)[, tenant, communication fraction, duration "
+    "(log_uniform, uniform or exponential)]; empty = the seed's Table 14-24"
+)
+
+
+@dataclass(frozen=True)
+class Workload:
+    """What the cluster is for (§14.8.1): job classes, how they arrive, and the policies to simulate."""
+
+    classes: str = long_text("", WORKLOAD_CLASSES_HELP, flat="wl_classes")
+    arrival: str = choice(
+        "load", "How jobs arrive",
+        (("load", "Offered load (busy GPU-hours ÷ capacity)"), ("jobs_per_day", "Jobs per day")), flat="wl_arrival",
+    )  # fmt: skip
+    offered_load_pct: float = real(
+        85.0, "Offered load on the batch partition [%] (arrival = offered load)", 1, 200, flat="wl_offered_load_pct"
+    )
+    jobs_per_day: float | None = opt_real(
+        "Jobs submitted per day, all classes (arrival = jobs per day)", 0.001, 1_000_000, flat="wl_jobs_per_day"
+    )
+    days: float = real(365.0, "Simulated days", 1, 3650, flat="wl_days")
+    policy: str = choice(
+        "easy", "Scheduling policy", (("easy", "Priority + EASY backfill"), ("fifo", "FIFO")), flat="wl_policy"
+    )
+    preempt: bool = flag(
+        False, "Critical jobs preempt lower classes (they checkpoint and queue again)", flat="wl_preempt"
+    )
+    seed: int = pos_int(1, "Random seed of the generated jobs (same seed → same result)", maximum=2**31 - 1, minimum=0,
+                        flat="wl_seed")  # fmt: skip
+    afr_pct: float = real(0.0, "GPU annualised failure rate [%/GPU/year] (seed S6: 1–5; 0 = no failures)", 0, 100,
+                          flat="wl_afr_pct")  # fmt: skip
+    repair_h: float = real(24.0, "Hours a failed node is out of service", 0.01, 8760, flat="wl_repair_h")
+    restart_h: float = real(0.25, "Hours to restart a job from its checkpoint", 0, 1000, flat="wl_restart_h")
+    inference_demand_gpus: str = text(
+        "", "Tidal sharing: inference GPUs wanted each hour (24 values; empty = none)", max_length=600, blank=True,
+        pattern=HOURLY_24, pattern_message=HOURLY_24_MESSAGE, flat="wl_inference_demand_gpus",
+    )  # fmt: skip
+    carbon_hourly_g_per_kwh: str = text(
+        "", "Carbon-aware deferral: grid intensity each hour [g CO₂/kWh] (24 values; empty = off)", max_length=600,
+        blank=True, pattern=HOURLY_24, pattern_message=HOURLY_24_MESSAGE, flat="wl_carbon_hourly_g_per_kwh",
+    )  # fmt: skip
+    carbon_threshold_g_per_kwh: float = real(
+        200.0, "A deferrable job starts in an hour at or below this [g CO₂/kWh]", 0, 5000,
+        flat="wl_carbon_threshold_g_per_kwh",
+    )  # fmt: skip
+    carbon_max_defer_h: float = real(
+        24.0, "… or once it has waited this long [h]", 0, 8760, flat="wl_carbon_max_defer_h"
+    )
+
+
 # section attribute → (its key in files and the API, its class); "" = top level
 SECTIONS: tuple[tuple[str, str, type], ...] = (
     ("cluster", "", Cluster),
@@ -458,6 +513,7 @@ SECTIONS: tuple[tuple[str, str, type], ...] = (
     ("tco", "tco", Tco),
     ("carbon", "carbon", Carbon),
     ("scheduler", "scheduler", Scheduler),
+    ("workload", "workload", Workload),
 )
 
 
@@ -476,6 +532,7 @@ class Requirements:
     tco: Tco = dataclasses.field(default_factory=Tco)
     carbon: Carbon = dataclasses.field(default_factory=Carbon)
     scheduler: Scheduler = dataclasses.field(default_factory=Scheduler)
+    workload: Workload = dataclasses.field(default_factory=Workload)
 
     @property
     def node_count(self) -> int:
@@ -501,6 +558,8 @@ class Requirements:
             value = getattr(getattr(self, f.section), f.key)
             if f.flat == "torus_dims":
                 value = [int(x) for x in value.split("x")] if value else None
+            elif f.flat == "wl_classes":  # a list of mappings in files and the API (the text is validated)
+                value = [class_dict(c) for c in parse_classes(value)] if value.strip() else []
             (out.setdefault(f.path_section, {}) if f.path_section else out)[f.key] = value
         return out
 

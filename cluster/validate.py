@@ -17,6 +17,8 @@ from typing import Any
 from cluster.fields import FieldSpec
 from cluster.requirements import FIELD_BY_FLAT, FIELDS, SECTIONS, Field, Requirements, field_path
 from power.rack_systems import rack_scale_system
+from scheduling import SchedulerInputError
+from scheduling.workload import Profile, check_profile, classes_text, parse_classes
 from topology.switches import SWITCH_MODELS
 
 _INT = re.compile(r"^[+-]?[0-9]+$")
@@ -283,6 +285,8 @@ def _cross_field_errors(v: dict[str, Any], given: set[str], bad: Mapping[str, An
             errors["storage_raid_data_drives"] = (
                 f"a RAID group of {data}+{parity} needs {data + parity} drives; a server has {drives}"
             )
+    if not {"wl_classes", "wl_arrival", "wl_jobs_per_day", "wl_preempt", "wl_policy"} & set(bad):
+        _workload_errors(v, errors)
     if {"gpu_count", "gpus_per_node"} & set(bad):
         return errors
     _rack_scale(v, given, errors)
@@ -362,8 +366,46 @@ def _flatten(data: Any) -> tuple[dict[str, Any], dict[str, list[str]], dict[str,
                 f"{list(dims)!r}: a list takes three whole numbers from 1 to 100,000, e.g. [16, 16, 16]"
             ]
             del flat["torus_dims"]
+    _flatten_classes(flat, errors)
     _apply_node_count(node_count, flat, errors, rules, present="node_count" in data)
     return flat, errors, rules
+
+
+def _flatten_classes(flat: dict[str, Any], errors: dict[str, list[str]]) -> None:
+    """workload.classes: a list of mappings (or the text layout, or null = none) → the stored text."""
+    value = flat.get("wl_classes", "")
+    if value is None:
+        flat["wl_classes"] = ""
+    elif isinstance(value, list):
+        try:
+            flat["wl_classes"] = classes_text(parse_classes(value)) if value else ""
+        except SchedulerInputError as exc:
+            errors["wl_classes"] = list(exc.errors.values())
+            del flat["wl_classes"]
+
+
+def _workload_errors(v: dict[str, Any], errors: dict[str, str]) -> None:
+    """The job classes on their own (shares add up to 100 %, sizes and durations in order); against the
+    batch partition once the pipeline knows it (cluster/simulation.py). Jobs per day when asked for."""
+    if v.get("wl_arrival") == "jobs_per_day" and v.get("wl_jobs_per_day") is None:
+        errors["wl_jobs_per_day"] = "arrival is jobs per day: give how many"
+    if v.get("wl_preempt") and v.get("wl_policy") == "fifo":
+        errors["wl_preempt"] = "preemption orders the queue by class: use the easy policy"
+    text = v.get("wl_classes") or ""
+    if not isinstance(text, str) or not text.strip():
+        return
+    try:
+        check_profile(Profile(parse_classes(text)), None)
+    except SchedulerInputError as exc:
+        errors["wl_classes"] = "; ".join(_class_message(k, m) for k, m in exc.errors.items())
+
+
+def _class_message(key: str, message: str) -> str:
+    """'classes.1.min_gpus' → 'class 2: min_gpus …' (the form shows every class in one field)."""
+    parts = key.split(".")
+    if len(parts) == 3:
+        return f"class {int(parts[1]) + 1}: {parts[2]} {message}"
+    return message
 
 
 def _flatten_section(key: str, value: Any, flat: dict[str, Any], errors: dict[str, list[str]]) -> None:

@@ -23,6 +23,7 @@ SECTION_TITLES = {
     "tco": "Total cost of ownership",
     "carbon": "Carbon",
     "scheduler": "Scheduler (Slurm, Kubernetes, tenants)",
+    "workload": "Workload (what the cluster is for: simulated scheduling)",
 }
 
 

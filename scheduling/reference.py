@@ -43,10 +43,11 @@ def reference_starts(
             continue
         head_need, avail, shadow, extra = nodes[waiting[0]], free, math.inf, 0
         for e, k in sorted(running):
-            avail += k
+            if e > shadow:
+                break
+            avail += k  # every job ending at the shadow time frees its nodes then
             if avail >= head_need:
                 shadow, extra = e, avail - head_need
-                break
         for j in list(waiting[1:]):
             if nodes[j] <= free and (t + hours[j] <= shadow or nodes[j] <= extra):
                 if t + hours[j] > shadow:

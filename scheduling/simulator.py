@@ -31,8 +31,10 @@ class (p50/p95/p99 of the jobs that started), the time-average queue length inte
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import heapq
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -127,6 +129,7 @@ class SimResult:
     segments: list[list] | None = None  # when recorded: [job, nodes, start, end] per run (end NaN: at the horizon)
     outages: list[tuple[float, float, int]] | None = None  # when failures are modelled: (down, back, node)
     inference_spans: list[tuple[float, float, int]] | None = None  # tidal sharing: (from, to, node)
+    timeline: dict[str, Any] | None = None  # node counts per time bin (simulate's timeline_bins)
 
     @property
     def capacity_node_h(self) -> float:
@@ -138,15 +141,22 @@ def _nodes_needed(gpus: np.ndarray, gpus_per_node: int) -> np.ndarray:
 
 
 def _shadow(state: _State, need: int) -> tuple[float, int]:
-    """(the time the head's ``need`` nodes are free, nodes spare at that time beyond its need)."""
-    free = state.free_count
+    """(the time the head's ``need`` nodes are free, nodes spare at that time beyond its need).
+
+    Spare nodes count every job that ends *at* the shadow time, not only those up to the one that
+    makes the head fit (Mu'alem & Feitelson 2001: the extra nodes are those free at the shadow time)."""
+    free, shadow = state.free_count, math.inf
     for end, job in sorted(state.running):
         if state.end_of.get(job) != end:
             continue  # a job a failure killed: its entry is stale
+        if end > shadow:
+            break
         free += len(state.nodes_of[job])
         if free >= need:
-            return end, free - need
-    return math.inf, 0  # nodes out of service: the head waits for repairs, backfill fills what is free
+            shadow = end
+    if shadow == math.inf:
+        return math.inf, 0  # nodes out of service: the head waits for repairs, backfill fills what is free
+    return shadow, free - need
 
 
 class _Sim:
@@ -439,6 +449,32 @@ class _Faults:
         return {**{f"{k}_node_h": v for k, v in self.books.items()}, **{k: float(v) for k, v in self.counts.items()}}
 
 
+class _Timeline:
+    """Time-averaged busy, queued, down and inference-held nodes per bin of [0, horizon), exact: every
+    constant stretch between two events is split over the bins it covers."""
+
+    def __init__(self, bins: int, horizon_h: float):
+        self.width_h = horizon_h / bins
+        self.sums = np.zeros((4, bins))
+
+    def add(self, t0: float, t1: float, busy: float, queue: float, down: float, held: float) -> None:
+        w, values = self.width_h, (busy, queue, down, held)
+        b = int(t0 // w)
+        while t0 < t1 and b < self.sums.shape[1]:
+            edge = min(t1, (b + 1) * w)
+            for k in range(4):
+                self.sums[k, b] += values[k] * (edge - t0)
+            t0, b = edge, b + 1
+
+    def to_dict(self) -> dict[str, list[float]]:
+        m = self.sums / self.width_h
+        return {"bin_h": self.width_h, "busy_nodes": m[0].tolist(), "queued_jobs": m[1].tolist(),
+                "down_nodes": m[2].tolist(), "inference_nodes": m[3].tolist()}  # fmt: skip
+
+
+PROGRESS_EVERY = 4096  # loop turns between two progress reports
+
+
 def simulate(
     jobs: Jobs,
     *,
@@ -455,9 +491,12 @@ def simulate(
     carbon: CarbonPolicy | None = None,
     deferrable: np.ndarray | None = None,
     tidal: TidalPolicy | None = None,
+    timeline_bins: int = 0,
+    progress: Callable[[float], None] | None = None,
 ) -> SimResult:
     """Run the queue of ``jobs`` on ``node_count`` nodes until ``horizon_h`` (with GPU failures if given;
-    with ``preempt``, critical jobs preempt lower classes, who restart in ``restart_h``)."""
+    with ``preempt``, critical jobs preempt lower classes, who restart in ``restart_h``). ``timeline_bins``:
+    node counts over time in that many bins; ``progress(fraction of the horizon)`` every few thousand events."""
     if policy not in POLICIES:
         raise SchedulerInputError({"policy": f"one of {', '.join(POLICIES)}"})
     if preempt and policy != "easy":
@@ -473,8 +512,12 @@ def simulate(
     faults = sim.faults
     state, queue, submit, n = sim.state, sim.queue, sim.submit, len(jobs)
     q_int = busy_int = down_int = inference_int = 0.0
-    t_prev, i = 0.0, 0
+    t_prev, i, turns = 0.0, 0, 0
+    timeline = _Timeline(timeline_bins, horizon_h) if timeline_bins else None
     while True:
+        turns += 1
+        if progress is not None and turns % PROGRESS_EVERY == 0:
+            progress(t_prev / horizon_h)
         t_next = min(submit[i] if i < n else math.inf, state.running[0][0] if state.running else math.inf)
         if faults is not None:
             t_next = min(t_next, faults.next_time(t_prev))
@@ -490,6 +533,8 @@ def simulate(
         if faults is not None and faults.tidal is not None:
             faults.unserved_node_h += max(0, faults.tidal.nodes_at(t_prev, gpus_per_node) - held) * dt
         busy_int += (node_count - state.pool.free_count - down - held) * dt
+        if timeline is not None:
+            timeline.add(t_prev, until, node_count - state.pool.free_count - down - held, len(queue), down, held)
         if t_next >= horizon_h:
             break
         t_prev = t = t_next
@@ -504,7 +549,8 @@ def simulate(
         sim.schedule(t)
     for _, j in queue:  # still waiting at the horizon
         sim.queue_h[j] += horizon_h - sim.queued_at[j]
-    return _result(sim, node_count, gpus_per_node, horizon_h, policy, need, q_int, busy_int, down_int, inference_int)
+    res = _result(sim, node_count, gpus_per_node, horizon_h, policy, need, q_int, busy_int, down_int, inference_int)
+    return dataclasses.replace(res, timeline=timeline.to_dict()) if timeline is not None else res
 
 
 def _configure(sim: _Sim, jobs: Jobs, gpus_per_node, horizon_h, failures, preempt, spread, carbon, deferrable,

@@ -20,8 +20,10 @@ critical: the preset marks pretraining critical and the rest queued (a stated as
 
 from __future__ import annotations
 
+import csv
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -91,8 +93,10 @@ class Jobs:
         return int(self.submit_h.size)
 
 
-def check_profile(profile: Profile, cluster_gpus: int, gpus_per_node: int) -> None:
-    """Field errors for a profile that cannot run: shares not 100 %, a class larger than the cluster…"""
+def check_profile(profile: Profile, cluster_gpus: int | None, gpus_per_node: int = 1, where: str = "") -> None:
+    """Field errors for a profile that cannot run: shares not 100 %, a class larger than the cluster…
+    (``cluster_gpus`` None: the classes on their own, before a cluster is known; ``where`` names the
+    cluster in the message, e.g. " (its batch partition gpu-large)")."""
     errors: dict[str, str] = {}
     total = sum(c.share for c in profile.classes)
     if not profile.classes:
@@ -107,8 +111,10 @@ def check_profile(profile: Profile, cluster_gpus: int, gpus_per_node: int) -> No
             errors[f"{key}.share"] = "above 0 and at most 100 %"
         if not 1 <= c.min_gpus <= c.max_gpus:
             errors[f"{key}.min_gpus"] = f"1 ≤ min ≤ max GPUs, got {c.min_gpus}–{c.max_gpus}"
-        elif c.max_gpus > cluster_gpus:
-            errors[f"{key}.max_gpus"] = f"{c.max_gpus:,} GPUs is larger than the {cluster_gpus:,}-GPU cluster"
+        elif cluster_gpus is not None and c.max_gpus > cluster_gpus:
+            errors[f"{key}.max_gpus"] = (
+                f"{c.name}: {c.max_gpus:,} GPUs is larger than the {cluster_gpus:,}-GPU cluster{where}"
+            )
         if c.granularity_gpus < 1 or c.min_gpus % c.granularity_gpus:
             errors[f"{key}.granularity_gpus"] = "a whole number ≥ 1 that divides the minimum GPU count"
         if not 0 < c.min_hours <= c.max_hours:
@@ -124,11 +130,34 @@ def arrival_rates_per_h(profile: Profile, cluster_gpus: int, load: float) -> np.
     return np.array([load * cluster_gpus * c.share / (c.mean_gpus() * c.mean_hours()) for c in profile.classes])
 
 
+def arrival_rates_from_jobs_per_h(profile: Profile, jobs_per_day: float) -> np.ndarray:
+    """Jobs per day split so each class still gets its share of the GPU-hours:
+    λ_c = (N ÷ 24) × (share_c ÷ E[GPU-h]_c) ÷ Σ_k (share_k ÷ E[GPU-h]_k)."""
+    w = np.array([c.share / (c.mean_gpus() * c.mean_hours()) for c in profile.classes])
+    return jobs_per_day / DAY_H * w / w.sum()
+
+
+def offered_load(profile: Profile, cluster_gpus: int, jobs_per_day: float) -> float:
+    """The offered load ρ that ``jobs_per_day`` puts on ``cluster_gpus`` (Σ λ_c E[GPU-h]_c ÷ C)."""
+    lam = arrival_rates_from_jobs_per_h(profile, jobs_per_day)
+    return float(sum(x * c.mean_gpus() * c.mean_hours() for x, c in zip(lam, profile.classes, strict=True))
+                 / cluster_gpus)  # fmt: skip
+
+
 def generate_jobs(
-    profile: Profile, *, cluster_gpus: int, gpus_per_node: int, load: float, horizon_h: float, seed: int
-) -> Jobs:
-    """Poisson arrivals per class over [0, horizon), sizes and durations drawn as the module says."""
+    profile: Profile, *, cluster_gpus: int, gpus_per_node: int, load: float, horizon_h: float, seed: int,
+    jobs_per_day: float | None = None,
+) -> Jobs:  # fmt: skip
+    """Poisson arrivals per class over [0, horizon), sizes and durations drawn as the module says; at
+    offered ``load``, or ``jobs_per_day`` when given (the load is then what they offer)."""
     check_profile(profile, cluster_gpus, gpus_per_node)
+    if jobs_per_day is not None:
+        if not (isinstance(jobs_per_day, int | float) and 0 < jobs_per_day <= 1e6):
+            raise SchedulerInputError({"jobs_per_day": f"above 0 and at most 1,000,000, got {jobs_per_day!r}"})
+        load = offered_load(profile, cluster_gpus, jobs_per_day)
+        if load > 2:
+            raise SchedulerInputError({"jobs_per_day": f"{jobs_per_day:g} jobs a day offer {load:.0%} of the "
+                                                       f"{cluster_gpus:,} GPUs; at most 200 %"})  # fmt: skip
     if not 0 < load <= 2:
         raise SchedulerInputError({"load": f"offered load above 0 and at most 2 (200 %), got {load}"})
     if not 0 < horizon_h <= 10 * 365 * DAY_H:
@@ -150,3 +179,113 @@ def generate_jobs(
     order = np.argsort(cat[0], kind="stable")
     submit_h, gpus, hours, cls, priority = (a[order] for a in cat)
     return Jobs(submit_h, gpus.astype(np.int64), hours, cls.astype(np.int64), priority.astype(np.int64))
+
+
+# The profile as text (a requirements field) and as a list of mappings (files and the API): one class
+# per line, comma-separated, positional; the last three columns may be left out.
+CLASS_COLUMNS = ("name", "share_pct", "min_gpus", "max_gpus", "granularity_gpus", "min_hours", "max_hours", "sla",
+                 "tenant", "comm_fraction", "duration")  # fmt: skip
+REQUIRED_COLUMNS = 8
+MAX_CLASSES = 64
+_DEFAULTS = {"tenant": "", "comm_fraction": 0.0, "duration": "log_uniform"}
+
+
+def _class_of(row: dict[str, Any], where: str) -> JobClass:
+    """One class from a mapping of the column names; SchedulerInputError with ``where`` in the message."""
+    unknown = [k for k in row if k not in CLASS_COLUMNS]
+    missing = [k for k in CLASS_COLUMNS[:REQUIRED_COLUMNS] if k not in row or row[k] in (None, "")]
+    if unknown:
+        raise SchedulerInputError({"classes": f"{where}: unknown column {unknown[0]!r}; a class has "
+                                              f"{', '.join(CLASS_COLUMNS)}"})  # fmt: skip
+    if missing:
+        raise SchedulerInputError({"classes": f"{where}: missing {', '.join(missing)}"})
+    name = str(row["name"]).strip()
+    if not name or len(name) > 60 or "," in name:
+        raise SchedulerInputError({"classes": f"{where}: a name of 1 to 60 characters without commas"})
+    values: dict[str, Any] = {}
+    for key, kind in (("share_pct", float), ("min_gpus", int), ("max_gpus", int), ("granularity_gpus", int),
+                      ("min_hours", float), ("max_hours", float), ("comm_fraction", float)):  # fmt: skip
+        raw = row.get(key, _DEFAULTS.get(key))
+        values[key] = _number_of(raw, kind, f"{where} ({name}): {key}")
+    sla = str(row["sla"]).strip()
+    duration = str(row.get("duration") or _DEFAULTS["duration"]).strip()
+    if not 0 <= values["comm_fraction"] < 1:
+        raise SchedulerInputError({"classes": f"{where} ({name}): comm_fraction is a share of a step from 0 "
+                                              f"to below 1, got {values['comm_fraction']:g}"})  # fmt: skip
+    return JobClass(
+        name, values["share_pct"] / 100, values["min_gpus"], values["max_gpus"], values["granularity_gpus"],
+        values["min_hours"], values["max_hours"], sla, str(row.get("tenant") or "").strip(), duration,
+        values["comm_fraction"],
+    )  # fmt: skip
+
+
+def _number_of(raw: Any, kind: type, where: str) -> Any:
+    if isinstance(raw, bool):
+        raw = None
+    try:
+        x = float(raw)
+    except (TypeError, ValueError):
+        raise SchedulerInputError({"classes": f"{where}: a number, got {raw!r}"}) from None
+    if not math.isfinite(x) or (kind is int and not x.is_integer()):
+        raise SchedulerInputError({"classes": f"{where}: a {'whole ' if kind is int else ''}number, got {raw!r}"})
+    return int(x) if kind is int else x
+
+
+def parse_classes(data: str | list) -> tuple[JobClass, ...]:
+    """Classes from the text layout (one per line, ``#`` comments) or a list of mappings; each class is
+    checked on its own here (shares and sizes against the cluster: :func:`check_profile`)."""
+    if isinstance(data, list):
+        rows = data
+        if any(not isinstance(r, dict) for r in rows):
+            raise SchedulerInputError({"classes": "a list of mappings, one per class"})
+        where = [f"class {i + 1}" for i in range(len(rows))]
+    elif isinstance(data, str):
+        lines = [(n, ln) for n, ln in enumerate(data.splitlines(), 1) if ln.strip() and not ln.lstrip().startswith("#")]
+        rows, where = [], []
+        for n, ln in lines:
+            cells = [c.strip() for c in next(csv.reader([ln]))]
+            if not REQUIRED_COLUMNS <= len(cells) <= len(CLASS_COLUMNS):
+                raise SchedulerInputError({"classes": f"line {n}: {len(cells)} values; a class has "
+                                                      f"{REQUIRED_COLUMNS} to {len(CLASS_COLUMNS)}: "
+                                                      f"{', '.join(CLASS_COLUMNS)}"})  # fmt: skip
+            rows.append({k: v for k, v in zip(CLASS_COLUMNS, cells, strict=False) if v != "" or k == "tenant"})
+            where.append(f"line {n}")
+    else:
+        raise SchedulerInputError({"classes": "text, one class per line, or a list of mappings"})
+    if len(rows) > MAX_CLASSES:
+        raise SchedulerInputError({"classes": f"{len(rows)} classes; at most {MAX_CLASSES}"})
+    out = tuple(_class_of(r, w) for r, w in zip(rows, where, strict=True))
+    names = [c.name for c in out]
+    dup = next((x for x in names if names.count(x) > 1), None)
+    if dup is not None:
+        raise SchedulerInputError({"classes": f"two classes are named {dup!r}"})
+    return out
+
+
+def class_dict(c: JobClass) -> dict[str, Any]:
+    return {
+        "name": c.name, "share_pct": _tidy(c.share * 100), "min_gpus": c.min_gpus, "max_gpus": c.max_gpus,
+        "granularity_gpus": c.granularity_gpus, "min_hours": _tidy(c.min_hours), "max_hours": _tidy(c.max_hours),
+        "sla": c.sla, "tenant": c.tenant, "comm_fraction": _tidy(c.comm_fraction), "duration": c.duration,
+    }  # fmt: skip
+
+
+def _tidy(x: float) -> float | int:
+    """12.0 → 12 and 40.00000000000001 → 40 (a share × 100 in binary) for files a person reads."""
+    r = round(x, 9)
+    return int(r) if r == int(r) else r
+
+
+def classes_text(classes: tuple[JobClass, ...] | list[dict[str, Any]]) -> str:
+    """The text layout; trailing columns at their defaults are left out."""
+    lines = []
+    for c in classes:
+        d = class_dict(c) if isinstance(c, JobClass) else class_dict(_class_of(c, "class"))
+        cells = [str(d[k]) for k in CLASS_COLUMNS]
+        while len(cells) > REQUIRED_COLUMNS and cells[-1] in ("", "0", "log_uniform"):
+            cells.pop()
+        lines.append(", ".join(cells))
+    return "\n".join(lines)
+
+
+SEED_TABLE_14_24_TEXT = classes_text(SEED_TABLE_14_24.classes)

@@ -15,6 +15,7 @@ from typing import Any
 from cluster.fields import FieldSpec
 from cluster.requirements import FIELDS, SECTIONS
 from cluster.validate import NODE_COUNT_MAX, money_pattern
+from scheduling.workload import CLASS_COLUMNS, MAX_CLASSES, REQUIRED_COLUMNS, SLA_CLASSES
 
 NOT_BLANK = r"^[^\x00]*[^\s\x00][^\x00]*$"  # some non-space character, no NUL
 ANY_TEXT = r"^[^\x00]*$"
@@ -77,12 +78,29 @@ def _torus(spec: FieldSpec) -> dict[str, Any]:
     return {"oneOf": [{k: v for k, v in text.items() if k != "description"}, listed], "description": spec.help}
 
 
+def _classes(spec: FieldSpec) -> dict[str, Any]:
+    """workload.classes: a list of job classes (what the API returns), or the text layout, or null."""
+    number = {"type": "number"}
+    whole = {"type": "integer", "minimum": 1}
+    item = {
+        "type": "object",
+        "additionalProperties": False,
+        "required": list(CLASS_COLUMNS[:REQUIRED_COLUMNS]),
+        "properties": {
+            "name": {"type": "string", "minLength": 1, "maxLength": 60, "pattern": r"^[^,]+$"},
+            "share_pct": number, "min_gpus": whole, "max_gpus": whole, "granularity_gpus": whole,
+            "min_hours": number, "max_hours": number, "sla": {"type": "string", "enum": list(SLA_CLASSES)},
+            "tenant": {"type": "string", "maxLength": 60}, "comm_fraction": number,
+            "duration": {"type": "string", "enum": ["log_uniform", "uniform", "exponential"]},
+        },
+    }  # fmt: skip
+    listed = {"type": "array", "maxItems": MAX_CLASSES, "items": item}
+    return {"oneOf": [{"type": "string"}, listed], "nullable": True, "description": spec.help}
+
+
 def _properties(path_section: str) -> dict[str, Any]:
-    return {
-        f.key: (_torus(f.spec) if f.key == "torus_dims" else field_schema(f.spec))
-        for f in FIELDS
-        if f.path_section == path_section
-    }
+    special = {"torus_dims": _torus, "classes": _classes}
+    return {f.key: special.get(f.key, field_schema)(f.spec) for f in FIELDS if f.path_section == path_section}
 
 
 def requirements_schema(partial: bool = False) -> dict[str, Any]:

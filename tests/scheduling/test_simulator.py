@@ -111,6 +111,24 @@ def test_easy_backfill_by_hand():
     assert fifo.start_h.tolist() == [0.0, 10.0, 15.0, 15.0]
 
 
+def test_spare_nodes_count_every_job_ending_at_the_shadow_time():
+    """8 nodes (hypothesis found it). t=0: A takes 3 nodes for 2 h and B (6 nodes) heads the queue; five
+    1-node jobs backfill the rest (four for 1 h, one for 1.5 h), four more run from t=1 to t=2. At t=1.5
+    one node is free; at the shadow
+    time t=2 A and the four C end together: 1 + 3 + 4 = 8 free, B takes 6, so 2 are spare. A 1-node,
+    1-hour job D (ends 2.5 > 2) may start at 1.5 on a spare node. Counting only up to the job that makes
+    B fit (A, then one C: 1 + 3 + 1 + 1 = 6) left no spare and held D until 2."""
+    gpus = [24, 48, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8]
+    hours = [2.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.5, 1.0, 1.0, 1.0, 1.0, 1.0]
+    n = len(gpus)
+    jobs = Jobs(np.zeros(n), np.array(gpus), np.array(hours), np.zeros(n, dtype=np.int64), np.ones(n, dtype=np.int64))
+    res = simulate(jobs, node_count=8, gpus_per_node=8, horizon_h=100, policy="easy")
+    assert res.start_h.tolist() == [0.0, 2.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1.5]
+    ref = reference_starts([0.0] * n, [g // 8 for g in gpus], hours, [1] * n, node_count=8, horizon_h=100,
+                           policy="easy")  # fmt: skip
+    assert ref == res.start_h.tolist()
+
+
 def test_priority_puts_critical_first():
     """EASY orders the queue by SLA class: a critical job submitted after a queued one starts first."""
     jobs = Jobs(np.array([0.0, 1.0, 2.0]), np.array([32, 32, 32]), np.array([10.0, 10.0, 10.0]),
@@ -176,7 +194,7 @@ def test_simulate_cli_on_the_seed_design():
     little = data["little"]
     assert little["queue_length_mean"] == pytest.approx(little["arrival_rate_per_h"] * little["wait_h_mean"])
     bad = subprocess.run([*cmd[:-1], "0"], cwd=ROOT, capture_output=True, text=True)
-    assert bad.returncode == 1 and "--days: above 0" in bad.stderr
+    assert bad.returncode == 1 and "--days (workload.days): 0.0 is too small; allowed: 1 to 3,650" in bad.stderr
     failing = subprocess.run([*cmd, "--afr", "0.05", "--format", "json"], cwd=ROOT, capture_output=True, text=True)
     f = json.loads(failing.stdout)["failures"]
     assert f["failures"] >= 1 and f["goodput_frac"] < json.loads(failing.stdout)["utilization_frac"]
@@ -185,7 +203,7 @@ def test_simulate_cli_on_the_seed_design():
                                     text=True, check=True).stdout)  # fmt: skip
     assert pre["inputs"]["preempt"] and pre["classes"][0]["wait_h_p95"] <= data["classes"][0]["wait_h_p95"]
     fifo = subprocess.run([*cmd, "--preempt", "--policy", "fifo"], cwd=ROOT, capture_output=True, text=True)
-    assert fifo.returncode == 1 and "--preempt: preemption orders the queue" in fifo.stderr
+    assert fifo.returncode == 1 and "--preempt (workload.preempt): preemption orders the queue by class: use the easy policy" in fifo.stderr
     tapered = [sys.executable, "manage.py", "simulate", str(EXAMPLES / "fat-tree-2048-1p5to1.yaml"), "--days", "60"]
     moe = json.loads(subprocess.run([*tapered, "--a2a-fraction", "0.3", "--format", "json"], cwd=ROOT,
                                     capture_output=True, text=True, check=True).stdout)  # fmt: skip
@@ -206,7 +224,7 @@ def test_simulate_cli_on_the_seed_design():
     assert green["saved_t_co2"] > 0 and green["wait_added_h_mean"] > 0 and green["deferrable_jobs"] > 0
     assert green["t_co2_without_deferral"] - green["t_co2"] == pytest.approx(green["saved_t_co2"])
     bad_profile = subprocess.run([*cmd, "--carbon-profile", "1,2,3"], cwd=ROOT, capture_output=True, text=True)
-    assert bad_profile.returncode == 1 and "--carbon-profile: 24 hourly values" in bad_profile.stderr
+    assert bad_profile.returncode == 1 and "--carbon-profile (workload.carbon_hourly_g_per_kwh): 24 numbers ≥ 0 separated by commas" in bad_profile.stderr
     bad_class = subprocess.run([*cmd, "--carbon-profile", profile, "--defer-classes", "nope"], cwd=ROOT,
                                capture_output=True, text=True)  # fmt: skip
     assert bad_class.returncode == 1 and "--defer-classes: unknown class 'nope'" in bad_class.stderr
@@ -216,6 +234,6 @@ def test_simulate_cli_on_the_seed_design():
     split = tide["busy_node_h"] + tide["inference_node_h"] + tide["idle_node_h"] + tide["down_node_h"]
     assert tide["inference_node_h"] > 0 and split == pytest.approx(tide["capacity_node_h"])
     bad_tide = subprocess.run([*cmd, "--inference-demand", "1,2"], cwd=ROOT, capture_output=True, text=True)
-    assert bad_tide.returncode == 1 and "--inference-demand: 24 hourly GPU counts" in bad_tide.stderr
+    assert bad_tide.returncode == 1 and "--inference-demand (workload.inference_demand_gpus): 24 numbers ≥ 0" in bad_tide.stderr
     refused = subprocess.run([*cmd, "--afr", "1.5"], cwd=ROOT, capture_output=True, text=True)
-    assert refused.returncode == 1 and "--afr: an annualised failure rate" in refused.stderr
+    assert refused.returncode == 1 and "--afr (workload.afr_pct): 150.0 is too large; allowed: 0 to 100" in refused.stderr

@@ -1,0 +1,283 @@
+"""A design's workload, simulated on the design's own plan (pure: no Django).
+
+The requirements' workload section (cluster/requirements.py ``Workload``) says which jobs arrive and
+which policies run; the plan says where they run: the Slurm batch partition's nodes (the first
+partition of scheduling/partitions.py), GPUs per node, and the leaf-group size placement packs into
+(the Slurm leaves of topology.conf — a scalable unit's rail leaves, or one leaf). The report is the
+simulator's (scheduling/simulator.py) plus what the pages chart: node counts over time, the wait
+distribution of every class, the arrival rates with their derivation, and the partition split's
+effect (the same jobs on every node of the design, no partition kept apart).
+
+Errors are SchedulerInputError keyed by the requirement field that refuses (``workload.classes``,
+``workload.days`` …) or the run's own input (``trace``, ``trace.row N.column``, ``target.*``, ``gpus``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from cluster.collectives import collective_fabric
+from cluster.pipeline import ClusterPlan, plan_cluster
+from cluster.requirements import Workload
+from cluster.validate import RequirementsError
+from cluster.workload import Batch, batch_of, mapped, profile_of
+from scheduling import SchedulerInputError
+from scheduling.capacity import Target, search
+from scheduling.carbon import CarbonPolicy, carbon_effect
+from scheduling.failures import FailureModel
+from scheduling.network import job_spread_factors
+from scheduling.simulator import report, simulate
+from scheduling.tidal import TidalPolicy
+from scheduling.trace import acme_to_rows, check_fits, parse_trace
+from scheduling.workload import (
+    PRIORITY,
+    JobClass,
+    Jobs,
+    Profile,
+    arrival_rates_per_h,
+    check_profile,
+    generate_jobs,
+    offered_load,
+)
+
+TIMELINE_BINS = 180
+CDF_QUANTILES = tuple(range(0, 101, 2))  # the wait CDF of a class: its waits at these percentiles
+Progress = Callable[[float], None]
+
+
+def make_jobs(w: Workload, b: Batch, trace_text: str | None = None, trace_format: str = "ours") -> tuple[Jobs, Profile]:
+    """The generated jobs (at the offered load or jobs per day, for the batch partition), or a trace's."""
+    profile = profile_of(w)
+    if trace_text is not None:
+        if trace_format not in ("ours", "acme"):
+            raise SchedulerInputError({"trace_format": "ours or acme"})
+        jobs, names, _ = parse_trace(acme_to_rows(trace_text) if trace_format == "acme" else trace_text)
+        check_fits(jobs, b.gpus)
+        comm = {c.name: c.comm_fraction for c in profile.classes}
+        classes = tuple(JobClass(n, 1 / len(names), 1, b.gpus, 1, 1, 1, comm_fraction=comm.get(n, 0.0)) for n in names)
+        return jobs, Profile(classes, "a replayed trace")
+    try:
+        check_profile(profile, b.gpus, b.gpus_per_node, where=f" (batch partition {b.partition})")
+        jobs = generate_jobs(
+            profile, cluster_gpus=b.gpus, gpus_per_node=b.gpus_per_node, load=w.offered_load_pct / 100,
+            horizon_h=w.days * 24, seed=w.seed, jobs_per_day=w.jobs_per_day if w.arrival == "jobs_per_day" else None,
+        )  # fmt: skip
+    except SchedulerInputError as exc:
+        raise mapped(exc) from None
+    return jobs, profile
+
+
+def _policies(plan: ClusterPlan, w: Workload, b: Batch, profile: Profile, jobs: Jobs,
+              defer_classes: list[str] | None = None) -> dict[str, Any]:  # fmt: skip
+    """simulate()'s keyword arguments for what the workload switches on."""
+    failures = None
+    if w.afr_pct:  # checkpoints take the design's own write window (the storage plane is sized to meet it)
+        failures = FailureModel(afr=w.afr_pct / 100, repair_h=w.repair_h, restart_h=w.restart_h, seed=w.seed,
+                                checkpoint_write_h=plan.requirements.checkpoint.window_s / 3600)  # fmt: skip
+    spread = None
+    if any(c.comm_fraction for c in profile.classes):
+        fabric, _ = collective_fabric(plan.requirements, plan=plan.fabric)
+        spread = job_spread_factors(jobs, profile, fabric, b.gpus_per_node, b.leaf_nodes)
+    tidal = None
+    if w.inference_demand_gpus:
+        tidal = TidalPolicy(tuple(float(x) for x in w.inference_demand_gpus.split(",")))
+    carbon, deferrable = None, None
+    if w.carbon_hourly_g_per_kwh:
+        kw_per_gpu = float(plan.result()["summary"]["facility_kw"]) / plan.requirements.cluster.gpu_count
+        values = tuple(float(x) for x in w.carbon_hourly_g_per_kwh.split(","))
+        carbon = CarbonPolicy(values, w.carbon_threshold_g_per_kwh, w.carbon_max_defer_h, kw_per_gpu)
+        deferrable = _deferrable(profile, jobs, defer_classes)
+    return {"gpus_per_node": b.gpus_per_node, "horizon_h": w.days * 24, "policy": w.policy,
+            "leaf_nodes": b.leaf_nodes, "failures": failures, "preempt": w.preempt, "restart_h": w.restart_h,
+            "spread": spread, "tidal": tidal, "carbon": carbon, "deferrable": deferrable}  # fmt: skip
+
+
+def _deferrable(profile: Profile, jobs: Jobs, chosen: list[str] | None) -> np.ndarray:
+    """The jobs that may wait for a clean hour: of the classes chosen, or every class but the critical ones."""
+    if chosen is None:
+        return jobs.priority < PRIORITY["critical"]
+    names = [c.name for c in profile.classes]
+    unknown = [x for x in chosen if x not in names]
+    if unknown:
+        raise SchedulerInputError({"carbon.classes": f"unknown class {unknown[0]!r}; the classes: {', '.join(names)}"})
+    return np.isin(jobs.cls, [names.index(x) for x in chosen])
+
+
+def _stage(progress: Progress | None, lo: float, hi: float) -> Progress | None:
+    return None if progress is None else (lambda f: progress(lo + (hi - lo) * min(1.0, f)))
+
+
+def simulate_design(
+    plan: ClusterPlan, *, workload: Workload | None = None, trace_text: str | None = None,
+    trace_format: str = "ours", progress: Progress | None = None, split: bool = True,
+    defer_classes: list[str] | None = None,
+) -> dict[str, Any]:  # fmt: skip
+    """The report of the design's workload (or ``workload`` instead, or a replayed trace) on its batch
+    partition; with ``split``, the same jobs on every node of the design too (the split's effect)."""
+    w = workload or plan.requirements.workload
+    b = batch_of(plan)
+    jobs, profile = make_jobs(w, b, trace_text, trace_format)
+    names = [c.name for c in profile.classes]
+    try:
+        kw = _policies(plan, w, b, profile, jobs, defer_classes)
+        pooled = split and b.node_count < b.design_nodes
+        res = simulate(jobs, node_count=b.node_count, **kw, record=kw["carbon"] is not None,
+                       timeline_bins=TIMELINE_BINS, progress=_stage(progress, 0, 0.6 if pooled else 0.9))  # fmt: skip
+        out = report(res, jobs, names)
+        if kw["carbon"] is not None:
+            base_kw = {**kw, "carbon": None, "deferrable": None}
+            baseline = simulate(jobs, node_count=b.node_count, **base_kw, record=True)
+            out["carbon"] = carbon_effect(kw["carbon"], jobs, kw["deferrable"], baseline, res, w.days * 24)
+        out["split"] = _split_effect(jobs, names, b, kw, out, progress) if pooled else None
+    except SchedulerInputError as exc:
+        raise mapped(exc) from None
+    out["timeline"] = res.timeline
+    out["wait_cdf"] = _wait_cdf(res, jobs, names)
+    out["arrivals"] = None if trace_text is not None else _arrivals(profile, w, b)
+    out["inputs"] = _inputs(plan, w, b, profile, jobs, kw, trace_text is not None)
+    if progress is not None:
+        progress(1.0)
+    return out
+
+
+def _split_effect(jobs: Jobs, names: list[str], b: Batch, kw: dict[str, Any], split_rep: dict[str, Any],
+                  progress: Progress | None) -> dict[str, Any]:  # fmt: skip
+    """The same jobs on every node of the design (nothing kept apart for interactive work or Kubernetes)."""
+    kw = {**kw, "carbon": None, "deferrable": None}
+    res = simulate(jobs, node_count=b.design_nodes, **kw, progress=_stage(progress, 0.6, 0.9))
+    pooled = report(res, jobs, names)
+    rows = []
+    for a, p in zip(split_rep["classes"], pooled["classes"], strict=True):
+        rows.append({"name": a["name"], "split_wait_h_p95": a["wait_h_p95"], "pooled_wait_h_p95": p["wait_h_p95"],
+                     "split_wait_h_mean": a["wait_h_mean"], "pooled_wait_h_mean": p["wait_h_mean"]})  # fmt: skip
+    kept = b.design_nodes - b.node_count
+    return {
+        "batch_nodes": b.node_count,
+        "design_nodes": b.design_nodes,
+        "pooled_utilization_frac": pooled["utilization_frac"],
+        "classes": rows,
+        "derivation": f"the same {len(jobs):,} jobs on all {b.design_nodes:,} nodes (the {kept:,} nodes outside "
+        f"the batch partition {b.partition} pooled in): utilization {pooled['utilization_frac']:.1%} of "
+        f"{b.design_nodes:,} nodes vs {split_rep['utilization_frac']:.1%} of {b.node_count:,}; "
+        + "; ".join(f"{r['name']} p95 wait {_h(r['split_wait_h_p95'])} → {_h(r['pooled_wait_h_p95'])}" for r in rows),
+    }
+
+
+def _h(x: float | None) -> str:
+    return "—" if x is None else f"{x:,.1f} h"
+
+
+def _wait_cdf(res, jobs: Jobs, names: list[str]) -> list[dict[str, Any]]:
+    """Per class: the waits (submit → first start) at CDF_QUANTILES of the jobs that started."""
+    started = ~np.isnan(res.start_h) & (res.start_h < res.horizon_h)
+    out = []
+    for c, name in enumerate(names):
+        waits = (res.start_h - jobs.submit_h)[(jobs.cls == c) & started]
+        out.append({"name": name, "jobs": int(waits.size), "percentiles": list(CDF_QUANTILES),
+                    "wait_h": np.percentile(waits, CDF_QUANTILES).tolist() if waits.size else []})  # fmt: skip
+    return out
+
+
+def _arrivals(profile: Profile, w: Workload, b: Batch) -> list[dict[str, Any]]:
+    load = w.offered_load_pct / 100
+    if w.arrival == "jobs_per_day":
+        load = offered_load(profile, b.gpus, w.jobs_per_day)
+    rates = arrival_rates_per_h(profile, b.gpus, load)
+    rows = []
+    for c, lam in zip(profile.classes, rates, strict=True):
+        rows.append({
+            "name": c.name, "share_frac": c.share, "jobs_per_day": lam * 24, "mean_gpus": c.mean_gpus(),
+            "mean_hours": c.mean_hours(), "sla": c.sla,
+            "derivation": f"λ = ρ × C × share ÷ (E[GPUs] × E[hours]) = {load:.3g} × {b.gpus:,} × {c.share:.3g} ÷ "
+            f"({c.mean_gpus():,.1f} × {c.mean_hours():,.1f} h) = {lam * 24:.4g} jobs/day",
+        })  # fmt: skip
+    return rows
+
+
+def _inputs(plan: ClusterPlan, w: Workload, b: Batch, profile: Profile, jobs: Jobs, kw: dict[str, Any],
+            trace: bool) -> dict[str, Any]:  # fmt: skip
+    spread = kw["spread"]
+    load = None if trace else (offered_load(profile, b.gpus, w.jobs_per_day) if w.arrival == "jobs_per_day"
+                               else w.offered_load_pct / 100)  # fmt: skip
+    return {
+        "design": plan.requirements.cluster.name, "partition": b.partition, "nodes": b.node_count, "gpus": b.gpus,
+        "design_nodes": b.design_nodes, "leaf_group_nodes": b.leaf_nodes, "days": w.days, "offered_load_frac": load,
+        "seed": w.seed, "jobs": len(jobs), "profile": profile.name, "policy": w.policy, "afr": w.afr_pct / 100,
+        "preempt": w.preempt, "spread_factor_max": float(spread.max()) if spread is not None and len(spread) else 1.0,
+        "a2a_fraction": max((c.comm_fraction for c in profile.classes), default=0.0),
+    }  # fmt: skip
+
+
+def capacity_design(
+    plan: ClusterPlan, target: Target, sizes: list[int] | None = None, *, workload: Workload | None = None,
+    progress: Progress | None = None,
+) -> dict[str, Any]:  # fmt: skip
+    """The smallest size of the design meeting ``target``: one workload made for the design as given,
+    replayed on the design re-planned at every candidate GPU count, each with its TCO (scheduling/capacity.py)."""
+    w = workload or plan.requirements.workload
+    r, b = plan.requirements, batch_of(plan)
+    sizes = candidate_sizes(r.cluster.gpu_count, b.gpus_per_node) if sizes is None else sizes
+    check_sizes(sizes, b.gpus_per_node)
+    jobs, profile = make_jobs(w, b)
+    names = [c.name for c in profile.classes]
+    if target.job_class not in names:
+        raise SchedulerInputError({"target.job_class": f"one of the classes: {', '.join(names)}"})
+    done = [0]
+
+    def at(size: int) -> dict[str, Any]:
+        try:
+            p = plan_cluster(dataclasses.replace(r, cluster=dataclasses.replace(r.cluster, gpu_count=size)))
+        except (RequirementsError, ValueError) as exc:
+            return {"error": f"the design does not plan at {size:,} GPUs: {exc}"}
+        bs = batch_of(p)
+        if int(jobs.gpus.max(initial=0)) > bs.gpus:
+            return {"error": f"its batch partition ({bs.gpus:,} GPUs) is smaller than the largest job "
+                             f"({int(jobs.gpus.max()):,} GPUs)"}  # fmt: skip
+        lo = done[0] / len(sizes)
+        res = simulate(jobs, node_count=bs.node_count, gpus_per_node=bs.gpus_per_node, horizon_h=w.days * 24,
+                       policy=w.policy, leaf_nodes=bs.leaf_nodes, preempt=w.preempt, restart_h=w.restart_h,
+                       progress=_stage(progress, lo, lo + 1 / len(sizes)))  # fmt: skip
+        done[0] += 1
+        summary = p.result()["summary"]
+        return {"batch_nodes": bs.node_count, "report": report(res, jobs, names), "tco_usd": summary["tco_usd"],
+                "cost_per_gpu_hour_usd": summary["cost_per_gpu_hour_usd"]}  # fmt: skip
+
+    try:
+        out = search(sizes, at, target)
+    except SchedulerInputError as exc:
+        raise mapped(exc) from None
+    out["inputs"] = {"design": r.cluster.name, "design_gpus": r.cluster.gpu_count, "batch_gpus": b.gpus,
+                     "jobs": len(jobs), "days": w.days, "offered_load_frac": w.offered_load_pct / 100,
+                     "policy": w.policy, "seed": w.seed, "preempt": w.preempt, "target": dataclasses.asdict(target),
+                     "profile": profile.name}  # fmt: skip
+    if progress is not None:
+        progress(1.0)
+    return out
+
+
+DEFAULT_SCALES = (0.6, 0.8, 1.0, 1.2, 1.4, 1.6)
+MAX_CANDIDATES = 24
+
+
+def candidate_sizes(gpus: int, per_node: int) -> list[int]:
+    """0.6–1.6 × the design's GPUs in whole nodes."""
+    return sorted({max(per_node, round(gpus * k / per_node) * per_node) for k in DEFAULT_SCALES})
+
+
+def parse_sizes(text: str) -> list[int]:
+    try:
+        return [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise SchedulerInputError({"gpus": f"whole GPU counts separated by commas, got {text!r}"}) from None
+
+
+def check_sizes(sizes: list[int], per_node: int) -> None:
+    bad = [s for s in sizes if isinstance(s, bool) or not isinstance(s, int) or s < per_node or s % per_node]
+    if not sizes or len(sizes) > MAX_CANDIDATES or bad:
+        raise SchedulerInputError(
+            {"gpus": f"1 to {MAX_CANDIDATES} GPU counts, each a whole number of {per_node}-GPU nodes, got {sizes!r}"}
+        )
