@@ -281,3 +281,26 @@ def check_sizes(sizes: list[int], per_node: int) -> None:
         raise SchedulerInputError(
             {"gpus": f"1 to {MAX_CANDIDATES} GPU counts, each a whole number of {per_node}-GPU nodes, got {sizes!r}"}
         )
+
+
+def check_run(
+    plan: ClusterPlan, *, trace_text: str | None = None, trace_format: str = "ours", target: Target | None = None,
+    sizes: list[int] | None = None,
+) -> dict[str, Any]:  # fmt: skip
+    """Everything a run would refuse, checked before it is queued (cheap: the jobs are made, not simulated).
+    Returns what the run will do: its jobs, partition and profile."""
+    w, b = plan.requirements.workload, batch_of(plan)
+    jobs, profile = make_jobs(w, b, trace_text, trace_format)
+    try:
+        _policies(plan, w, b, profile, jobs)
+    except SchedulerInputError as exc:
+        raise mapped(exc) from None
+    names = [c.name for c in profile.classes]
+    if target is not None:
+        if trace_text is not None:
+            raise SchedulerInputError({"trace": "a capacity search makes its workload from the design: no trace"})
+        if target.job_class not in names:
+            raise SchedulerInputError({"target.job_class": f"one of the classes: {', '.join(names)}"})
+        check_sizes(candidate_sizes(plan.requirements.cluster.gpu_count, b.gpus_per_node) if sizes is None else sizes,
+                    b.gpus_per_node)  # fmt: skip
+    return {"jobs": len(jobs), "partition": b.partition, "gpus": b.gpus, "profile": profile.name, "classes": names}

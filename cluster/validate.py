@@ -251,6 +251,8 @@ def validate_flat(data: Mapping[str, Any], given: Iterable[str] | None = None, s
             continue
         try:
             values[f.flat] = parse_field(f, data[f.flat], strict)
+            if f.flat == "wl_classes":
+                _parse_classes(values[f.flat])
         except _Bad as exc:
             errors[f.flat] = [str(exc)]
     malformed = bool(errors)
@@ -382,6 +384,15 @@ def _flatten_classes(flat: dict[str, Any], errors: dict[str, list[str]]) -> None
         except SchedulerInputError as exc:
             errors["wl_classes"] = list(exc.errors.values())
             del flat["wl_classes"]
+
+
+def _parse_classes(text: str) -> None:
+    """The job-class table must parse (a malformed value); whether the classes make sense is a rule below."""
+    if text.strip():
+        try:
+            parse_classes(text)
+        except SchedulerInputError as exc:
+            raise _Bad("; ".join(exc.errors.values())) from None
 
 
 def _workload_errors(v: dict[str, Any], errors: dict[str, str]) -> None:

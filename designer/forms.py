@@ -31,7 +31,10 @@ class RequirementsForm(forms.ModelForm):
     class Meta:
         model = DesignRevision
         fields = REQUIREMENT_FIELDS
-        widgets = {"notes": forms.Textarea(attrs={"rows": 2})}
+        widgets = {
+            "notes": forms.Textarea(attrs={"rows": 2}),
+            "wl_classes": forms.Textarea(attrs={"rows": 5, "spellcheck": "false", "class": "mono"}),
+        }
 
     evaluation: Evaluation | None = None
 

@@ -328,6 +328,43 @@ class CalibrationProfile(models.Model):
         return self.name
 
 
+class SimulationRun(models.Model):
+    """A background run of a design revision's workload (cluster/simulation.py): one simulation, or a
+    capacity search over sizes. The database holds its state and progress; a Celery task computes it."""
+
+    class Kind(models.TextChoices):
+        SIMULATE = "simulate"
+        CAPACITY = "capacity"
+
+    Status = Sweep.Status
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="simulations")
+    design = models.ForeignKey(Design, null=True, blank=True, on_delete=models.SET_NULL, related_name="simulations")
+    revision = models.ForeignKey(DesignRevision, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    name = models.CharField(max_length=200)
+    kind = models.CharField(max_length=12, choices=Kind.choices, default=Kind.SIMULATE)
+    params = models.JSONField(default=dict, help_text="capacity target and sizes; trace format and file name")
+    requirements = models.JSONField(default=dict, help_text="the revision's requirements (flat) as simulated")
+    trace_text = models.TextField(blank=True, default="", help_text="a job trace replayed instead of the workload")
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.PENDING)
+    progress_frac = models.FloatField(default=0.0)
+    attempts = models.PositiveIntegerField(default=0)
+    result = models.JSONField(null=True, blank=True)
+    error = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(default=timezone.now)
+    enqueued_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        indexes = [models.Index(fields=["status"])]
+
+    def __str__(self) -> str:
+        return self.name
+
+
 class LoginFailure(models.Model):
     """A wrong password at the web sign-in (designer/lockout.py)."""
 

@@ -200,6 +200,7 @@ CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_BEAT_SCHEDULE = {
     "reap-stale-sweep-chunks": {"task": "designer.reap_stale_chunks", "schedule": 15.0},
+    "reap-stale-simulations": {"task": "designer.reap_stale_simulations", "schedule": 30.0},
 }
 # the largest design a web or API request plans (bounded time and memory per request)
 MAX_REQUEST_GPUS = env_int("MAX_REQUEST_GPUS", 262_144, minimum=1)

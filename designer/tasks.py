@@ -25,3 +25,19 @@ def reap_stale_chunks() -> int:
     from designer.sweeps import reap_stale_chunks as reap
 
     return reap()
+
+
+@shared_task(name="designer.run_simulation", acks_late=True, reject_on_worker_lost=True)
+def run_simulation(run_id: int) -> str:
+    """Compute one simulation run or capacity search; claimed once (see designer/simulations.py)."""
+    from designer.simulations import run_simulation as run
+
+    return run(run_id)
+
+
+@shared_task(name="designer.reap_stale_simulations")
+def reap_stale_simulations() -> int:
+    """Re-enqueue runs whose message was lost or whose worker died (run by beat)."""
+    from designer.simulations import reap_stale_runs
+
+    return reap_stale_runs()

@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from designer import calibration_views, sweep_views, tool_views, views
+from designer import calibration_views, simulation_views, sweep_views, tool_views, views
 from designer.lockout import LockoutLoginView
 
 urlpatterns = [
@@ -36,6 +36,12 @@ urlpatterns = [
     path("calibrations/<int:pk>/", calibration_views.calibration_detail, name="calibration-detail"),
     path("calibrations/<int:pk>/log.txt", calibration_views.calibration_log, name="calibration-log"),
     path("calibrations/<int:pk>/delete/", calibration_views.calibration_delete, name="calibration-delete"),
+    path("designs/<int:pk>/simulations/", simulation_views.simulation_new, name="simulation-new"),
+    path("simulations/compare/", simulation_views.simulation_compare, name="simulation-compare"),
+    path("simulations/<int:pk>/", simulation_views.simulation_detail, name="simulation-detail"),
+    path("simulations/<int:pk>/progress.json", simulation_views.simulation_progress_json, name="simulation-progress"),
+    path("simulations/<int:pk>/result.json", simulation_views.simulation_result_json, name="simulation-result"),
+    path("simulations/<int:pk>/cancel/", simulation_views.simulation_cancel, name="simulation-cancel"),
     path("s/<str:token>/", views.shared_detail, name="shared-detail"),
     path("tools/", tool_views.tools, name="tools"),
     path("health/", views.health, name="health"),

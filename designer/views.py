@@ -175,6 +175,7 @@ def design_detail(request: HttpRequest, pk: int, number: int | None = None) -> H
     ctx["can_edit"] = design.can_edit(request.user)
     ctx["sweeps"] = design.sweeps.filter(owner=request.user)[:20]
     ctx["calibrations"] = design.calibrations.filter(owner=request.user)[:20]
+    ctx["simulations"] = design.simulations.filter(owner=request.user)[:10]
     return render(request, "designer/design_detail.html", ctx)
 
 

@@ -30,6 +30,7 @@ import numpy as np
 from scheduling import SchedulerInputError
 
 SLA_CLASSES = ("critical", "queued", "best_effort")
+DURATIONS = ("log_uniform", "uniform", "exponential")
 PRIORITY = {"critical": 2, "queued": 1, "best_effort": 0}
 
 
@@ -68,6 +69,7 @@ class Profile:
 
 
 DAY_H = 24.0
+MAX_JOBS = 5_000_000  # jobs one run may make (≈ 200 MB of job arrays and simulator state)
 SEED_TABLE_14_24 = Profile(
     (
         JobClass("pretraining", 0.40, 512, 1024, 64, 7 * DAY_H, 90 * DAY_H, "critical"),
@@ -162,9 +164,14 @@ def generate_jobs(
         raise SchedulerInputError({"load": f"offered load above 0 and at most 2 (200 %), got {load}"})
     if not 0 < horizon_h <= 10 * 365 * DAY_H:
         raise SchedulerInputError({"horizon_h": "above 0 and at most 10 years"})
+    rates = arrival_rates_per_h(profile, cluster_gpus, load)
+    expected = float(rates.sum()) * horizon_h
+    if expected > MAX_JOBS:
+        raise SchedulerInputError({"horizon_h": f"about {expected:,.0f} jobs in {horizon_h / DAY_H:,.0f} days; a run "
+                                                f"makes at most {MAX_JOBS:,} (simulate fewer days)"})  # fmt: skip
     rng = np.random.default_rng(seed)
     parts = []
-    for i, (c, lam) in enumerate(zip(profile.classes, arrival_rates_per_h(profile, cluster_gpus, load), strict=True)):
+    for i, (c, lam) in enumerate(zip(profile.classes, rates, strict=True)):
         n = rng.poisson(lam * horizon_h)
         submit = np.sort(rng.uniform(0, horizon_h, n))  # Poisson: n uniform points given the count
         gpus = rng.choice(c.gpu_choices(), n)
@@ -209,6 +216,11 @@ def _class_of(row: dict[str, Any], where: str) -> JobClass:
         values[key] = _number_of(raw, kind, f"{where} ({name}): {key}")
     sla = str(row["sla"]).strip()
     duration = str(row.get("duration") or _DEFAULTS["duration"]).strip()
+    if sla not in SLA_CLASSES:
+        raise SchedulerInputError({"classes": f"{where} ({name}): sla is one of {', '.join(SLA_CLASSES)}, got {sla!r}"})
+    if duration not in DURATIONS:
+        raise SchedulerInputError({"classes": f"{where} ({name}): duration is one of {', '.join(DURATIONS)}, "
+                                              f"got {duration!r}"})  # fmt: skip
     if not 0 <= values["comm_fraction"] < 1:
         raise SchedulerInputError({"classes": f"{where} ({name}): comm_fraction is a share of a step from 0 "
                                               f"to below 1, got {values['comm_fraction']:g}"})  # fmt: skip

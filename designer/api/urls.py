@@ -7,6 +7,7 @@ from bom.api import PartViewSet, PriceBookViewSet, PriceViewSet, QuoteViewSet
 from designer import tool_views
 from designer.api import views
 from designer.api.calibrations import CalibrationViewSet
+from designer.api.simulations import SimulationViewSet
 from designer.api.sweeps import SweepViewSet
 
 # the schema is the document, not an operation of it (its ?lang=/?format= are drf-spectacular's)
@@ -20,6 +21,7 @@ router.register("prices", PriceViewSet, basename="api-price")
 router.register("quotes", QuoteViewSet, basename="api-quote")
 router.register("sweeps", SweepViewSet, basename="api-sweep")
 router.register("calibrations", CalibrationViewSet, basename="api-calibration")
+router.register("simulations", SimulationViewSet, basename="api-simulation")
 
 urlpatterns = [
     path("evaluate/", views.evaluate_view, name="api-evaluate"),

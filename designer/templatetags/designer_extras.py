@@ -55,3 +55,23 @@ def signed_amount(value, unit: str = ""):
 def dictget(mapping, key):
     """``mapping|dictget:key`` — a mapping's value by a variable key ("" when absent)."""
     return mapping.get(key, "") if hasattr(mapping, "get") else ""
+
+
+@register.filter
+def pct(value):
+    """A share 0–1 as a percentage with one decimal (— when missing)."""
+    if value is None or value == "":
+        return "—"
+    return f"{float(value) * 100:.1f} %"
+
+
+@register.filter
+def cell(value):
+    """A comparison cell: a share as %, a float to 4 significant digits, yes/no, — when missing."""
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:,.4g}"
+    return compact(value)

@@ -37,6 +37,10 @@ def bad_values(name: str) -> list[str]:
         return ["", "nlp", "nlp=50,cv=50", "NLP:100"]
     if name == "sched_mig_demand":
         return ["1g", "1g.10gb:7", "x=1"]
+    if name == "wl_classes":  # malformed: too few columns, not a number, an unknown SLA (rules: the 422 cases below)
+        return ["a, b", "x, 100, many, 8, 8, 1, 2, queued", "x, 100, 8, 8, 8, 1, 2, urgent"]
+    if name in ("wl_inference_demand_gpus", "wl_carbon_hourly_g_per_kwh"):
+        return ["1,2,3", ",".join(["5"] * 23 + ["-1"]), "a" * 24]
     return []
 
 
@@ -97,6 +101,14 @@ def test_api_create_reports_nested_path(logged_in, name, value):
         ({"mgmt_nodes_per_tor": "40"}, "mgmt_nodes_per_tor", "at most 24"),
         ({"storage_raid_data_drives": "30"}, "storage_raid_data_drives", "needs 32 drives"),
         ({"oversubscription": "0.5"}, "oversubscription", "too small; allowed: 1 to 64"),
+        # the workload (§14.8.1): shares that do not add up, a class out of order, one larger than the batch
+        # partition (the h100 preset: 2,000 GPUs, all in the batch partition), jobs per day not given
+        ({"wl_classes": "a, 40, 8, 64, 8, 24, 72, queued"}, "wl_classes", "the shares add up to 40 %, not 100 %"),
+        ({"wl_classes": "a, 100, 16, 8, 8, 1, 2, queued"}, "wl_classes", "class 1: min_gpus 1 ≤ min ≤ max GPUs"),
+        ({"wl_classes": "a, 100, 8, 2008, 8, 1, 2, queued"}, "wl_classes",
+         "a: 2,008 GPUs is larger than the 2,000-GPU cluster (its batch partition gpu-large)"),
+        ({"wl_arrival": "jobs_per_day"}, "wl_jobs_per_day", "arrival is jobs per day: give how many"),
+        ({"wl_preempt": "on", "wl_policy": "fifo"}, "wl_preempt", "use the easy policy"),
     ],
 )
 def test_cross_field_and_engine_errors_land_on_the_field(logged_in, overrides, field, text):

@@ -1,0 +1,124 @@
+"""REST API for workload simulations and capacity searches: /api/v1/simulations/ — yours only."""
+
+from __future__ import annotations
+
+from django.http import Http404
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.response import Response
+
+from designer.access import visible_design
+from designer.api.pagination import ID_SCHEMA, PAGE_PARAMETERS, owned_page, paged
+from designer.ids import parse_id
+from designer.models import SimulationRun
+from designer.simulations import MAX_TRACE_CHARS, SimulationInputError, cancel_run, create_run, run_progress
+
+
+class SimulationSerializer(serializers.ModelSerializer):
+    progress = serializers.SerializerMethodField()
+    revision_number = serializers.SerializerMethodField()
+
+    class Meta:
+        model = SimulationRun
+        fields = ["id", "name", "kind", "design", "revision", "revision_number", "params", "status", "progress",
+                  "created_at", "started_at", "finished_at", "error", "result"]  # fmt: skip
+
+    def get_progress(self, obj) -> dict:
+        return run_progress(obj)
+
+    def get_revision_number(self, obj) -> int | None:
+        return obj.revision.number if obj.revision else None
+
+
+class SimulationListSerializer(SimulationSerializer):
+    class Meta(SimulationSerializer.Meta):
+        fields = [f for f in SimulationSerializer.Meta.fields if f != "result"]
+
+
+class TargetSerializer(serializers.Serializer):
+    job_class = serializers.CharField(max_length=60, help_text="the class the target is for")
+    p95_wait_h = serializers.FloatField(min_value=0, max_value=87_600, help_text="its p95 queue wait at most this")
+    min_utilization = serializers.FloatField(min_value=0, max_value=0.999, required=False, default=0.0)
+
+
+class SimulationCreateSerializer(serializers.Serializer):
+    design = serializers.IntegerField(min_value=1, max_value=10**18 - 1)
+    revision = serializers.IntegerField(required=False, min_value=1, help_text="revision number (default: latest)")
+    kind = serializers.ChoiceField(choices=SimulationRun.Kind.values, default="simulate")
+    name = serializers.CharField(required=False, allow_blank=True, max_length=200)
+    trace = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=MAX_TRACE_CHARS,
+        trim_whitespace=False,
+        help_text="a job trace (CSV text) replayed instead of the workload (simulate only)",
+    )
+    trace_format = serializers.ChoiceField(choices=["ours", "acme"], default="ours")
+    target = TargetSerializer(required=False, help_text="capacity: the queueing target")
+    gpus = serializers.ListField(
+        child=serializers.IntegerField(min_value=1, max_value=10_000_000),
+        required=False,
+        max_length=24,
+        help_text="capacity: candidate GPU counts (default 0.6–1.6 × the design's)",
+    )
+
+
+class SimulationViewSet(viewsets.ViewSet):
+    queryset = SimulationRun.objects.none()  # for the schema (ids are integers); access is the owner's only
+    serializer_class = SimulationSerializer
+
+    def _get(self, request, pk) -> SimulationRun:
+        try:
+            return SimulationRun.objects.select_related("revision").get(pk=parse_id(pk) or 0, owner=request.user)
+        except SimulationRun.DoesNotExist:
+            raise Http404 from None
+
+    @extend_schema(
+        responses=paged(SimulationListSerializer, "SimulationPage"),
+        parameters=[*PAGE_PARAMETERS, OpenApiParameter("design", ID_SCHEMA, description="only this design's")],
+    )
+    def list(self, request):
+        qs = SimulationRun.objects.filter(owner=request.user).select_related("revision")
+        return owned_page(self, request, qs, SimulationListSerializer)
+
+    def retrieve(self, request, pk=None):
+        return Response(SimulationSerializer(self._get(request, pk)).data)
+
+    @extend_schema(request=SimulationCreateSerializer, responses={201: SimulationSerializer})
+    def create(self, request):
+        """Queue a simulation (or a capacity search) of a design revision's workload; poll the run for progress.
+        400: a malformed request; 422: well-formed, but the design's workload or the target refuses."""
+        ser = SimulationCreateSerializer(data=request.data)
+        ser.is_valid(raise_exception=True)
+        v = ser.validated_data
+        design = visible_design(request.user, v["design"])
+        number = v.get("revision")
+        rev = design.revisions.filter(number=number).first() if number else design.head
+        if rev is None:
+            return Response({"errors": {"revision": [f"design {design.pk} has no revision {number}"]}}, status=400)
+        if v["kind"] == "capacity" and "target" not in v:
+            return Response({"errors": {"target": ["a capacity search needs a target"]}}, status=400)
+        try:
+            run = create_run(
+                request.user,
+                rev,
+                kind=v["kind"],
+                name=v.get("name", ""),
+                trace_text=v.get("trace"),
+                trace_format=v["trace_format"],
+                target=v.get("target"),
+                gpus=v.get("gpus"),
+            )
+        except SimulationInputError as exc:
+            code = status.HTTP_422_UNPROCESSABLE_ENTITY if exc.unprocessable else status.HTTP_400_BAD_REQUEST
+            return Response({"errors": exc.errors}, status=code)
+        return Response(SimulationSerializer(run).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(request=None, responses=SimulationSerializer)
+    @action(detail=True, methods=["post"])
+    def cancel(self, request, pk=None):
+        run = self._get(request, pk)
+        cancel_run(run)
+        run.refresh_from_db()
+        return Response(SimulationSerializer(run).data)

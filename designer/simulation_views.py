@@ -1,0 +1,227 @@
+"""Simulation pages: start a run (simulation or capacity search), its progress (polled), its report and
+charts, a json download, cancel; and side-by-side comparison of runs between designs or revisions."""
+
+from __future__ import annotations
+
+import json
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods, require_POST
+
+from designer import simulation_charts as charts
+from designer.access import visible_design
+from designer.models import SimulationRun
+from designer.simulations import SimulationInputError, cancel_run, create_run, run_progress
+
+MAX_COMPARED = 6
+
+
+def owned_run(user, pk: int) -> SimulationRun:
+    try:
+        return SimulationRun.objects.select_related("design", "revision").get(pk=pk, owner=user)
+    except SimulationRun.DoesNotExist:
+        raise Http404("no such simulation") from None
+
+
+def _trace_from(request: HttpRequest) -> tuple[str | None, str, dict[str, list[str]]]:
+    upload = request.FILES.get("trace_file")
+    if upload is None:
+        return None, "", {}
+    raw = upload.read(5 * 2**20 + 1)
+    try:
+        return raw.decode("utf-8-sig"), upload.name, {}
+    except UnicodeDecodeError:
+        return None, upload.name, {"trace": [f"{upload.name} is not UTF-8 text (a CSV file)"]}
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def simulation_new(request: HttpRequest, pk: int) -> HttpResponse:
+    """GET: the design's runs and the forms; POST: start one (field errors on the page, nothing queued)."""
+    design = visible_design(request.user, pk)
+    errors: dict[str, list[str]] = {}
+    post = request.POST
+    if request.method == "POST":
+        trace, trace_name, errors = _trace_from(request)
+        kind = post.get("kind", "simulate")
+        if not errors:
+            try:
+                run = create_run(
+                    request.user,
+                    design.head,
+                    kind=kind,
+                    name=post.get("name", ""),
+                    trace_text=trace,
+                    trace_format=post.get("trace_format") or "ours",
+                    trace_name=trace_name,
+                    target={
+                        "job_class": post.get("job_class", ""),
+                        "p95_wait_h": post.get("p95_wait_h", ""),
+                        "min_utilization": post.get("min_utilization", ""),
+                    }
+                    if kind == "capacity"
+                    else None,
+                    gpus=post.get("gpus", ""),
+                )
+            except SimulationInputError as exc:
+                errors = exc.errors
+            else:
+                messages.success(request, f"{run.name} queued: {run.params['jobs']:,} jobs.")
+                return redirect("simulation-detail", pk=run.pk)
+    head = design.head
+    workload = head.requirements()
+    return render(
+        request,
+        "designer/simulation_new.html",
+        {
+            "design": design,
+            "errors": errors,
+            "post": post,
+            "workload": workload,
+            "classes": _class_rows(workload),
+            "runs": design.simulations.filter(owner=request.user)[:50],
+        },
+    )
+
+
+def _class_rows(flat: dict) -> list[dict]:
+    from scheduling.workload import SEED_TABLE_14_24, class_dict, parse_classes
+
+    text = flat.get("wl_classes") or ""
+    classes = parse_classes(text) if text.strip() else SEED_TABLE_14_24.classes
+    return [class_dict(c) for c in classes]
+
+
+@login_required
+def simulation_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    run = owned_run(request.user, pk)
+    ctx = {"run": run, "progress": run_progress(run), "result": run.result}
+    if run.result:
+        ctx["charts"] = (
+            charts.capacity_charts(run.result)
+            if run.kind == SimulationRun.Kind.CAPACITY
+            else charts.simulation_charts(run.result)
+        )
+        if run.kind == SimulationRun.Kind.CAPACITY:
+            ctx["target_rows"] = _capacity_rows(run.result)
+    return render(request, "designer/simulation_detail.html", ctx)
+
+
+def _capacity_rows(result: dict) -> list[dict]:
+    t = result["inputs"]["target"]["job_class"]
+    rows = []
+    for r in result["rows"]:
+        rep = r.get("report")
+        cls = next((c for c in rep["classes"] if c["name"] == t), {}) if rep else {}
+        rows.append(
+            {
+                **r,
+                "utilization_frac": rep["utilization_frac"] if rep else None,
+                "wait_h_p95": cls.get("wait_h_p95"),
+                "waiting_at_end": cls.get("waiting_at_end"),
+            }
+        )
+    return rows
+
+
+@login_required
+def simulation_progress_json(request: HttpRequest, pk: int) -> JsonResponse:
+    return JsonResponse(run_progress(owned_run(request.user, pk)))
+
+
+@login_required
+def simulation_result_json(request: HttpRequest, pk: int) -> HttpResponse:
+    run = owned_run(request.user, pk)
+    if run.result is None:
+        raise Http404("no result yet")
+    body = {
+        "id": run.pk,
+        "name": run.name,
+        "kind": run.kind,
+        "design": run.design_id,
+        "revision": run.revision.number if run.revision else None,
+        "params": run.params,
+        "result": run.result,
+    }
+    resp = HttpResponse(json.dumps(body, indent=1), content_type="application/json")
+    resp["Content-Disposition"] = f'attachment; filename="simulation-{run.pk}.json"'
+    return resp
+
+
+@login_required
+@require_POST
+def simulation_cancel(request: HttpRequest, pk: int) -> HttpResponse:
+    cancel_run(owned_run(request.user, pk))
+    return redirect("simulation-detail", pk=pk)
+
+
+@login_required
+def simulation_compare(request: HttpRequest) -> HttpResponse:
+    """Finished simulations side by side (``?run=1&run=2``, your own): utilization, goodput, waits per class."""
+    ids = []
+    for raw in request.GET.getlist("run"):
+        if not (raw.isascii() and raw.isdigit() and len(raw) < 19):
+            messages.error(request, f"{raw!r} is not a simulation id")
+            continue
+        ids.append(int(raw))
+    runs = list(
+        SimulationRun.objects.filter(
+            owner=request.user,
+            pk__in=ids[:MAX_COMPARED],
+            kind=SimulationRun.Kind.SIMULATE,
+            status=SimulationRun.Status.DONE,
+        ).select_related("design", "revision")
+    )
+    runs.sort(key=lambda r: ids.index(r.pk))
+    missing = [i for i in ids[:MAX_COMPARED] if i not in {r.pk for r in runs}]
+    if missing:
+        messages.warning(request, f"not compared (not yours, not a finished simulation): {missing}")
+    if len(ids) > MAX_COMPARED:
+        messages.warning(request, f"only the first {MAX_COMPARED} runs are compared")
+    table = comparison(runs) if runs else None
+    return render(
+        request,
+        "designer/simulation_compare.html",
+        {
+            "runs": runs,
+            "table": table,
+            "charts": charts.compare_simulation_charts(runs) if runs else None,
+            "choices": SimulationRun.objects.filter(
+                owner=request.user, kind=SimulationRun.Kind.SIMULATE, status=SimulationRun.Status.DONE
+            ).select_related("design")[:100],
+            "ids": ids,
+        },
+    )
+
+
+PCT = {"offered load", "GPU AFR", "utilization", "goodput"}
+
+
+def comparison(runs: list[SimulationRun]) -> dict:
+    """Rows of figures, a column per run: the inputs, then utilization, goodput and waits; a row whose
+    values are not all the same is marked (``differs``); shares are shown as percentages (``pct``)."""
+    cols = [charts.run_label(r) for r in runs]
+    rows: list[tuple[str, list]] = []
+    inputs = (("partition", "partition"), ("gpus", "batch GPUs"), ("days", "days"),
+              ("offered_load_frac", "offered load"), ("policy", "policy"), ("preempt", "preemption"),
+              ("afr", "GPU AFR"), ("jobs", "jobs"), ("profile", "workload"))  # fmt: skip
+    for key, label in inputs:
+        rows.append((label, [r.result["inputs"].get(key) for r in runs]))
+    rows.append(("utilization", [r.result["utilization_frac"] for r in runs]))
+    rows.append(("goodput", [r.result.get("failures", {}).get("goodput_frac") for r in runs]))
+    names = list(dict.fromkeys(c["name"] for r in runs for c in r.result["classes"]))
+    for name in names:
+        for q in ("p50", "p95", "p99"):
+            rows.append((f"{name}: wait {q} [h]", [_class(r, name, f"wait_h_{q}") for r in runs]))
+        rows.append((f"{name}: inside one leaf group", [_class(r, name, "one_group_frac") for r in runs]))
+    out = [{"label": label, "values": values, "differs": len({repr(v) for v in values}) > 1,
+            "pct": label in PCT or label.endswith("inside one leaf group")} for label, values in rows]  # fmt: skip
+    return {"columns": cols, "rows": out, "derivations": [r.result["derivations"]["utilization_frac"] for r in runs]}
+
+
+def _class(run: SimulationRun, name: str, key: str):
+    row = next((c for c in run.result["classes"] if c["name"] == name), None)
+    return None if row is None else row.get(key)
