@@ -5,85 +5,222 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('designer', '0009_calibration_profiles'),
+        ("designer", "0009_calibration_profiles"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='designrevision',
-            name='wl_afr_pct',
-            field=models.FloatField(default=0.0, help_text='GPU annualised failure rate [%/GPU/year] (seed S6: 1–5; 0 = no failures)', validators=[django.core.validators.MinValueValidator(0, message='%(show_value)s is too small; allowed: 0 to 100'), django.core.validators.MaxValueValidator(100, message='%(show_value)s is too large; allowed: 0 to 100')]),
+            model_name="designrevision",
+            name="wl_afr_pct",
+            field=models.FloatField(
+                default=0.0,
+                help_text="GPU annualised failure rate [%/GPU/year] (seed S6: 1–5; 0 = no failures)",
+                validators=[
+                    django.core.validators.MinValueValidator(
+                        0, message="%(show_value)s is too small; allowed: 0 to 100"
+                    ),
+                    django.core.validators.MaxValueValidator(
+                        100, message="%(show_value)s is too large; allowed: 0 to 100"
+                    ),
+                ],
+            ),
         ),
         migrations.AddField(
-            model_name='designrevision',
-            name='wl_arrival',
-            field=models.CharField(choices=[('load', 'Offered load (busy GPU-hours ÷ capacity)'), ('jobs_per_day', 'Jobs per day')], default='load', help_text='How jobs arrive', max_length=20),
+            model_name="designrevision",
+            name="wl_arrival",
+            field=models.CharField(
+                choices=[("load", "Offered load (busy GPU-hours ÷ capacity)"), ("jobs_per_day", "Jobs per day")],
+                default="load",
+                help_text="How jobs arrive",
+                max_length=20,
+            ),
         ),
         migrations.AddField(
-            model_name='designrevision',
-            name='wl_carbon_hourly_g_per_kwh',
-            field=models.CharField(blank=True, default='', help_text='Carbon-aware deferral: grid intensity each hour [g CO₂/kWh] (24 values; empty = off)', max_length=600, validators=[django.core.validators.RegexValidator('^$|^\\d+(\\.\\d+)?(, ?\\d+(\\.\\d+)?){23}$', '24 numbers ≥ 0 separated by commas, hour 0 first (or empty)')]),
+            model_name="designrevision",
+            name="wl_carbon_hourly_g_per_kwh",
+            field=models.CharField(
+                blank=True,
+                default="",
+                help_text="Carbon-aware deferral: grid intensity each hour [g CO₂/kWh] (24 values; empty = off)",
+                max_length=600,
+                validators=[
+                    django.core.validators.RegexValidator(
+                        "^$|^\\d+(\\.\\d+)?(, ?\\d+(\\.\\d+)?){23}$",
+                        "24 numbers ≥ 0 separated by commas, hour 0 first (or empty)",
+                    )
+                ],
+            ),
         ),
         migrations.AddField(
-            model_name='designrevision',
-            name='wl_carbon_max_defer_h',
-            field=models.FloatField(default=24.0, help_text='… or once it has waited this long [h]', validators=[django.core.validators.MinValueValidator(0, message='%(show_value)s is too small; allowed: 0 to 8,760'), django.core.validators.MaxValueValidator(8760, message='%(show_value)s is too large; allowed: 0 to 8,760')]),
+            model_name="designrevision",
+            name="wl_carbon_max_defer_h",
+            field=models.FloatField(
+                default=24.0,
+                help_text="… or once it has waited this long [h]",
+                validators=[
+                    django.core.validators.MinValueValidator(
+                        0, message="%(show_value)s is too small; allowed: 0 to 8,760"
+                    ),
+                    django.core.validators.MaxValueValidator(
+                        8760, message="%(show_value)s is too large; allowed: 0 to 8,760"
+                    ),
+                ],
+            ),
         ),
         migrations.AddField(
-            model_name='designrevision',
-            name='wl_carbon_threshold_g_per_kwh',
-            field=models.FloatField(default=200.0, help_text='A deferrable job starts in an hour at or below this [g CO₂/kWh]', validators=[django.core.validators.MinValueValidator(0, message='%(show_value)s is too small; allowed: 0 to 5,000'), django.core.validators.MaxValueValidator(5000, message='%(show_value)s is too large; allowed: 0 to 5,000')]),
+            model_name="designrevision",
+            name="wl_carbon_threshold_g_per_kwh",
+            field=models.FloatField(
+                default=200.0,
+                help_text="A deferrable job starts in an hour at or below this [g CO₂/kWh]",
+                validators=[
+                    django.core.validators.MinValueValidator(
+                        0, message="%(show_value)s is too small; allowed: 0 to 5,000"
+                    ),
+                    django.core.validators.MaxValueValidator(
+                        5000, message="%(show_value)s is too large; allowed: 0 to 5,000"
+                    ),
+                ],
+            ),
         ),
         migrations.AddField(
-            model_name='designrevision',
-            name='wl_classes',
-            field=models.TextField(blank=True, default='', help_text="Job classes, one per line: name, share of the GPU-hours [%], min GPUs, max GPUs, GPU granularity, min hours, max hours, SLA (critical, queued or best_effort)[, tenant, communication fraction, duration (log_uniform, uniform or exponential)]; empty = the seed's Table 14-24"),
+            model_name="designrevision",
+            name="wl_classes",
+            field=models.TextField(
+                blank=True,
+                default="",
+                help_text="Job classes, one per line: name, share of the GPU-hours [%], min GPUs, max GPUs, GPU granularity, min hours, max hours, SLA (critical, queued or best_effort)[, tenant, communication fraction, duration (log_uniform, uniform or exponential)]; empty = the seed's Table 14-24",
+            ),
         ),
         migrations.AddField(
-            model_name='designrevision',
-            name='wl_days',
-            field=models.FloatField(default=365.0, help_text='Simulated days', validators=[django.core.validators.MinValueValidator(1, message='%(show_value)s is too small; allowed: 1 to 3,650'), django.core.validators.MaxValueValidator(3650, message='%(show_value)s is too large; allowed: 1 to 3,650')]),
+            model_name="designrevision",
+            name="wl_days",
+            field=models.FloatField(
+                default=365.0,
+                help_text="Simulated days",
+                validators=[
+                    django.core.validators.MinValueValidator(
+                        1, message="%(show_value)s is too small; allowed: 1 to 3,650"
+                    ),
+                    django.core.validators.MaxValueValidator(
+                        3650, message="%(show_value)s is too large; allowed: 1 to 3,650"
+                    ),
+                ],
+            ),
         ),
         migrations.AddField(
-            model_name='designrevision',
-            name='wl_inference_demand_gpus',
-            field=models.CharField(blank=True, default='', help_text='Tidal sharing: inference GPUs wanted each hour (24 values; empty = none)', max_length=600, validators=[django.core.validators.RegexValidator('^$|^\\d+(\\.\\d+)?(, ?\\d+(\\.\\d+)?){23}$', '24 numbers ≥ 0 separated by commas, hour 0 first (or empty)')]),
+            model_name="designrevision",
+            name="wl_inference_demand_gpus",
+            field=models.CharField(
+                blank=True,
+                default="",
+                help_text="Tidal sharing: inference GPUs wanted each hour (24 values; empty = none)",
+                max_length=600,
+                validators=[
+                    django.core.validators.RegexValidator(
+                        "^$|^\\d+(\\.\\d+)?(, ?\\d+(\\.\\d+)?){23}$",
+                        "24 numbers ≥ 0 separated by commas, hour 0 first (or empty)",
+                    )
+                ],
+            ),
         ),
         migrations.AddField(
-            model_name='designrevision',
-            name='wl_jobs_per_day',
-            field=models.FloatField(blank=True, help_text='Jobs submitted per day, all classes (arrival = jobs per day)', null=True, validators=[django.core.validators.MinValueValidator(0.001, message='%(show_value)s is too small; allowed: 0.001 to 1e+06'), django.core.validators.MaxValueValidator(1000000, message='%(show_value)s is too large; allowed: 0.001 to 1e+06')]),
+            model_name="designrevision",
+            name="wl_jobs_per_day",
+            field=models.FloatField(
+                blank=True,
+                help_text="Jobs submitted per day, all classes (arrival = jobs per day)",
+                null=True,
+                validators=[
+                    django.core.validators.MinValueValidator(
+                        0.001, message="%(show_value)s is too small; allowed: 0.001 to 1e+06"
+                    ),
+                    django.core.validators.MaxValueValidator(
+                        1000000, message="%(show_value)s is too large; allowed: 0.001 to 1e+06"
+                    ),
+                ],
+            ),
         ),
         migrations.AddField(
-            model_name='designrevision',
-            name='wl_offered_load_pct',
-            field=models.FloatField(default=85.0, help_text='Offered load on the batch partition [%] (arrival = offered load)', validators=[django.core.validators.MinValueValidator(1, message='%(show_value)s is too small; allowed: 1 to 200'), django.core.validators.MaxValueValidator(200, message='%(show_value)s is too large; allowed: 1 to 200')]),
+            model_name="designrevision",
+            name="wl_offered_load_pct",
+            field=models.FloatField(
+                default=85.0,
+                help_text="Offered load on the batch partition [%] (arrival = offered load)",
+                validators=[
+                    django.core.validators.MinValueValidator(
+                        1, message="%(show_value)s is too small; allowed: 1 to 200"
+                    ),
+                    django.core.validators.MaxValueValidator(
+                        200, message="%(show_value)s is too large; allowed: 1 to 200"
+                    ),
+                ],
+            ),
         ),
         migrations.AddField(
-            model_name='designrevision',
-            name='wl_policy',
-            field=models.CharField(choices=[('easy', 'Priority + EASY backfill'), ('fifo', 'FIFO')], default='easy', help_text='Scheduling policy', max_length=20),
+            model_name="designrevision",
+            name="wl_policy",
+            field=models.CharField(
+                choices=[("easy", "Priority + EASY backfill"), ("fifo", "FIFO")],
+                default="easy",
+                help_text="Scheduling policy",
+                max_length=20,
+            ),
         ),
         migrations.AddField(
-            model_name='designrevision',
-            name='wl_preempt',
-            field=models.BooleanField(default=False, help_text='Critical jobs preempt lower classes (they checkpoint and queue again)'),
+            model_name="designrevision",
+            name="wl_preempt",
+            field=models.BooleanField(
+                default=False, help_text="Critical jobs preempt lower classes (they checkpoint and queue again)"
+            ),
         ),
         migrations.AddField(
-            model_name='designrevision',
-            name='wl_repair_h',
-            field=models.FloatField(default=24.0, help_text='Hours a failed node is out of service', validators=[django.core.validators.MinValueValidator(0.01, message='%(show_value)s is too small; allowed: 0.01 to 8,760'), django.core.validators.MaxValueValidator(8760, message='%(show_value)s is too large; allowed: 0.01 to 8,760')]),
+            model_name="designrevision",
+            name="wl_repair_h",
+            field=models.FloatField(
+                default=24.0,
+                help_text="Hours a failed node is out of service",
+                validators=[
+                    django.core.validators.MinValueValidator(
+                        0.01, message="%(show_value)s is too small; allowed: 0.01 to 8,760"
+                    ),
+                    django.core.validators.MaxValueValidator(
+                        8760, message="%(show_value)s is too large; allowed: 0.01 to 8,760"
+                    ),
+                ],
+            ),
         ),
         migrations.AddField(
-            model_name='designrevision',
-            name='wl_restart_h',
-            field=models.FloatField(default=0.25, help_text='Hours to restart a job from its checkpoint', validators=[django.core.validators.MinValueValidator(0, message='%(show_value)s is too small; allowed: 0 to 1,000'), django.core.validators.MaxValueValidator(1000, message='%(show_value)s is too large; allowed: 0 to 1,000')]),
+            model_name="designrevision",
+            name="wl_restart_h",
+            field=models.FloatField(
+                default=0.25,
+                help_text="Hours to restart a job from its checkpoint",
+                validators=[
+                    django.core.validators.MinValueValidator(
+                        0, message="%(show_value)s is too small; allowed: 0 to 1,000"
+                    ),
+                    django.core.validators.MaxValueValidator(
+                        1000, message="%(show_value)s is too large; allowed: 0 to 1,000"
+                    ),
+                ],
+            ),
         ),
         migrations.AddField(
-            model_name='designrevision',
-            name='wl_seed',
-            field=models.PositiveIntegerField(default=1, help_text='Random seed of the generated jobs (same seed → same result)', validators=[django.core.validators.MinValueValidator(0, message='%(show_value)s is too small; allowed: 0 to 2.14748e+09'), django.core.validators.MaxValueValidator(2147483647, message='%(show_value)s is too large; allowed: 0 to 2.14748e+09')]),
+            model_name="designrevision",
+            name="wl_seed",
+            field=models.PositiveIntegerField(
+                default=1,
+                help_text="Random seed of the generated jobs (same seed → same result)",
+                validators=[
+                    django.core.validators.MinValueValidator(
+                        0, message="%(show_value)s is too small; allowed: 0 to 2.14748e+09"
+                    ),
+                    django.core.validators.MaxValueValidator(
+                        2147483647, message="%(show_value)s is too large; allowed: 0 to 2.14748e+09"
+                    ),
+                ],
+            ),
         ),
     ]

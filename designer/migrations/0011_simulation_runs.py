@@ -7,39 +7,90 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('designer', '0010_workload_section'),
+        ("designer", "0010_workload_section"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='SimulationRun',
+            name="SimulationRun",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=200)),
-                ('kind', models.CharField(choices=[('simulate', 'Simulate'), ('capacity', 'Capacity')], default='simulate', max_length=12)),
-                ('params', models.JSONField(default=dict, help_text='capacity target and sizes; trace format and file name')),
-                ('requirements', models.JSONField(default=dict, help_text="the revision's requirements (flat) as simulated")),
-                ('trace_text', models.TextField(blank=True, default='', help_text='a job trace replayed instead of the workload')),
-                ('status', models.CharField(choices=[('pending', 'Pending'), ('running', 'Running'), ('done', 'Done'), ('failed', 'Failed'), ('cancelled', 'Cancelled')], default='pending', max_length=12)),
-                ('progress_frac', models.FloatField(default=0.0)),
-                ('attempts', models.PositiveIntegerField(default=0)),
-                ('result', models.JSONField(blank=True, null=True)),
-                ('error', models.TextField(blank=True, default='')),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('enqueued_at', models.DateTimeField(blank=True, null=True)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('heartbeat_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('design', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='simulations', to='designer.design')),
-                ('owner', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='simulations', to=settings.AUTH_USER_MODEL)),
-                ('revision', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='designer.designrevision')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(max_length=200)),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[("simulate", "Simulate"), ("capacity", "Capacity")], default="simulate", max_length=12
+                    ),
+                ),
+                (
+                    "params",
+                    models.JSONField(default=dict, help_text="capacity target and sizes; trace format and file name"),
+                ),
+                (
+                    "requirements",
+                    models.JSONField(default=dict, help_text="the revision's requirements (flat) as simulated"),
+                ),
+                (
+                    "trace_text",
+                    models.TextField(blank=True, default="", help_text="a job trace replayed instead of the workload"),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("pending", "Pending"),
+                            ("running", "Running"),
+                            ("done", "Done"),
+                            ("failed", "Failed"),
+                            ("cancelled", "Cancelled"),
+                        ],
+                        default="pending",
+                        max_length=12,
+                    ),
+                ),
+                ("progress_frac", models.FloatField(default=0.0)),
+                ("attempts", models.PositiveIntegerField(default=0)),
+                ("result", models.JSONField(blank=True, null=True)),
+                ("error", models.TextField(blank=True, default="")),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
+                ("enqueued_at", models.DateTimeField(blank=True, null=True)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("heartbeat_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "design",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="simulations",
+                        to="designer.design",
+                    ),
+                ),
+                (
+                    "owner",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="simulations",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "revision",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="designer.designrevision",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-pk'],
-                'indexes': [models.Index(fields=['status'], name='designer_si_status_612053_idx')],
+                "ordering": ["-created_at", "-pk"],
+                "indexes": [models.Index(fields=["status"], name="designer_si_status_612053_idx")],
             },
         ),
     ]

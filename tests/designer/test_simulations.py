@@ -72,8 +72,16 @@ def test_simulate_and_capacity_on_a_real_worker(django_user_model):
         assert r.status_code == 302, r.content.decode()[:2000]
         run = SimulationRun.objects.get(owner=user, kind="simulate")
         assert r["Location"] == f"/simulations/{run.pk}/"
-        api = c.post("/api/v1/simulations/", {"design": design.pk, "kind": "capacity", "gpus": [1600, 2400],
-                     "target": {"job_class": "fine-tuning", "p95_wait_h": 100}}, content_type="application/json")  # fmt: skip
+        api = c.post(
+            "/api/v1/simulations/",
+            {
+                "design": design.pk,
+                "kind": "capacity",
+                "gpus": [1600, 2400],
+                "target": {"job_class": "fine-tuning", "p95_wait_h": 100},
+            },
+            content_type="application/json",
+        )
         assert api.status_code == 201, api.json()
         cap = SimulationRun.objects.get(pk=api.json()["id"])
         assert wait_done(run)["status"] == "done"
@@ -97,8 +105,15 @@ def test_simulate_and_capacity_on_a_real_worker(django_user_model):
     tl = res["timeline"]
     assert sum(tl["busy_nodes"]) / len(tl["busy_nodes"]) / 200 == pytest.approx(res["utilization_frac"])
     page = c.get(f"/simulations/{run.pk}/").content.decode()
-    for needle in ("chart-timeline", "chart-cdf", "chart-split", "class-table", "arrival-table", "split-derivation",
-                   "busy node-hours ÷ (200 nodes × 2,880 h)"):  # fmt: skip
+    for needle in (
+        "chart-timeline",
+        "chart-cdf",
+        "chart-split",
+        "class-table",
+        "arrival-table",
+        "split-derivation",
+        "busy node-hours ÷ (200 nodes × 2,880 h)",
+    ):
         assert needle in page, needle
     body = json.loads(c.get(f"/simulations/{run.pk}/result.json").content)
     assert body["result"]["classes"] == run.result["classes"]
@@ -118,10 +133,18 @@ def test_bad_requests_are_field_errors_and_nothing_is_queued(alice):
     c = Client()
     c.force_login(alice)
     cases = [  # (body, status, field, text)
-        ({"kind": "capacity", "target": {"job_class": "nope", "p95_wait_h": 24}}, 422, "target.job_class",
-         "one of the classes: pretraining"),
-        ({"kind": "capacity", "target": {"job_class": "fine-tuning", "p95_wait_h": 24}, "gpus": [2001]}, 422, "gpus",
-         "each a whole number of 8-GPU nodes"),
+        (
+            {"kind": "capacity", "target": {"job_class": "nope", "p95_wait_h": 24}},
+            422,
+            "target.job_class",
+            "one of the classes: pretraining",
+        ),
+        (
+            {"kind": "capacity", "target": {"job_class": "fine-tuning", "p95_wait_h": 24}, "gpus": [2001]},
+            422,
+            "gpus",
+            "each a whole number of 8-GPU nodes",
+        ),
         ({"kind": "capacity"}, 400, "target", "needs a target"),
         ({"kind": "capacity", "target": {"job_class": "fine-tuning", "p95_wait_h": -1}}, 400, "target", ""),
         ({"kind": "teleport"}, 400, "kind", ""),
@@ -136,8 +159,9 @@ def test_bad_requests_are_field_errors_and_nothing_is_queued(alice):
         errors = r.json().get("errors", r.json())
         assert field in errors, (extra, errors)
         assert text in " ".join(errors[field]) if isinstance(errors[field], list) else True
-    page = c.post(f"/designs/{design.pk}/simulations/", {"kind": "capacity", "job_class": "fine-tuning",
-                                                        "p95_wait_h": "soon"})  # fmt: skip
+    page = c.post(
+        f"/designs/{design.pk}/simulations/", {"kind": "capacity", "job_class": "fine-tuning", "p95_wait_h": "soon"}
+    )
     assert page.status_code == 200 and "target.p95_wait_h" in page.content.decode()
     assert SimulationRun.objects.count() == 0
 
@@ -146,8 +170,20 @@ def test_bad_requests_are_field_errors_and_nothing_is_queued(alice):
 def test_a_workload_larger_than_the_batch_partition_is_refused_when_saved_and_when_run(alice):
     """A design whose classes do not fit is refused on save (the pipeline checks); one that gives no classes
     gets the seed's Table 14-24 at run time, refused on a 64-GPU cluster with the reason."""
-    flat = seed_flat(classes=[{"name": "huge", "share_pct": 100, "min_gpus": 8, "max_gpus": 1608,
-                               "granularity_gpus": 8, "min_hours": 1, "max_hours": 2, "sla": "queued"}])  # fmt: skip
+    flat = seed_flat(
+        classes=[
+            {
+                "name": "huge",
+                "share_pct": 100,
+                "min_gpus": 8,
+                "max_gpus": 1608,
+                "granularity_gpus": 8,
+                "min_hours": 1,
+                "max_hours": 2,
+                "sla": "queued",
+            }
+        ]
+    )
     with pytest.raises(Exception) as exc:
         evaluate_flat(flat)
     assert "1,608 GPUs is larger than the 1,600-GPU cluster (its batch partition gpu-large)" in str(exc.value)

@@ -203,7 +203,9 @@ def test_simulate_cli_on_the_seed_design():
                                     text=True, check=True).stdout)  # fmt: skip
     assert pre["inputs"]["preempt"] and pre["classes"][0]["wait_h_p95"] <= data["classes"][0]["wait_h_p95"]
     fifo = subprocess.run([*cmd, "--preempt", "--policy", "fifo"], cwd=ROOT, capture_output=True, text=True)
-    assert fifo.returncode == 1 and "--preempt (workload.preempt): preemption orders the queue by class: use the easy policy" in fifo.stderr
+    assert fifo.returncode == 1 and (
+        "--preempt (workload.preempt): preemption orders the queue by class: use the easy policy" in fifo.stderr
+    )
     tapered = [sys.executable, "manage.py", "simulate", str(EXAMPLES / "fat-tree-2048-1p5to1.yaml"), "--days", "60"]
     moe = json.loads(subprocess.run([*tapered, "--a2a-fraction", "0.3", "--format", "json"], cwd=ROOT,
                                     capture_output=True, text=True, check=True).stdout)  # fmt: skip
@@ -224,7 +226,9 @@ def test_simulate_cli_on_the_seed_design():
     assert green["saved_t_co2"] > 0 and green["wait_added_h_mean"] > 0 and green["deferrable_jobs"] > 0
     assert green["t_co2_without_deferral"] - green["t_co2"] == pytest.approx(green["saved_t_co2"])
     bad_profile = subprocess.run([*cmd, "--carbon-profile", "1,2,3"], cwd=ROOT, capture_output=True, text=True)
-    assert bad_profile.returncode == 1 and "--carbon-profile (workload.carbon_hourly_g_per_kwh): 24 numbers ≥ 0 separated by commas" in bad_profile.stderr
+    assert bad_profile.returncode == 1 and (
+        "--carbon-profile (workload.carbon_hourly_g_per_kwh): 24 numbers ≥ 0 separated by commas" in bad_profile.stderr
+    )
     bad_class = subprocess.run([*cmd, "--carbon-profile", profile, "--defer-classes", "nope"], cwd=ROOT,
                                capture_output=True, text=True)  # fmt: skip
     assert bad_class.returncode == 1 and "--defer-classes: unknown class 'nope'" in bad_class.stderr
@@ -234,6 +238,10 @@ def test_simulate_cli_on_the_seed_design():
     split = tide["busy_node_h"] + tide["inference_node_h"] + tide["idle_node_h"] + tide["down_node_h"]
     assert tide["inference_node_h"] > 0 and split == pytest.approx(tide["capacity_node_h"])
     bad_tide = subprocess.run([*cmd, "--inference-demand", "1,2"], cwd=ROOT, capture_output=True, text=True)
-    assert bad_tide.returncode == 1 and "--inference-demand (workload.inference_demand_gpus): 24 numbers ≥ 0" in bad_tide.stderr
+    assert bad_tide.returncode == 1 and (
+        "--inference-demand (workload.inference_demand_gpus): 24 numbers ≥ 0" in bad_tide.stderr
+    )
     refused = subprocess.run([*cmd, "--afr", "1.5"], cwd=ROOT, capture_output=True, text=True)
-    assert refused.returncode == 1 and "--afr (workload.afr_pct): 150.0 is too large; allowed: 0 to 100" in refused.stderr
+    assert refused.returncode == 1 and (
+        "--afr (workload.afr_pct): 150.0 is too large; allowed: 0 to 100" in refused.stderr
+    )
