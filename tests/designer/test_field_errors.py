@@ -105,8 +105,11 @@ def test_api_create_reports_nested_path(logged_in, name, value):
         # partition (the h100 preset: 2,000 GPUs, all in the batch partition), jobs per day not given
         ({"wl_classes": "a, 40, 8, 64, 8, 24, 72, queued"}, "wl_classes", "the shares add up to 40 %, not 100 %"),
         ({"wl_classes": "a, 100, 16, 8, 8, 1, 2, queued"}, "wl_classes", "class 1: min_gpus 1 ≤ min ≤ max GPUs"),
-        ({"wl_classes": "a, 100, 8, 2008, 8, 1, 2, queued"}, "wl_classes",
-         "a: 2,008 GPUs is larger than the 2,000-GPU cluster (its batch partition gpu-large)"),
+        (
+            {"wl_classes": "a, 100, 8, 2008, 8, 1, 2, queued"},
+            "wl_classes",
+            "a: 2,008 GPUs is larger than the 2,000-GPU cluster (its batch partition gpu-large)",
+        ),
         ({"wl_arrival": "jobs_per_day"}, "wl_jobs_per_day", "arrival is jobs per day: give how many"),
         ({"wl_preempt": "on", "wl_policy": "fifo"}, "wl_preempt", "use the easy policy"),
     ],
