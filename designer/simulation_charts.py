@@ -4,6 +4,7 @@ TCO of each size, and several runs compared."""
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import plotly.graph_objects as go
@@ -92,6 +93,7 @@ def cdf_chart(result: dict[str, Any], title: str = "Queue wait distribution per 
 
 def locality_chart(result: dict[str, Any]) -> dict[str, Any] | None:
     rows = [c for c in result["classes"] if c.get("one_group_frac") is not None]
+    per_node = result["inputs"]["gpus"] // max(1, result["inputs"]["nodes"])
     if not rows or not result["inputs"].get("leaf_group_nodes"):
         return None
     fig = go.Figure(
@@ -104,7 +106,8 @@ def locality_chart(result: dict[str, Any]) -> dict[str, Any] | None:
     )
     fig.update_layout(
         title=f"Placement locality: multi-node jobs inside one leaf group of {result['inputs']['leaf_group_nodes']} "
-        "nodes",
+        f"nodes<br><sub>a job larger than a group ({result['inputs']['leaf_group_nodes'] * per_node:,} GPUs) always "
+        "spans groups</sub>",
         yaxis={"title": "% of the class's multi-node jobs", "range": [0, 100]},
         height=360,
         margin=MARGIN,
@@ -181,8 +184,16 @@ def capacity_charts(result: dict[str, Any]) -> dict[str, Any]:
             x=sizes,
             y=[float(r["tco_usd"]) / 1e6 for r in rows],
             name="5-year TCO [$M]",
-            marker_color="rgba(179,92,0,0.25)",
+            marker_color="rgba(179,92,0,0.18)",
             yaxis="y3",
+            width=[0.35 * _step(sizes)] * len(sizes),
+            text=[
+                f"TCO ${float(r['tco_usd']) / 1e6:,.1f} M<br>${float(r['cost_per_gpu_hour_usd']):.3f}/GPU-h"
+                for r in rows
+            ],
+            textposition="inside",
+            insidetextanchor="start",
+            textfont={"color": "#6b3a00"},
         )
     )
     fig.add_hline(
@@ -193,7 +204,7 @@ def capacity_charts(result: dict[str, Any]) -> dict[str, Any]:
         secondary_y=False,
     )
     fig.update_layout(
-        title=f"Capacity: {t['job_class']} p95 wait and utilization vs size — {result['answer']}",
+        title=f"Capacity: {t['job_class']} p95 wait and utilization vs size (★ the answer)",
         height=460,
         margin=MARGIN,
         legend={"orientation": "h", "y": -0.2},
@@ -202,8 +213,14 @@ def capacity_charts(result: dict[str, Any]) -> dict[str, Any]:
     )
     fig.update_xaxes(title_text="GPUs in the design")
     fig.update_yaxes(title_text="p95 wait [h]", secondary_y=False, rangemode="tozero")
-    fig.update_yaxes(title_text="utilization [%]", secondary_y=True, range=[0, 100])
+    fig.update_yaxes(title_text="utilization [%]", secondary_y=True, range=[0, 100], dtick=20, showgrid=False)
     return {"capacity": _fig(fig)}
+
+
+def _step(sizes: list[int]) -> float:
+    """The smallest gap between candidate sizes (a bar's width is a share of it)."""
+    gaps = [b - a for a, b in itertools.pairwise(sizes) if b > a]
+    return float(min(gaps)) if gaps else max(1.0, sizes[0] * 0.2 if sizes else 1.0)
 
 
 def run_label(run) -> str:

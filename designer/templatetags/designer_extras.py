@@ -58,11 +58,11 @@ def dictget(mapping, key):
 
 
 @register.filter
-def pct(value):
-    """A share 0–1 as a percentage with one decimal (— when missing)."""
+def pct(value, places: int = 1):
+    """A share 0–1 as a percentage (one decimal unless told; — when missing)."""
     if value is None or value == "":
         return "—"
-    return f"{float(value) * 100:.1f} %"
+    return f"{float(value) * 100:.{int(places)}f} %"
 
 
 @register.filter

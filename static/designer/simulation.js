@@ -13,7 +13,8 @@
       document.getElementById("progress-pct").textContent = pct.toFixed(0);
       document.getElementById("progress-status").textContent = p.status;
       document.getElementById("progress-elapsed").textContent = p.elapsed_s;
-      document.getElementById("progress-eta").textContent = p.eta_s === null ? "—" : p.eta_s;
+      const eta = document.getElementById("progress-eta");
+      if (eta) eta.textContent = p.eta_s === null ? "—" : p.eta_s;
       if (p.status !== "pending" && p.status !== "running") { window.location.reload(); return; }
     } catch (e) { /* keep polling */ }
     setTimeout(poll, 700);

@@ -30,7 +30,7 @@
   buttons.innerHTML = '<button type="button" id="workload-add">Add a class</button> ' +
     '<button type="button" id="workload-seed">The seed\'s Table 14-24</button> ' +
     '<button type="button" id="workload-clear">None (= the seed\'s table)</button> ' +
-    '<label><input type="checkbox" id="workload-as-text"> edit as text</label>';
+    '<label class="inline"><input type="checkbox" id="workload-as-text"> edit as text</label>';
   wrap.append(table, total, buttons);
   text.hidden = true;
 
@@ -46,10 +46,9 @@
       el.value = value || CHOICES[kind][kind === "sla" ? 1 : 0];
     } else {
       el = document.createElement("input");
-      el.type = kind === "number" ? "text" : "text";
+      el.type = "text";
       if (kind === "number") el.inputMode = "decimal";
       el.value = value || "";
-      el.size = kind === "number" ? 6 : 14;
     }
     return el;
   }
