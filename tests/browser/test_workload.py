@@ -22,8 +22,8 @@ def _seed_design(user):
     return create_design(user, flat, evaluate_flat(flat))
 
 
-def _wait_done(page) -> None:
-    page.wait_for_function("document.getElementById('progress-status').textContent === 'done'", timeout=90_000)
+def _wait_done(pg) -> None:
+    pg.wait_for_function("document.getElementById('progress-status').textContent === 'done'", timeout=90_000)
 
 
 def test_workload_editor_simulation_capacity_and_compare(page, django_user_model):  # noqa: F811
