@@ -142,6 +142,8 @@ def _table(out: dict[str, Any]) -> str:
         f"{i['jobs']:,} jobs",
         f"utilization: {out['derivations']['utilization_frac']}",
         f"Little's law: {out['derivations']['little']}",
+        f"fragmentation: {out['derivations']['idle_waiting_gpu_h']}",
+        f"placement: {out['derivations']['spine_gpu_h']}",
         *([_books_line(out)] if "failures" in out else []),
         *([f"carbon-aware deferral: {out['carbon']['derivation']}"] if "carbon" in out else []),
         *([_tidal_line(out)] if out.get("failures", {}).get("inference_node_h") is not None else []),

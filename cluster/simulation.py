@@ -92,7 +92,7 @@ def _policies(plan: ClusterPlan, w: Workload, b: Batch, profile: Profile, jobs: 
         carbon = CarbonPolicy(values, w.carbon_threshold_g_per_kwh, w.carbon_max_defer_h, kw_per_gpu)
         deferrable = _deferrable(profile, jobs, defer_classes)
     return {"gpus_per_node": b.gpus_per_node, "horizon_h": w.days * 24, "policy": w.policy,
-            "leaf_nodes": b.leaf_nodes, "failures": failures, "preempt": w.preempt, "restart_h": w.restart_h,
+            **b.placement(), "failures": failures, "preempt": w.preempt, "restart_h": w.restart_h,
             "spread": spread, "tidal": tidal, "carbon": carbon, "deferrable": deferrable}  # fmt: skip
 
 
@@ -148,7 +148,8 @@ def _split_effect(jobs: Jobs, names: list[str], b: Batch, kw: dict[str, Any], sp
                   progress: Progress | None) -> dict[str, Any]:  # fmt: skip
     """The same jobs on every node of the design (nothing kept apart for interactive work or Kubernetes)."""
     kw = {**kw, "carbon": None, "deferrable": None}
-    res = simulate(jobs, node_count=b.design_nodes, **kw, progress=_stage(progress, 0.6, 0.9))
+    res = simulate(jobs, node_count=b.design_nodes, **{**kw, **b.placement(pooled=True)},
+                   progress=_stage(progress, 0.6, 0.9))  # fmt: skip
     pooled = report(res, jobs, names)
     rows = []
     for a, p in zip(split_rep["classes"], pooled["classes"], strict=True):
@@ -205,7 +206,7 @@ def _inputs(plan: ClusterPlan, w: Workload, b: Batch, profile: Profile, jobs: Jo
                                else w.offered_load_pct / 100)  # fmt: skip
     return {
         "design": plan.requirements.cluster.name, "partition": b.partition, "nodes": b.node_count, "gpus": b.gpus,
-        "design_nodes": b.design_nodes, "leaf_group_nodes": b.leaf_nodes, "days": w.days, "offered_load_frac": load,
+        "design_nodes": b.design_nodes, "leaf_group_nodes": b.leaf_nodes, "pods": b.pod_count, "days": w.days, "offered_load_frac": load,
         "seed": w.seed, "jobs": len(jobs), "profile": profile.name, "policy": w.policy, "afr": w.afr_pct / 100,
         "preempt": w.preempt, "spread_factor_max": float(spread.max()) if spread is not None and len(spread) else 1.0,
         "a2a_fraction": max((c.comm_fraction for c in profile.classes), default=0.0),
@@ -239,7 +240,7 @@ def capacity_design(
                              f"({int(jobs.gpus.max()):,} GPUs)"}  # fmt: skip
         lo = done[0] / len(sizes)
         res = simulate(jobs, node_count=bs.node_count, gpus_per_node=bs.gpus_per_node, horizon_h=w.days * 24,
-                       policy=w.policy, leaf_nodes=bs.leaf_nodes, preempt=w.preempt, restart_h=w.restart_h,
+                       policy=w.policy, **bs.placement(), preempt=w.preempt, restart_h=w.restart_h,
                        progress=_stage(progress, lo, lo + 1 / len(sizes)))  # fmt: skip
         done[0] += 1
         summary = p.result()["summary"]

@@ -13,7 +13,8 @@ from typing import Any
 from cluster.requirements import Workload
 from cluster.validate import RequirementsError
 from scheduling import SchedulerInputError
-from scheduling.slurm_topology import slurm_topology
+from scheduling.partitions import NodeRange
+from scheduling.slurm_topology import node_localities, slurm_topology
 from scheduling.workload import SEED_TABLE_14_24, Profile, check_profile, parse_classes
 
 # the simulator's own input names → the requirement field (or run input) a user typed
@@ -49,6 +50,17 @@ class Batch:
     gpus_per_node: int
     leaf_nodes: int  # nodes per leaf group placement packs into (0: none)
     design_nodes: int
+    hierarchy: tuple | None = None  # (groups, pods, pod count) of the batch nodes: the fabric plan's Slurm leaves
+    design_hierarchy: tuple | None = None  # … of every node of the design (the pooled run of the split's effect)
+
+    @property
+    def pod_count(self) -> int:
+        return self.hierarchy[2] if self.hierarchy else 1
+
+    def placement(self, pooled: bool = False) -> dict[str, Any]:
+        """simulate()'s placement arguments: the leaf group of every node and the pod of every group."""
+        h = self.design_hierarchy if pooled else self.hierarchy
+        return {"leaf_nodes": self.leaf_nodes, "groups": list(h[0]) if h else None, "pods": list(h[1]) if h else None}
 
     @property
     def gpus(self) -> int:
@@ -61,7 +73,21 @@ def batch_of(plan: Any) -> Batch:
     part = parts.partitions[0]
     topo = slurm_topology(plan.fabric, parts)
     leaf = max((len(s.nodes) for s in topo.level(0)), default=0) if topo else 0
-    return Batch(part.name, part.nodes.count, parts.gpus_per_node, leaf, plan.requirements.node_count)
+    batch = design = None
+    if topo is not None and part.nodes.count:
+        where = node_localities(plan.fabric, parts, parts.names(NodeRange(1, parts.node_count)))
+        first = part.nodes.first - 1
+        batch, design = _hierarchy(where[first : first + part.nodes.count]), _hierarchy(where)
+    return Batch(part.name, part.nodes.count, parts.gpus_per_node, leaf, plan.requirements.node_count, batch, design)
+
+
+def _hierarchy(where: list) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+    """(the group index of every node, the pod index of every group, pods), numbered in node order."""
+    leaf_ids: dict[str, int] = {}
+    pod_ids: dict[str, int] = {}
+    groups = tuple(leaf_ids.setdefault(w.leaf, len(leaf_ids)) for w in where)
+    pod_of = {leaf_ids[w.leaf]: pod_ids.setdefault(w.pod, len(pod_ids)) for w in where}
+    return groups, tuple(pod_of[g] for g in range(len(leaf_ids))), len(pod_ids)
 
 
 def profile_of(w: Workload) -> Profile:

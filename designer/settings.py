@@ -154,6 +154,7 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
+    "ENUM_NAME_OVERRIDES": {"SimulationKindEnum": "designer.models.SimulationRun.Kind"},
     "COMPONENT_SPLIT_REQUEST": True,  # request bodies have their own schemas (no read-only fields, amounts as numbers)
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

@@ -52,29 +52,47 @@ PRIORITY_PREEMPTS = PRIORITY["critical"]  # the class that preempts (§14.8.1); 
 
 class _Pool:
     """Free nodes per leaf group (one group of all nodes without groups), each a heap: the lowest-numbered
-    free nodes of a group come out first; a group's free count is kept beside it."""
+    free nodes of a group come out first; a group's and a pod's free counts are kept beside them.
 
-    def __init__(self, n_nodes: int, leaf_nodes: int):
-        size = leaf_nodes or n_nodes
-        self.size = size
-        self.heaps = [list(range(g * size, min((g + 1) * size, n_nodes))) for g in range(-(-n_nodes // size))]
+    Groups are ``leaf_nodes`` consecutive nodes, or ``groups`` (the group of every node, from the
+    fabric plan); ``pods`` is the pod of every group (one pod when not given)."""
+
+    def __init__(self, n_nodes: int, leaf_nodes: int, groups: list[int] | None = None, pods: list[int] | None = None):
+        size = leaf_nodes or n_nodes or 1
+        self.group_of = list(groups) if groups is not None else [x // size for x in range(n_nodes)]
+        n_groups = max(self.group_of, default=-1) + 1
+        self.heaps: list[list[int]] = [[] for _ in range(n_groups)]
+        for x, g in enumerate(self.group_of):
+            self.heaps[g].append(x)  # ascending: already a heap
         self.count = [len(h) for h in self.heaps]
+        self.pod_of = list(pods) if pods is not None else [0] * n_groups
+        self.pod_free = [0] * (max(self.pod_of, default=0) + 1)
+        for g, c in enumerate(self.count):
+            self.pod_free[self.pod_of[g]] += c
         self.free_count = n_nodes
 
     def take(self, k: int) -> list[int]:
-        """k nodes: the group with the fewest free nodes that holds them all (best fit), else the fullest
-        groups first, so a job spans as few groups as it can."""
+        """k nodes: the group with the fewest free nodes that holds them all (best fit); else the pod with
+        the fewest free nodes that holds them, its fullest groups first; else the fullest groups first —
+        so a job spans as few groups, and pods, as it can."""
         fits = [g for g, c in enumerate(self.count) if c >= k]
         if fits:
             order = [min(fits, key=lambda g: (self.count[g], g))]
         else:
-            order = sorted(range(len(self.count)), key=lambda g: (-self.count[g], g))
+            pods = [p for p, c in enumerate(self.pod_free) if c >= k]
+            pod = min(pods, key=lambda p: (self.pod_free[p], p)) if pods and len(self.pod_free) > 1 else None
+            groups = (
+                range(len(self.count)) if pod is None else [g for g in range(len(self.count)) if self.pod_of[g] == pod]
+            )
+            order = sorted(groups, key=lambda g: (-self.count[g], g))
         out: list[int] = []
         for g in order:
             heap = self.heaps[g]
+            before = len(out)
             while heap and len(out) < k:
                 out.append(heapq.heappop(heap))
             self.count[g] = len(heap)
+            self.pod_free[self.pod_of[g]] -= len(out) - before
             if len(out) == k:
                 break
         self.free_count -= k
@@ -82,19 +100,27 @@ class _Pool:
 
     def give(self, nodes: list[int]) -> None:
         for x in nodes:
-            g = x // self.size
+            g = self.group_of[x]
             heapq.heappush(self.heaps[g], x)
             self.count[g] += 1
+            self.pod_free[self.pod_of[g]] += 1
         self.free_count += len(nodes)
 
     def remove(self, x: int) -> None:
         """Take one free node out of service (a failure while idle)."""
-        g = x // self.size
+        g = self.group_of[x]
         heap = self.heaps[g]
         heap.remove(x)
         heapq.heapify(heap)
         self.count[g] -= 1
+        self.pod_free[self.pod_of[g]] -= 1
         self.free_count -= 1
+
+    def spans(self, nodes: list[int]) -> tuple[bool, bool]:
+        """(the nodes span several leaf groups, several pods)."""
+        g0 = self.group_of[nodes[0]]
+        groups = {self.group_of[x] for x in nodes} if any(self.group_of[x] != g0 for x in nodes) else {g0}
+        return len(groups) > 1, len({self.pod_of[g] for g in groups}) > 1
 
 
 @dataclass
@@ -103,6 +129,16 @@ class _State:
     running: list[tuple[float, int]] = field(default_factory=list)  # heap of (end, job); stale if ≠ end_of
     nodes_of: dict[int, list[int]] = field(default_factory=dict)
     end_of: dict[int, float] = field(default_factory=dict)
+    crossing: dict[int, tuple[int, int]] = field(default_factory=dict)  # job → (nodes across groups, across pods)
+    spine_nodes: int = 0  # nodes of running jobs that span leaf groups (their traffic crosses the spine)
+    core_nodes: int = 0  # … that span pods (it crosses the core)
+
+    def release(self, j: int) -> list[int]:
+        """A job's nodes, no longer running (the crossing counts follow)."""
+        spine, core = self.crossing.pop(j, (0, 0))
+        self.spine_nodes -= spine
+        self.core_nodes -= core
+        return self.nodes_of.pop(j)
 
     @property
     def free_count(self) -> int:
@@ -130,6 +166,10 @@ class SimResult:
     outages: list[tuple[float, float, int]] | None = None  # when failures are modelled: (down, back, node)
     inference_spans: list[tuple[float, float, int]] | None = None  # tidal sharing: (from, to, node)
     timeline: dict[str, Any] | None = None  # node counts per time bin (simulate's timeline_bins)
+    in_one_pod: np.ndarray | None = None  # bool: the job's nodes inside one pod
+    spine_node_h: float = 0.0  # node-hours of runs spanning leaf groups (traffic through the spine)
+    core_node_h: float = 0.0  # node-hours of runs spanning pods (through the core)
+    idle_waiting_node_h: float = 0.0  # idle node-hours while jobs wait (fragmentation)
 
     @property
     def capacity_node_h(self) -> float:
@@ -162,18 +202,21 @@ def _shadow(state: _State, need: int) -> tuple[float, int]:
 class _Sim:
     """One run's mutable state: free nodes, the running heap, the sorted queue and the per-job records."""
 
-    def __init__(self, jobs: Jobs, node_count: int, need: np.ndarray, policy: str, leaf_nodes: int, record: bool):
+    def __init__(self, jobs: Jobs, node_count: int, need: np.ndarray, policy: str, leaf_nodes: int, record: bool,
+                 groups: list[int] | None = None, pods: list[int] | None = None):  # fmt: skip
         n = len(jobs)
         self.jobs, self.policy, self.leaf_nodes = jobs, policy, leaf_nodes
         # Python lists: the loop indexes one job at a time, where numpy scalars cost ~10× a list item
         self.need, self.hours = need.tolist(), jobs.hours.tolist()
         self.gpus_per_node = 0  # set by simulate
         self.submit, self.priority = jobs.submit_h.tolist(), jobs.priority.tolist()
-        self.state = _State(_Pool(node_count, leaf_nodes))
+        self.state = _State(_Pool(node_count, leaf_nodes, groups, pods))
+        self.grouped = bool(leaf_nodes) or groups is not None
         self.queue: list[tuple[Any, int]] = []  # sorted (key, job)
         self.start = [math.nan] * n
         self.end = [math.nan] * n
         self.one_group = [False] * n
+        self.one_pod = [False] * n
         self.allocations: list[tuple[int, np.ndarray]] | None = [] if record else None
         self.segments: list[list] = []  # recorded runs: [job, nodes, start, end] (a job restarted has several)
         self.open_segment: dict[int, int] = {}
@@ -193,13 +236,16 @@ class _Sim:
         return (-self.priority[j], self.submit[j], j)
 
     def begin(self, j: int, t: float) -> None:
-        state, leaf = self.state, self.leaf_nodes
+        state = self.state
         self.queue_h[j] += t - self.queued_at[j]
         self.queued_at[j] = math.nan
         nodes = state.pool.take(self.need[j])
         state.nodes_of[j] = nodes
-        lo, hi = min(nodes), max(nodes)
-        spans = bool(leaf) and lo // leaf != hi // leaf
+        spans, across_pods = state.pool.spans(nodes) if self.grouped else (False, False)
+        if spans:
+            state.crossing[j] = (len(nodes), len(nodes) if across_pods else 0)
+            state.spine_nodes += len(nodes)
+            state.core_nodes += len(nodes) if across_pods else 0
         factor = self.spread[j] if self.spread is not None and spans else 1.0
         wall = self.hours[j] * factor if self.faults is None else self.faults.begin(j, t, nodes, factor)
         end = t + wall
@@ -208,7 +254,8 @@ class _Sim:
         heapq.heappush(state.running, (end, j))
         if math.isnan(self.start[j]):
             self.start[j] = t
-            self.one_group[j] = bool(leaf) and not spans
+            self.one_group[j] = self.grouped and not spans
+            self.one_pod[j] = self.grouped and not across_pods
         if self.allocations is not None:
             self.allocations.append((j, np.array(nodes)))
             self.open_segment[j] = len(self.segments)
@@ -225,7 +272,7 @@ class _Sim:
             self.close_segment(j, end)
             if self.faults is not None:
                 self.faults.close(j, end, failed=False)
-            state.pool.give(state.nodes_of.pop(j))
+            state.pool.give(state.release(j))
 
     def schedule(self, t: float) -> None:
         if self.carbon is None:
@@ -370,7 +417,7 @@ class _Faults:
         self.close(j, t, failed=failed_node is not None)
         sim.close_segment(j, t)
         del state.end_of[j]
-        nodes = state.nodes_of.pop(j)
+        nodes = state.release(j)
         state.pool.give([y for y in nodes if y != failed_node])
         self.restarts[j] += 1
         if failed_node is None:
@@ -475,6 +522,34 @@ class _Timeline:
 PROGRESS_EVERY = 4096  # loop turns between two progress reports
 
 
+class _Integrals:
+    """Node counts integrated over time, event by event (they are constant between two events)."""
+
+    def __init__(self, sim: _Sim, node_count: int, gpus_per_node: int, timeline: _Timeline | None):
+        self.sim, self.node_count, self.gpus_per_node, self.timeline = sim, node_count, gpus_per_node, timeline
+        self.queue = self.busy = self.down = self.inference = self.spine = self.core = self.idle_waiting = 0.0
+
+    def add(self, t0: float, t1: float) -> None:
+        sim, dt = self.sim, t1 - t0
+        faults, state = sim.faults, sim.state
+        down = len(faults.down) if faults is not None else 0
+        held = len(faults.reserved) if faults is not None else 0
+        if faults is not None and faults.tidal is not None:
+            faults.unserved_node_h += max(0, faults.tidal.nodes_at(t0, self.gpus_per_node) - held) * dt
+        busy = self.node_count - state.pool.free_count - down - held
+        waiting = len(sim.queue)
+        self.queue += waiting * dt
+        self.down += down * dt
+        self.inference += held * dt
+        self.busy += busy * dt
+        self.spine += state.spine_nodes * dt
+        self.core += state.core_nodes * dt
+        if waiting:
+            self.idle_waiting += state.pool.free_count * dt  # fragmentation: idle nodes while jobs wait
+        if self.timeline is not None:
+            self.timeline.add(t0, t1, busy, waiting, down, held)
+
+
 def simulate(
     jobs: Jobs,
     *,
@@ -493,10 +568,14 @@ def simulate(
     tidal: TidalPolicy | None = None,
     timeline_bins: int = 0,
     progress: Callable[[float], None] | None = None,
+    groups: list[int] | None = None,
+    pods: list[int] | None = None,
 ) -> SimResult:
     """Run the queue of ``jobs`` on ``node_count`` nodes until ``horizon_h`` (with GPU failures if given;
     with ``preempt``, critical jobs preempt lower classes, who restart in ``restart_h``). ``timeline_bins``:
-    node counts over time in that many bins; ``progress(fraction of the horizon)`` every few thousand events."""
+    node counts over time in that many bins; ``progress(fraction of the horizon)`` every few thousand events;
+    ``groups``: the leaf group of every node and ``pods`` the pod of every group (the fabric plan's
+    hierarchy), instead of groups of ``leaf_nodes`` consecutive nodes in one pod."""
     if policy not in POLICIES:
         raise SchedulerInputError({"policy": f"one of {', '.join(POLICIES)}"})
     if preempt and policy != "easy":
@@ -507,13 +586,15 @@ def simulate(
     if need.size and need.max() > node_count:
         raise SchedulerInputError({"classes": f"a job of {int(jobs.gpus.max()):,} GPUs needs more than the "
                                               f"{node_count:,} nodes"})  # fmt: skip
-    sim = _Sim(jobs, node_count, need, policy, leaf_nodes, record)
+    if groups is not None and len(groups) != node_count:
+        raise SchedulerInputError({"groups": f"a leaf group for each of the {node_count:,} nodes"})
+    sim = _Sim(jobs, node_count, need, policy, leaf_nodes, record, groups, pods)
     _configure(sim, jobs, gpus_per_node, horizon_h, failures, preempt, spread, carbon, deferrable, tidal)
     faults = sim.faults
     state, queue, submit, n = sim.state, sim.queue, sim.submit, len(jobs)
-    q_int = busy_int = down_int = inference_int = 0.0
-    t_prev, i, turns = 0.0, 0, 0
     timeline = _Timeline(timeline_bins, horizon_h) if timeline_bins else None
+    books = _Integrals(sim, node_count, gpus_per_node, timeline)
+    t_prev, i, turns = 0.0, 0, 0
     while True:
         turns += 1
         if progress is not None and turns % PROGRESS_EVERY == 0:
@@ -523,18 +604,7 @@ def simulate(
             t_next = min(t_next, faults.next_time(t_prev))
         if sim.carbon is not None:
             t_next = min(t_next, sim.next_release(t_prev))
-        until = min(t_next, horizon_h)
-        dt = until - t_prev
-        q_int += len(queue) * dt  # the queue and the busy nodes are constant between events
-        down = len(faults.down) if faults is not None else 0
-        held = len(faults.reserved) if faults is not None else 0
-        down_int += down * dt
-        inference_int += held * dt
-        if faults is not None and faults.tidal is not None:
-            faults.unserved_node_h += max(0, faults.tidal.nodes_at(t_prev, gpus_per_node) - held) * dt
-        busy_int += (node_count - state.pool.free_count - down - held) * dt
-        if timeline is not None:
-            timeline.add(t_prev, until, node_count - state.pool.free_count - down - held, len(queue), down, held)
+        books.add(t_prev, min(t_next, horizon_h))
         if t_next >= horizon_h:
             break
         t_prev = t = t_next
@@ -549,8 +619,12 @@ def simulate(
         sim.schedule(t)
     for _, j in queue:  # still waiting at the horizon
         sim.queue_h[j] += horizon_h - sim.queued_at[j]
-    res = _result(sim, node_count, gpus_per_node, horizon_h, policy, need, q_int, busy_int, down_int, inference_int)
-    return dataclasses.replace(res, timeline=timeline.to_dict()) if timeline is not None else res
+    res = _result(sim, node_count, gpus_per_node, horizon_h, policy, need, books.queue, books.busy, books.down,
+                  books.inference)  # fmt: skip
+    return dataclasses.replace(
+        res, timeline=timeline.to_dict() if timeline is not None else None, in_one_pod=np.array(sim.one_pod),
+        spine_node_h=books.spine, core_node_h=books.core, idle_waiting_node_h=books.idle_waiting,
+    )  # fmt: skip
 
 
 def _configure(sim: _Sim, jobs: Jobs, gpus_per_node, horizon_h, failures, preempt, spread, carbon, deferrable,
@@ -630,7 +704,28 @@ def report(result: SimResult, jobs: Jobs, class_names: list[str]) -> dict[str, A
     if result.failures:
         out["failures"] = _failure_rows(result)
         out["derivations"]["goodput_frac"] = out["failures"]["derivation"]
+    _placement_rows(result, out)
     return out
+
+
+def _placement_rows(result: SimResult, out: dict[str, Any]) -> None:
+    """Fragmentation and the GPU-hours that cross the spine and the core, with their derivations."""
+    g = result.gpus_per_node
+    frag = result.idle_waiting_node_h
+    out["idle_waiting_gpu_h"] = frag * g
+    out["spine_gpu_h"] = result.spine_node_h * g
+    out["core_gpu_h"] = result.core_node_h * g
+    busy = result.busy_integral_node_h
+    out["derivations"]["idle_waiting_gpu_h"] = (
+        f"∫ idle nodes dt while a job waits = {frag:,.0f} node-h × {g} GPUs = {frag * g:,.0f} GPU-h "
+        f"({frag / result.capacity_node_h:.1%} of the capacity): idle, yet not enough, or not the right nodes, "
+        "for the job at the head"
+    )
+    out["derivations"]["spine_gpu_h"] = (
+        f"{result.spine_node_h:,.0f} of {busy:,.0f} busy node-hours ({result.spine_node_h / busy if busy else 0:.1%}) "
+        f"ran on jobs spanning leaf groups (their traffic crosses the spine), {result.core_node_h:,.0f} on jobs "
+        "spanning pods (it crosses the core)"
+    )
 
 
 def _class_row(result: SimResult, jobs: Jobs, c: int, name: str, arrived, started) -> dict[str, Any]:
@@ -647,12 +742,24 @@ def _class_row(result: SimResult, jobs: Jobs, c: int, name: str, arrived, starte
         "wait_h_p99": _pct(waits, 99),
         "wait_h_mean": float(waits.mean()) if waits.size else None,
         "one_group_frac": float(result.in_one_group[multi].mean()) if multi.any() else None,
+        "one_pod_frac": float(result.in_one_pod[multi].mean())
+        if multi.any() and result.in_one_pod is not None
+        else None,
+        **_stretch(result, jobs, mine),
     }
     if result.restarts is not None:
         row["restarts"] = int(result.restarts[mine].sum())
     if result.preempted is not None:
         row["preemptions"] = int(result.preempted[mine].sum())
     return row
+
+
+def _stretch(result: SimResult, jobs: Jobs, mine: np.ndarray) -> dict[str, Any]:
+    """Job-completion-time stretch of the class's completed jobs: (end − submit) ÷ run time alone."""
+    done = mine & ~np.isnan(result.end_h) & (result.end_h <= result.horizon_h)
+    x = (result.end_h[done] - jobs.submit_h[done]) / jobs.hours[done]
+    return {"completed": int(done.sum()), "stretch_mean": float(x.mean()) if x.size else None,
+            "stretch_p95": _pct(x, 95)}  # fmt: skip
 
 
 def _failure_rows(result: SimResult) -> dict[str, Any]:

@@ -18,6 +18,15 @@ GRID = {
 }
 
 
+@pytest.fixture(autouse=True)
+def _back_to_the_latest_schema():
+    """The test migrates the database back and forth: leave it at the latest migrations for the tests after it."""
+    yield
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(executor.loader.graph.leaf_nodes())
+
+
 def test_points_become_chunk_blobs_and_a_partial_chunk_is_recomputed(django_user_model):
     executor = MigrationExecutor(connection)
     executor.migrate(BEFORE)

@@ -91,6 +91,10 @@ def test_invariants_and_the_reference_oracle(case):
     assert float(per_job.sum()) == pytest.approx(res.busy_integral_node_h, rel=1e-9, abs=1e-6)
     assert rep["busy_node_h"] == res.busy_integral_node_h
     assert rep["busy_node_h"] + rep["idle_node_h"] == pytest.approx(rep["capacity_node_h"])
+    # crossing node-hours are busy ones (core ⊂ spine); idle-while-waiting is idle time; no groups, no crossing
+    assert -1e-9 <= res.core_node_h <= res.spine_node_h <= res.busy_integral_node_h + 1e-9
+    assert -1e-9 <= res.idle_waiting_node_h <= rep["idle_node_h"] + 1e-9
+    assert leaf or res.spine_node_h == 0
     little = rep["little"]
     assert little["queue_length_mean"] == pytest.approx(
         little["arrival_rate_per_h"] * little["wait_h_mean"], rel=1e-9, abs=1e-9
@@ -127,6 +131,41 @@ def test_spare_nodes_count_every_job_ending_at_the_shadow_time():
     ref = reference_starts([0.0] * n, [g // 8 for g in gpus], hours, [1] * n, node_count=8, horizon_h=100,
                            policy="easy")  # fmt: skip
     assert ref == res.start_h.tolist()
+
+
+def test_a_job_larger_than_a_group_goes_to_the_pod_that_holds_it_and_the_books_follow():
+    """8 nodes: 4 leaf groups of 2 in 2 pods (groups 0–1 in pod 0, 2–3 in pod 1). t=0: A (1 node, 10 h)
+    best-fits group 0 (node 0). t=1: B (3 nodes, 4 h) fits no group; pod 0 has 3 free, pod 1 has 4: the
+    best-fitting pod is pod 0, so B takes nodes 1, 2, 3 — across groups (the spine), inside a pod (not
+    the core). Most-free-groups-first over the whole fabric would have put it across both pods.
+    Books: spine = 3 nodes × 4 h = 12 node-h, core 0; no one waits, so no idle-while-waiting."""
+    jobs = Jobs(np.array([0.0, 1.0]), np.array([8, 24]), np.array([10.0, 4.0]), np.zeros(2, dtype=np.int64),
+                np.ones(2, dtype=np.int64))  # fmt: skip
+    res = simulate(jobs, node_count=8, gpus_per_node=8, horizon_h=20, groups=[0, 0, 1, 1, 2, 2, 3, 3],
+                   pods=[0, 0, 1, 1], record=True)  # fmt: skip
+    assert [sorted(n.tolist()) for _, n in res.allocations] == [[0], [1, 2, 3]]
+    assert res.in_one_group.tolist() == [True, False] and res.in_one_pod.tolist() == [True, True]
+    assert res.spine_node_h == pytest.approx(12.0) and res.core_node_h == 0.0 and res.idle_waiting_node_h == 0.0
+    rep = report(res, jobs, ["all"])
+    assert rep["spine_gpu_h"] == pytest.approx(96.0) and rep["classes"][0]["one_pod_frac"] == 1.0
+    flat = simulate(jobs, node_count=8, gpus_per_node=8, horizon_h=20, leaf_nodes=2, record=True)
+    assert sorted(flat.allocations[1][1].tolist()) == [2, 3, 4]  # one pod of consecutive groups: fullest first
+    with pytest.raises(SchedulerInputError):
+        simulate(jobs, node_count=8, gpus_per_node=8, horizon_h=20, groups=[0, 0, 1])
+
+
+def test_fragmentation_and_stretch_by_hand():
+    """4 nodes. A takes 3 for 10 h at t=0; B (4 nodes, 5 h) arrives at t=1 and waits until 10 while one node
+    idles: 9 idle node-hours while a job waits (72 GPU-h). Stretch = (end − submit) ÷ run time: A 1, B
+    (15 − 1) ÷ 5 = 2.8."""
+    jobs = Jobs(np.array([0.0, 1.0]), np.array([24, 32]), np.array([10.0, 5.0]), np.array([0, 1]),
+                np.ones(2, dtype=np.int64))  # fmt: skip
+    res = simulate(jobs, node_count=4, gpus_per_node=8, horizon_h=30)
+    assert res.idle_waiting_node_h == pytest.approx(9.0)
+    rep = report(res, jobs, ["a", "b"])
+    assert rep["idle_waiting_gpu_h"] == pytest.approx(72.0)
+    assert rep["classes"][0]["stretch_mean"] == pytest.approx(1.0)
+    assert rep["classes"][1]["stretch_mean"] == pytest.approx(2.8) and rep["classes"][1]["completed"] == 1
 
 
 def test_priority_puts_critical_first():
