@@ -206,7 +206,8 @@ def _inputs(plan: ClusterPlan, w: Workload, b: Batch, profile: Profile, jobs: Jo
                                else w.offered_load_pct / 100)  # fmt: skip
     return {
         "design": plan.requirements.cluster.name, "partition": b.partition, "nodes": b.node_count, "gpus": b.gpus,
-        "design_nodes": b.design_nodes, "leaf_group_nodes": b.leaf_nodes, "pods": b.pod_count, "days": w.days, "offered_load_frac": load,
+        "design_nodes": b.design_nodes, "leaf_group_nodes": b.leaf_nodes, "pods": b.pod_count,
+        "days": w.days, "offered_load_frac": load,
         "seed": w.seed, "jobs": len(jobs), "profile": profile.name, "policy": w.policy, "afr": w.afr_pct / 100,
         "preempt": w.preempt, "spread_factor_max": float(spread.max()) if spread is not None and len(spread) else 1.0,
         "a2a_fraction": max((c.comm_fraction for c in profile.classes), default=0.0),

@@ -284,3 +284,32 @@ def test_simulate_cli_on_the_seed_design():
     assert refused.returncode == 1 and (
         "--afr (workload.afr_pct): 150.0 is too large; allowed: 0 to 100" in refused.stderr
     )
+
+
+def test_simulate_cli_refuses_a_bad_workload_in_the_file(tmp_path):
+    """A file whose classes do not add up to 100 % (or do not fit the batch partition) is refused on
+    workload.classes before anything runs; a file without a workload gets the seed's Table 14-24."""
+    import subprocess
+    import sys
+
+    import yaml
+
+    from tests.conftest import EXAMPLES, ROOT
+
+    data = yaml.safe_load((EXAMPLES / "seed-2000-gpu.yaml").read_text())
+    data["workload"]["classes"][0]["share_pct"] = 50
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump(data))
+    out = subprocess.run([sys.executable, "manage.py", "simulate", str(bad), "--days", "10"], cwd=ROOT,
+                         capture_output=True, text=True)  # fmt: skip
+    assert out.returncode == 1 and "workload.classes: the shares add up to 110 %, not 100 %" in out.stderr
+    data["workload"]["classes"][0].update(share_pct=40, max_gpus=1664)
+    bad.write_text(yaml.safe_dump(data))
+    out = subprocess.run([sys.executable, "manage.py", "capacity", str(bad), "--days", "10"], cwd=ROOT,
+                         capture_output=True, text=True)  # fmt: skip
+    assert out.returncode == 1 and "1,664 GPUs is larger than the 1,600-GPU cluster" in out.stderr
+    del data["workload"]
+    bad.write_text(yaml.safe_dump(data))
+    out = subprocess.run([sys.executable, "manage.py", "simulate", str(bad), "--days", "10"], cwd=ROOT,
+                         capture_output=True, text=True, check=True)  # fmt: skip
+    assert "the seed's Table 14-24 (the design gives no job classes)" in out.stdout
