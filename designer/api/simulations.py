@@ -44,7 +44,9 @@ class TargetSerializer(serializers.Serializer):
 
 class SimulationCreateSerializer(serializers.Serializer):
     design = serializers.IntegerField(min_value=1, max_value=10**18 - 1)
-    revision = serializers.IntegerField(required=False, min_value=1, help_text="revision number (default: latest)")
+    revision = serializers.IntegerField(
+        required=False, min_value=1, max_value=10**9, help_text="revision number (default: latest)"
+    )
     kind = serializers.ChoiceField(choices=SimulationRun.Kind.values, default="simulate")
     name = serializers.CharField(required=False, allow_blank=True, max_length=200)
     trace = serializers.CharField(
