@@ -78,7 +78,11 @@ MODULES: dict[str, list[str]] = {
     "scheduling/workload.py": ["tests/scheduling"],
     "scheduling/simulator.py": ["tests/scheduling"],
     "scheduling/failures.py": ["tests/scheduling"],
-    "cluster/workload.py": ["tests/scheduling", "tests/designer/test_simulations.py", "tests/designer/test_field_errors.py"],
+    "cluster/workload.py": [
+        "tests/scheduling",
+        "tests/designer/test_simulations.py",
+        "tests/designer/test_field_errors.py",
+    ],
     "cluster/simulation.py": ["tests/scheduling", "tests/designer/test_simulations.py"],
 }
 
