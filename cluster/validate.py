@@ -340,7 +340,7 @@ def flatten(data: Any) -> dict[str, Any]:
 NODE_COUNT_MAX = int(FIELD_BY_FLAT["gpu_count"].spec.maximum)
 
 
-def _flatten(data: Any) -> tuple[dict[str, Any], dict[str, list[str]], dict[str, list[str]]]:
+def _flatten(data: Any, strict: bool = False) -> tuple[dict[str, Any], dict[str, list[str]], dict[str, list[str]]]:
     """→ (flat values, malformed-value errors, rule errors between well-formed values)."""
     if not isinstance(data, dict):
         return {}, {"non_field_errors": ["requirements must be a mapping of fields"]}, {}
@@ -368,15 +368,19 @@ def _flatten(data: Any) -> tuple[dict[str, Any], dict[str, list[str]], dict[str,
                 f"{list(dims)!r}: a list takes three whole numbers from 1 to 100,000, e.g. [16, 16, 16]"
             ]
             del flat["torus_dims"]
-    _flatten_classes(flat, errors)
+    _flatten_classes(flat, errors, strict)
     _apply_node_count(node_count, flat, errors, rules, present="node_count" in data)
     return flat, errors, rules
 
 
-def _flatten_classes(flat: dict[str, Any], errors: dict[str, list[str]]) -> None:
-    """workload.classes: a list of mappings (or the text layout, or null = none) → the stored text."""
+def _flatten_classes(flat: dict[str, Any], errors: dict[str, list[str]], strict: bool = False) -> None:
+    """workload.classes: a list of mappings (or, in files, the text layout; null = none) → the stored text.
+    ``strict`` (the API): a list, as its schema says."""
     value = flat.get("wl_classes", "")
-    if value is None:
+    if strict and isinstance(value, str) and "wl_classes" in flat:
+        errors["wl_classes"] = ['a list of job classes, e.g. [{"name": "pretraining", "share_pct": 40, …}]']
+        del flat["wl_classes"]
+    elif value is None:
         flat["wl_classes"] = ""
     elif isinstance(value, list):
         try:
@@ -468,7 +472,7 @@ def validate(data: Any, strict: bool = False) -> Requirements:
     """Nested (file/API) requirements → Requirements; all errors at once, under the dotted paths typed.
 
     ``strict``: JSON types as the API schema states them (see :func:`parse_field`)."""
-    flat, errors, rules = _flatten(data)
+    flat, errors, rules = _flatten(data, strict)
     unprocessable = not errors
     try:
         r = validate_flat(flat, strict=strict)

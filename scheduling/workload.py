@@ -101,8 +101,12 @@ def check_profile(profile: Profile, cluster_gpus: int | None, gpus_per_node: int
     cluster in the message, e.g. " (its batch partition gpu-large)")."""
     errors: dict[str, str] = {}
     total = sum(c.share for c in profile.classes)
+    names = [c.name for c in profile.classes]
+    dup = next((x for x in names if names.count(x) > 1), None)
     if not profile.classes:
         errors["classes"] = "give at least one job class"
+    elif dup is not None:
+        errors["classes"] = f"two classes are named {dup!r}"
     elif abs(total - 1) > 1e-9:
         errors["classes"] = f"the shares add up to {total * 100:.4g} %, not 100 %"
     for i, c in enumerate(profile.classes):
@@ -266,12 +270,7 @@ def parse_classes(data: str | list) -> tuple[JobClass, ...]:
         raise SchedulerInputError({"classes": "text, one class per line, or a list of mappings"})
     if len(rows) > MAX_CLASSES:
         raise SchedulerInputError({"classes": f"{len(rows)} classes; at most {MAX_CLASSES}"})
-    out = tuple(_class_of(r, w) for r, w in zip(rows, where, strict=True))
-    names = [c.name for c in out]
-    dup = next((x for x in names if names.count(x) > 1), None)
-    if dup is not None:
-        raise SchedulerInputError({"classes": f"two classes are named {dup!r}"})
-    return out
+    return tuple(_class_of(r, w) for r, w in zip(rows, where, strict=True))
 
 
 def class_dict(c: JobClass) -> dict[str, Any]:

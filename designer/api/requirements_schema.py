@@ -79,7 +79,7 @@ def _torus(spec: FieldSpec) -> dict[str, Any]:
 
 
 def _classes(spec: FieldSpec) -> dict[str, Any]:
-    """workload.classes: a list of job classes (what the API returns), or the text layout, or null."""
+    """workload.classes: a list of job classes (what the API returns and takes), or null."""
     number = {"type": "number"}
     whole = {"type": "integer", "minimum": 1}
     item = {
@@ -87,15 +87,17 @@ def _classes(spec: FieldSpec) -> dict[str, Any]:
         "additionalProperties": False,
         "required": list(CLASS_COLUMNS[:REQUIRED_COLUMNS]),
         "properties": {
-            "name": {"type": "string", "minLength": 1, "maxLength": 60, "pattern": r"^[^,]+$"},
+            "name": {"type": "string", "minLength": 1, "maxLength": 60, "pattern": r"^[^,]*[^,\s][^,]*$"},
             "share_pct": number, "min_gpus": whole, "max_gpus": whole, "granularity_gpus": whole,
             "min_hours": number, "max_hours": number, "sla": {"type": "string", "enum": list(SLA_CLASSES)},
-            "tenant": {"type": "string", "maxLength": 60}, "comm_fraction": number,
+            "tenant": {"type": "string", "maxLength": 60},
+            "comm_fraction": {"type": "number", "minimum": 0, "maximum": 1, "exclusiveMaximum": True},
             "duration": {"type": "string", "enum": ["log_uniform", "uniform", "exponential"]},
         },
     }  # fmt: skip
-    listed = {"type": "array", "maxItems": MAX_CLASSES, "items": item}
-    return {"oneOf": [{"type": "string"}, listed], "nullable": True, "description": spec.help}
+    return {"type": "array", "maxItems": MAX_CLASSES, "items": item, "nullable": True,
+            "description": spec.help.replace("one per line: ", "each ").replace(
+                "; empty", " (files and forms also take the text layout, one class per line); empty")}  # fmt: skip
 
 
 def _properties(path_section: str) -> dict[str, Any]:

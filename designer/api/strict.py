@@ -208,6 +208,22 @@ def _codes(detail: Any) -> set[str]:
     return {str(detail)}
 
 
+def _flat(errors: dict, prefix: str = "") -> dict[str, list]:
+    """Nested serializer errors under dotted names (``{"target": {"p95_wait_h": [...]}}`` → ``target.p95_wait_h``;
+    a list item's errors under its index), so every field error is a list of messages."""
+    out: dict[str, list] = {}
+    for key, value in errors.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            out.update(_flat(value, f"{name}."))
+        elif isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+            for i, v in enumerate(value):
+                out.update(_flat(v, f"{name}.{i}."))
+        else:
+            out[name] = value if isinstance(value, list) else [value]
+    return out
+
+
 def api_exception_handler(exc, context):
     """DRF's handler, then: field errors under ``errors``; conflicts 409; references to missing rows 422."""
     response = exception_handler(exc, context)
@@ -216,6 +232,7 @@ def api_exception_handler(exc, context):
     data = response.data
     if not (isinstance(data, dict) and set(data) == {"errors"}):
         data = {"errors": data if isinstance(data, dict) else {"non_field_errors": data}}
+    data = {"errors": _flat(data["errors"])} if isinstance(data["errors"], dict) else data
     codes = _codes(exc.get_codes())
     if codes == {"unique"}:
         response.status_code = 409
