@@ -125,6 +125,8 @@ def check_profile(profile: Profile, cluster_gpus: int | None, gpus_per_node: int
             errors[f"{key}.granularity_gpus"] = "a whole number ≥ 1 that divides the minimum GPU count"
         if not 0 < c.min_hours <= c.max_hours:
             errors[f"{key}.min_hours"] = f"0 < min ≤ max hours, got {c.min_hours}–{c.max_hours}"
+        if not 0 <= c.comm_fraction < 1:
+            errors[f"{key}.comm_fraction"] = f"a share of a step from 0 to below 1, got {c.comm_fraction:g}"
         if c.duration not in ("log_uniform", "uniform", "exponential"):
             errors[f"{key}.duration"] = "log_uniform, uniform or exponential"
     if errors:
@@ -225,9 +227,6 @@ def _class_of(row: dict[str, Any], where: str) -> JobClass:
     if duration not in DURATIONS:
         raise SchedulerInputError({"classes": f"{where} ({name}): duration is one of {', '.join(DURATIONS)}, "
                                               f"got {duration!r}"})  # fmt: skip
-    if not 0 <= values["comm_fraction"] < 1:
-        raise SchedulerInputError({"classes": f"{where} ({name}): comm_fraction is a share of a step from 0 "
-                                              f"to below 1, got {values['comm_fraction']:g}"})  # fmt: skip
     return JobClass(
         name, values["share_pct"] / 100, values["min_gpus"], values["max_gpus"], values["granularity_gpus"],
         values["min_hours"], values["max_hours"], sla, str(row.get("tenant") or "").strip(), duration,

@@ -91,7 +91,7 @@ def _classes(spec: FieldSpec) -> dict[str, Any]:
             "share_pct": number, "min_gpus": whole, "max_gpus": whole, "granularity_gpus": whole,
             "min_hours": number, "max_hours": number, "sla": {"type": "string", "enum": list(SLA_CLASSES)},
             "tenant": {"type": "string", "maxLength": 60},
-            "comm_fraction": {"type": "number", "minimum": 0, "maximum": 1, "exclusiveMaximum": True},
+            "comm_fraction": {"type": "number", "minimum": 0, "maximum": 1},  # 1 itself: a rule (422)
             "duration": {"type": "string", "enum": ["log_uniform", "uniform", "exponential"]},
         },
     }  # fmt: skip

@@ -10,6 +10,7 @@ from rest_framework.response import Response
 
 from designer.access import visible_design
 from designer.api.pagination import ID_SCHEMA, PAGE_PARAMETERS, owned_page, paged
+from designer.api.strict import StrictCharField, StrictChoiceField, StrictFloatField, StrictIntegerField
 from designer.ids import parse_id
 from designer.models import SimulationRun
 from designer.simulations import MAX_TRACE_CHARS, SimulationInputError, cancel_run, create_run, run_progress
@@ -37,29 +38,29 @@ class SimulationListSerializer(SimulationSerializer):
 
 
 class TargetSerializer(serializers.Serializer):
-    job_class = serializers.CharField(max_length=60, help_text="the class the target is for")
-    p95_wait_h = serializers.FloatField(min_value=0, max_value=87_600, help_text="its p95 queue wait at most this")
-    min_utilization = serializers.FloatField(min_value=0, max_value=0.999, required=False, default=0.0)
+    job_class = StrictCharField(max_length=60, help_text="the class the target is for")
+    p95_wait_h = StrictFloatField(min_value=0, max_value=87_600, help_text="its p95 queue wait at most this")
+    min_utilization = StrictFloatField(min_value=0, max_value=0.999, required=False, default=0.0)
 
 
 class SimulationCreateSerializer(serializers.Serializer):
-    design = serializers.IntegerField(min_value=1, max_value=10**18 - 1)
-    revision = serializers.IntegerField(
+    design = StrictIntegerField(min_value=1, max_value=10**18 - 1)
+    revision = StrictIntegerField(
         required=False, min_value=1, max_value=10**9, help_text="revision number (default: latest)"
     )
-    kind = serializers.ChoiceField(choices=SimulationRun.Kind.values, default="simulate")
-    name = serializers.CharField(required=False, allow_blank=True, max_length=200)
-    trace = serializers.CharField(
+    kind = StrictChoiceField(choices=SimulationRun.Kind.values, default="simulate")
+    name = StrictCharField(required=False, allow_blank=True, max_length=200)
+    trace = StrictCharField(
         required=False,
         allow_blank=True,
         max_length=MAX_TRACE_CHARS,
         trim_whitespace=False,
         help_text="a job trace (CSV text) replayed instead of the workload (simulate only)",
     )
-    trace_format = serializers.ChoiceField(choices=["ours", "acme"], default="ours")
+    trace_format = StrictChoiceField(choices=["ours", "acme"], default="ours")
     target = TargetSerializer(required=False, help_text="capacity: the queueing target")
     gpus = serializers.ListField(
-        child=serializers.IntegerField(min_value=1, max_value=10_000_000),
+        child=StrictIntegerField(min_value=1, max_value=10_000_000),
         required=False,
         max_length=24,
         help_text="capacity: candidate GPU counts (default 0.6–1.6 × the design's)",
