@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import csv
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -201,6 +202,8 @@ CLASS_COLUMNS = ("name", "share_pct", "min_gpus", "max_gpus", "granularity_gpus"
 REQUIRED_COLUMNS = 8
 MAX_CLASSES = 64
 _DEFAULTS = {"tenant": "", "comm_fraction": 0.0, "duration": "log_uniform"}
+# a name or tenant is one cell of one line: no comma or double quote (CSV), no control or line-separator character
+_BAD_NAME = re.compile('[,"\x00-\x1f\x7f-\x9f\u2028\u2029]')
 
 
 def _class_of(row: dict[str, Any], where: str) -> JobClass:
@@ -213,8 +216,13 @@ def _class_of(row: dict[str, Any], where: str) -> JobClass:
     if missing:
         raise SchedulerInputError({"classes": f"{where}: missing {', '.join(missing)}"})
     name = str(row["name"]).strip()
-    if not name or len(name) > 60 or "," in name:
-        raise SchedulerInputError({"classes": f"{where}: a name of 1 to 60 characters without commas"})
+    if not name or len(name) > 60 or _BAD_NAME.search(name):
+        raise SchedulerInputError({"classes": f"{where}: a name of 1 to 60 characters, no commas, quotes "
+                                              "or control characters"})  # fmt: skip
+    tenant = str(row.get("tenant") or "").strip()
+    if len(tenant) > 60 or _BAD_NAME.search(tenant):
+        raise SchedulerInputError({"classes": f"{where} ({name}): a tenant of at most 60 characters, no commas, "
+                                              "quotes or control characters"})  # fmt: skip
     values: dict[str, Any] = {}
     for key, kind in (("share_pct", float), ("min_gpus", int), ("max_gpus", int), ("granularity_gpus", int),
                       ("min_hours", float), ("max_hours", float), ("comm_fraction", float)):  # fmt: skip
@@ -229,7 +237,7 @@ def _class_of(row: dict[str, Any], where: str) -> JobClass:
                                               f"got {duration!r}"})  # fmt: skip
     return JobClass(
         name, values["share_pct"] / 100, values["min_gpus"], values["max_gpus"], values["granularity_gpus"],
-        values["min_hours"], values["max_hours"], sla, str(row.get("tenant") or "").strip(), duration,
+        values["min_hours"], values["max_hours"], sla, tenant, duration,
         values["comm_fraction"],
     )  # fmt: skip
 
@@ -281,9 +289,13 @@ def class_dict(c: JobClass) -> dict[str, Any]:
 
 
 def _tidy(x: float) -> float | int:
-    """12.0 → 12 and 40.00000000000001 → 40 (a share × 100 in binary) for files a person reads."""
-    r = round(x, 9)
-    return int(r) if r == int(r) else r
+    """12.0 → 12 and 40.00000000000001 → 40 (a share × 100 in binary) for files a person reads; anything
+    farther from a whole number than float rounding (1e-12 relative) is kept as it is."""
+    if math.isfinite(x) and abs(x) < 2**53:
+        r = round(x)
+        if x == r or (r != 0 and abs(x - r) <= 1e-12 * abs(r)):
+            return int(r)
+    return x
 
 
 def classes_text(classes: tuple[JobClass, ...] | list[dict[str, Any]]) -> str:

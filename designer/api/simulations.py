@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.http import Http404
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
@@ -88,7 +89,13 @@ class SimulationViewSet(viewsets.ViewSet):
     def retrieve(self, request, pk=None):
         return Response(SimulationSerializer(self._get(request, pk)).data)
 
-    @extend_schema(request=SimulationCreateSerializer, responses={201: SimulationSerializer})
+    @extend_schema(
+        request=SimulationCreateSerializer,
+        responses={201: SimulationSerializer, 400: OpenApiTypes.OBJECT, 422: OpenApiTypes.OBJECT},
+        description="Queue a run. 400: a malformed request; 422: a well-formed one the design's workload, the "
+        "trace or the target refuses (field errors: workload.classes, trace, trace.row N.column, target.job_class, "
+        "gpus).",
+    )
     def create(self, request):
         """Queue a simulation (or a capacity search) of a design revision's workload; poll the run for progress.
         400: a malformed request; 422: well-formed, but the design's workload or the target refuses."""
