@@ -106,7 +106,7 @@ class SimulationViewSet(viewsets.ViewSet):
         number = v.get("revision")
         rev = design.revisions.filter(number=number).first() if number else design.head
         if rev is None:
-            return Response({"errors": {"revision": [f"design {design.pk} has no revision {number}"]}}, status=400)
+            return Response({"errors": {"revision": [f"design {design.pk} has no revision {number}"]}}, status=422)
         if v["kind"] == "capacity" and "target" not in v:
             return Response({"errors": {"target": ["a capacity search needs a target"]}}, status=400)
         try:
