@@ -23,7 +23,7 @@ from __future__ import annotations
 import csv
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -49,6 +49,7 @@ class JobClass:
     duration: str = "log_uniform"  # or "exponential" (mean = (min + max) / 2) or "uniform"
     comm_fraction: float = 0.0  # share of a step in all-to-all on a non-blocking fabric (scheduling/network.py)
     a2a_bytes: float = 256 * 2**20  # bytes each GPU sends per all-to-all
+    share_pct_given: float | None = field(default=None, compare=False)  # the share as typed (written back as is)
 
     def gpu_choices(self) -> np.ndarray:
         return np.arange(self.min_gpus, self.max_gpus + 1, self.granularity_gpus)
@@ -216,9 +217,9 @@ def _class_of(row: dict[str, Any], where: str) -> JobClass:
     if missing:
         raise SchedulerInputError({"classes": f"{where}: missing {', '.join(missing)}"})
     name = str(row["name"]).strip()
-    if not name or len(name) > 60 or _BAD_NAME.search(name):
+    if not name or len(name) > 60 or _BAD_NAME.search(name) or name.startswith("#"):
         raise SchedulerInputError({"classes": f"{where}: a name of 1 to 60 characters, no commas, quotes "
-                                              "or control characters"})  # fmt: skip
+                                              "or control characters, not starting with # (a comment)"})  # fmt: skip
     tenant = str(row.get("tenant") or "").strip()
     if len(tenant) > 60 or _BAD_NAME.search(tenant):
         raise SchedulerInputError({"classes": f"{where} ({name}): a tenant of at most 60 characters, no commas, "
@@ -238,7 +239,7 @@ def _class_of(row: dict[str, Any], where: str) -> JobClass:
     return JobClass(
         name, values["share_pct"] / 100, values["min_gpus"], values["max_gpus"], values["granularity_gpus"],
         values["min_hours"], values["max_hours"], sla, tenant, duration,
-        values["comm_fraction"],
+        values["comm_fraction"], share_pct_given=values["share_pct"],
     )  # fmt: skip
 
 
@@ -281,20 +282,26 @@ def parse_classes(data: str | list) -> tuple[JobClass, ...]:
 
 
 def class_dict(c: JobClass) -> dict[str, Any]:
+    share = c.share_pct_given if c.share_pct_given is not None else _pct_of(c.share)
     return {
-        "name": c.name, "share_pct": _tidy(c.share * 100), "min_gpus": c.min_gpus, "max_gpus": c.max_gpus,
-        "granularity_gpus": c.granularity_gpus, "min_hours": _tidy(c.min_hours), "max_hours": _tidy(c.max_hours),
-        "sla": c.sla, "tenant": c.tenant, "comm_fraction": _tidy(c.comm_fraction), "duration": c.duration,
+        "name": c.name, "share_pct": _whole(share), "min_gpus": c.min_gpus, "max_gpus": c.max_gpus,
+        "granularity_gpus": c.granularity_gpus, "min_hours": _whole(c.min_hours), "max_hours": _whole(c.max_hours),
+        "sla": c.sla, "tenant": c.tenant, "comm_fraction": _whole(c.comm_fraction), "duration": c.duration,
     }  # fmt: skip
 
 
-def _tidy(x: float) -> float | int:
-    """12.0 → 12 and 40.00000000000001 → 40 (a share × 100 in binary) for files a person reads; anything
-    farther from a whole number than float rounding (1e-12 relative) is kept as it is."""
-    if math.isfinite(x) and abs(x) < 2**53:
-        r = round(x)
-        if x == r or (r != 0 and abs(x - r) <= 1e-12 * abs(r)):
-            return int(r)
+def _whole(x: float) -> float | int:
+    """12.0 → 12 for files a person reads; any other value exactly as it is."""
+    return int(x) if math.isfinite(x) and x == int(x) and abs(x) < 2**53 else x
+
+
+def _pct_of(share: float) -> float:
+    """The shortest percentage that reads back as exactly this share (0.4 → 40, not 40.00000000000001)."""
+    x = share * 100
+    for places in range(17):
+        r = round(x, places)
+        if r / 100 == share:
+            return r
     return x
 
 
@@ -304,8 +311,9 @@ def classes_text(classes: tuple[JobClass, ...] | list[dict[str, Any]]) -> str:
     for c in classes:
         d = class_dict(c) if isinstance(c, JobClass) else class_dict(_class_of(c, "class"))
         cells = [str(d[k]) for k in CLASS_COLUMNS]
-        while len(cells) > REQUIRED_COLUMNS and cells[-1] in ("", "0", "log_uniform"):
-            cells.pop()
+        defaults = {"tenant": "", "comm_fraction": "0", "duration": "log_uniform"}
+        while len(cells) > REQUIRED_COLUMNS and cells[-1] == defaults[CLASS_COLUMNS[len(cells) - 1]]:
+            cells.pop()  # a trailing column at its default (tenant "0" is a tenant, not a default)
         lines.append(", ".join(cells))
     return "\n".join(lines)
 

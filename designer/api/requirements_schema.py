@@ -82,6 +82,7 @@ def _classes(spec: FieldSpec) -> dict[str, Any]:
     """workload.classes: a list of job classes (what the API returns and takes), or null."""
     ctrl = r"\x00-\x1f\x7f-\x9f\u2028\u2029"  # one cell of one line: no control or line-separator character
     cell = f'[^,"{ctrl}]'
+    name = f'^[^\\S{ctrl}]*[^,"\\s#{ctrl}]{cell}*$'  # and its first character is not # (a comment line)
     number = {"type": "number"}
     whole = {"type": "integer", "minimum": 1}
     item = {
@@ -89,7 +90,7 @@ def _classes(spec: FieldSpec) -> dict[str, Any]:
         "additionalProperties": False,
         "required": list(CLASS_COLUMNS[:REQUIRED_COLUMNS]),
         "properties": {
-            "name": {"type": "string", "minLength": 1, "maxLength": 60, "pattern": f'^{cell}*[^,"\\s{ctrl}]{cell}*$'},
+            "name": {"type": "string", "minLength": 1, "maxLength": 60, "pattern": name},
             "share_pct": number, "min_gpus": whole, "max_gpus": whole, "granularity_gpus": whole,
             "min_hours": number, "max_hours": number, "sla": {"type": "string", "enum": list(SLA_CLASSES)},
             "tenant": {"type": "string", "maxLength": 60, "pattern": f"^{cell}*$"},

@@ -68,7 +68,8 @@
   function write() {
     const lines = [...body.rows].map((tr) => {
       const cells = [...tr.querySelectorAll("input, select")].map((el) => el.value.trim());
-      while (cells.length > 8 && ["", "0", "log_uniform"].includes(cells[cells.length - 1])) cells.pop();
+      const DEFAULTS = { 8: "", 9: "0", 10: "log_uniform" };  // tenant, all-to-all share, duration
+      while (cells.length > 8 && cells[cells.length - 1] === DEFAULTS[cells.length - 1]) cells.pop();
       return cells.join(", ");
     });
     text.value = lines.join("\n");
