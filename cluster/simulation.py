@@ -183,10 +183,15 @@ def _wait_cdf(res, jobs: Jobs, names: list[str]) -> list[dict[str, Any]]:
     return out
 
 
-def _arrivals(profile: Profile, w: Workload, b: Batch) -> list[dict[str, Any]]:
-    load = w.offered_load_pct / 100
+def _load(w: Workload, profile: Profile, b: Batch) -> float:
+    """The offered load on the batch partition: as given, or what the jobs per day offer."""
     if w.arrival == "jobs_per_day":
-        load = offered_load(profile, b.gpus, w.jobs_per_day)
+        return offered_load(profile, b.gpus, w.jobs_per_day)
+    return w.offered_load_pct / 100
+
+
+def _arrivals(profile: Profile, w: Workload, b: Batch) -> list[dict[str, Any]]:
+    load = _load(w, profile, b)
     rates = arrival_rates_per_h(profile, b.gpus, load)
     rows = []
     for c, lam in zip(profile.classes, rates, strict=True):
@@ -202,8 +207,7 @@ def _arrivals(profile: Profile, w: Workload, b: Batch) -> list[dict[str, Any]]:
 def _inputs(plan: ClusterPlan, w: Workload, b: Batch, profile: Profile, jobs: Jobs, kw: dict[str, Any],
             trace: bool) -> dict[str, Any]:  # fmt: skip
     spread = kw["spread"]
-    load = None if trace else (offered_load(profile, b.gpus, w.jobs_per_day) if w.arrival == "jobs_per_day"
-                               else w.offered_load_pct / 100)  # fmt: skip
+    load = None if trace else _load(w, profile, b)
     return {
         "design": plan.requirements.cluster.name, "partition": b.partition, "nodes": b.node_count, "gpus": b.gpus,
         "design_nodes": b.design_nodes, "leaf_group_nodes": b.leaf_nodes, "pods": b.pod_count,
@@ -253,7 +257,7 @@ def capacity_design(
     except SchedulerInputError as exc:
         raise mapped(exc) from None
     out["inputs"] = {"design": r.cluster.name, "design_gpus": r.cluster.gpu_count, "batch_gpus": b.gpus,
-                     "jobs": len(jobs), "days": w.days, "offered_load_frac": w.offered_load_pct / 100,
+                     "jobs": len(jobs), "days": w.days, "offered_load_frac": _load(w, profile, b),
                      "policy": w.policy, "seed": w.seed, "preempt": w.preempt, "target": dataclasses.asdict(target),
                      "profile": profile.name}  # fmt: skip
     if progress is not None:

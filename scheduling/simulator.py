@@ -118,8 +118,7 @@ class _Pool:
 
     def spans(self, nodes: list[int]) -> tuple[bool, bool]:
         """(the nodes span several leaf groups, several pods)."""
-        g0 = self.group_of[nodes[0]]
-        groups = {self.group_of[x] for x in nodes} if any(self.group_of[x] != g0 for x in nodes) else {g0}
+        groups = {self.group_of[x] for x in nodes}
         return len(groups) > 1, len({self.pod_of[g] for g in groups}) > 1
 
 

@@ -51,6 +51,11 @@ def test_the_report_states_its_inputs(seed):
     shares = [0.4, 0.3, 0.2, 0.1]
     expected = (2 / 24) / sum(s / x for s, x in zip(shares, e, strict=True)) / 1600
     assert load == pytest.approx(expected, rel=1e-9)
+    from cluster.simulation import capacity_design
+    from scheduling.capacity import Target
+
+    cap = capacity_design(seed, Target("fine-tuning", 100), [1600], workload=per_day)
+    assert cap["inputs"]["offered_load_frac"] == pytest.approx(expected, rel=1e-9)  # not the unused 85 %
 
 
 def test_checkpoints_take_the_designs_write_window_in_hours(seed):
