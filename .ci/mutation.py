@@ -1,26 +1,41 @@
 """`make mutation`: mutation testing of the pure calculation packages with cosmic-ray.
 
-For every module in MODULES, cosmic-ray changes one operator at a time in a scratch copy of the
-working tree (``var/mutation/work-N``), runs the tests that module answers to, and records whether
-the tests failed (killed) or passed (survived). Two modules run at once (this machine has 2 cores).
+cosmic-ray lists the mutants of every module in MODULES — one operator changed at one place — and keeps
+the verdicts in its session database (``var/mutation/<module>.sqlite``; ``cosmic-ray dump`` reads it). The
+operators kept are the ones that turn a right formula into a plausibly wrong one — one replacement per
+site, as mutmut does — rather than every operator into every other (cosmic-ray's default makes ~11
+mutants per ``+``): + ↔ −, × ↔ ÷, // → /, boundary shifts (< ↔ ≤, > ↔ ≥), == ↔ !=, and ↔ or,
+True ↔ False, not removed, a unary minus dropped, a number ±1, a loop run zero times, break ↔ continue.
+Lines marked ``# pragma: no mutate`` are skipped (messages, logging), and so are decorator arguments.
 
-The operators kept are the ones that turn a right formula into a plausibly wrong one — one
-replacement per site, as mutmut does — rather than every operator into every other (cosmic-ray's
-default makes ~11 mutants per ``+``): + ↔ −, × ↔ ÷, // → /, boundary shifts (< ↔ ≤, > ↔ ≥),
-== ↔ !=, and ↔ or, True ↔ False, not removed, a unary minus dropped, a number ±1, a loop run zero
-times, break ↔ continue. Lines marked ``# pragma: no mutate`` are skipped (messages, logging).
+How a mutant is run (the verdict is the same as cosmic-ray's own executor would give; only faster):
+
+1. *Coverage map.* The suite runs once on the pristine code recording which test executed which line
+   (``var/mutation/<module>.lines.json``). A mutant runs only the tests that executed its statement,
+   quickest first, stopping at the first failure. A statement inside a function that no test executes
+   cannot change any test's outcome: its mutant is reported as a survivor "not reached", without a run.
+2. *Fast path* (.ci/mutation_fork.py): one pytest session collects the suite once and forks a child per
+   mutant that swaps the mutated function's code into the live function — no interpreter start, no
+   Django set-up, no collection per mutant.
+3. *Slow path:* a scratch copy of the tree (``var/mutation/work-N``) with the mutant written to disk and a
+   fresh pytest process — for what the fast path cannot change in memory (module constants, class bodies,
+   default arguments, functions already called at import or collection), and, for every fast-path
+   survivor, its covering tests that start a Python subprocess (a subprocess imports the pristine file).
 
 Writes ``var/mutation/report.md``: the kill ratio per module and every survivor with its line.
-Not part of CI (it takes tens of minutes); run it before calling a calculation issue resolved.
+Not part of CI; run it before calling a calculation issue resolved.
 
     python .ci/mutation.py                      # every module
     python .ci/mutation.py topology/clos.py     # some modules
+    MUTATION_REUSE_MAP=1 python .ci/mutation.py …   # keep the last coverage map (tests unchanged since)
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -97,22 +112,7 @@ KEEP = (
 EXCLUDE = rf"^(?!core/({'|'.join(KEEP)})$)"
 
 
-def _config(module: str, tests: list[str], line_map: Path) -> str:
-    # one mutant runs only the tests that executed its line (.ci/mutant_tests.py); the module's whole
-    # selection is the fallback for lines run at import time
-    command = f"{PY} {ROOT / '.ci' / 'mutant_tests.py'} {module} {line_map} {ROOT} " + " ".join(tests)
-    return f"""[cosmic-ray]
-module-path = "{module}"
-timeout = {TIMEOUT_S}.0
-excluded-modules = []
-test-command = "{command}"
-
-[cosmic-ray.distributor]
-name = "local"
-
-[cosmic-ray.filters.operators-filter]
-exclude-operators = ['{EXCLUDE}']
-"""
+SUBPROCESS = re.compile(r"\bsubprocess\b|sys\.executable|multiprocessing|ProcessPoolExecutor")
 
 
 def _copy_tree(dest: Path) -> None:
@@ -122,16 +122,8 @@ def _copy_tree(dest: Path) -> None:
     shutil.copytree(ROOT, dest, ignore=ignore)
 
 
-def _skip_decorators(session: Path, source: list[str]) -> None:
-    """Decorator arguments (``@dataclass(frozen=True)``) change no figure: their mutants are equivalent."""
-    from cosmic_ray.work_db import WorkDB, use_db
-    from cosmic_ray.work_item import WorkerOutcome, WorkResult
-
-    with use_db(str(session), WorkDB.Mode.open) as db:
-        for item in list(db.pending_work_items):
-            line = item.mutations[0].start_pos[0]
-            if line <= len(source) and source[line - 1].lstrip().startswith("@"):
-                db.set_result(item.job_id, WorkResult(output="decorator", worker_outcome=WorkerOutcome.SKIPPED))
+def _name(module: str) -> str:
+    return module.replace("/", "_").removesuffix(".py")
 
 
 def coverage_maps(modules: list[str]) -> None:
@@ -164,10 +156,6 @@ def coverage_maps(modules: list[str]) -> None:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def _name(module: str) -> str:
-    return module.replace("/", "_").removesuffix(".py")
-
-
 def _test_seconds(junit: Path) -> dict[str, float]:
     """Seconds per test function (parameters summed), so a mutant runs its quickest covering tests first."""
     import xml.etree.ElementTree as ET
@@ -179,94 +167,311 @@ def _test_seconds(junit: Path) -> dict[str, float]:
     return seconds
 
 
-def run_module(module: str, slot: int) -> dict:
-    try:
-        return _run_module(module, slot)
-    finally:
-        shutil.rmtree(OUT / f"work-{slot}", ignore_errors=True)
-
-
-def _run_module(module: str, slot: int) -> dict:
-    work = OUT / f"work-{slot}"
-    _copy_tree(work)
+def init_session(module: str) -> Path:
+    """cosmic-ray's session database of the module's mutants, the filtered operators and pragmas removed."""
     name = _name(module)
     cfg = OUT / f"{name}.toml"
     session = OUT / f"{name}.sqlite"
-    cfg.write_text(_config(module, MODULES[module], OUT / f"{name}.lines.json"))
+    cfg.write_text(
+        f'[cosmic-ray]\nmodule-path = "{module}"\ntimeout = {TIMEOUT_S}.0\nexcluded-modules = []\n'
+        f'test-command = "(run by .ci/mutation.py)"\n\n[cosmic-ray.distributor]\nname = "local"\n\n'
+        f"[cosmic-ray.filters.operators-filter]\nexclude-operators = ['{EXCLUDE}']\n"
+    )
     session.unlink(missing_ok=True)
     bin_dir = Path(PY).parent
-    started = time.monotonic()
     for cmd in (
         [bin_dir / "cosmic-ray", "init", cfg, session],
         [bin_dir / "cr-filter-operators", session, cfg],
         [bin_dir / "cr-filter-pragma", session],
     ):
-        subprocess.run([str(c) for c in cmd], cwd=work, check=True, capture_output=True)
+        subprocess.run([str(c) for c in cmd], cwd=ROOT, check=True, capture_output=True)
     _skip_decorators(session, (ROOT / module).read_text().splitlines())
-    subprocess.run(
-        [str(bin_dir / "cosmic-ray"), "exec", str(cfg), str(session)], cwd=work, check=True, capture_output=True
-    )
-    elapsed = time.monotonic() - started
-    dump = subprocess.run(
-        [str(bin_dir / "cosmic-ray"), "dump", str(session)], capture_output=True, text=True, check=True
-    ).stdout
-    source = (ROOT / module).read_text().splitlines()
-    killed, survived, timeouts = 0, [], 0
-    for row in dump.splitlines():
-        item, result = json.loads(row)
-        if not result or result.get("worker_outcome") != "normal":
-            continue  # skipped (filtered operator or pragma) or not run
-        mutation = item["mutations"][0]
-        if result["test_outcome"] == "killed":
-            killed += 1
-        elif result["test_outcome"] == "survived":
-            line = mutation["start_pos"][0]
-            survived.append(
+    return session
+
+
+def _skip_decorators(session: Path, source: list[str]) -> None:
+    """Decorator arguments (``@dataclass(frozen=True)``) change no figure: their mutants are equivalent."""
+    from cosmic_ray.work_db import WorkDB, use_db
+    from cosmic_ray.work_item import WorkerOutcome, WorkResult
+
+    with use_db(str(session), WorkDB.Mode.open) as db:
+        for item in list(db.pending_work_items):
+            line = item.mutations[0].start_pos[0]
+            if line <= len(source) and source[line - 1].lstrip().startswith("@"):
+                db.set_result(item.job_id, WorkResult(output="decorator", worker_outcome=WorkerOutcome.SKIPPED))
+
+
+class Scopes:
+    """Where a position of a module lies: its function (outermost, by qualified name) and its statement."""
+
+    def __init__(self, source: str) -> None:
+        self.functions: list[tuple[int, int, int, str]] = []  # (def line, first body line, last line, qualname)
+        self.statements: list[tuple[int, int]] = []
+        self._walk(ast.parse(source), "", inside=False)
+
+    def _walk(self, node: ast.AST, prefix: str, inside: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.stmt):
+                self.statements.append((child.lineno, child.end_lineno or child.lineno))
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) and not inside:
+                qualname = prefix + child.name
+                end = child.end_lineno or child.lineno
+                self.functions.append((child.lineno, child.body[0].lineno, end, qualname))
+                self._walk(child, qualname + ".<locals>.", inside=True)
+            elif isinstance(child, ast.ClassDef) and not inside:
+                self._walk(child, prefix + child.name + ".", inside=False)
+            else:
+                self._walk(child, prefix, inside)
+
+    def function(self, first: int, last: int) -> str | None:
+        """The function whose body holds lines first…last (None: module level, a class body, a signature)."""
+        for _, begin, end, qualname in self.functions:
+            if begin <= first and last <= end:
+                return qualname
+        return None
+
+    def signature(self, line: int) -> range | None:
+        """The body lines of the function whose signature (its defaults) holds the line, if one does."""
+        for start, begin, end, _ in self.functions:
+            if start <= line < begin:
+                return range(begin, end + 1)
+        return None
+
+    def statement(self, first: int, last: int) -> range:
+        """The lines of the innermost statement holding lines first…last."""
+        spans = [(b, e) for b, e in self.statements if b <= first and last <= e]
+        begin, end = min(spans, key=lambda s: s[1] - s[0]) if spans else (first, last)
+        return range(begin, end + 1)
+
+
+def plan_jobs(module: str, session: Path) -> list[dict]:
+    """Every pending mutant of the module with its function, covering tests (quickest first) and time limit.
+
+    A mutant inside a function body runs the tests that executed its statement; one in a signature (a
+    default) the tests that executed the function's body; one elsewhere at module level (a constant, a
+    class body: run at import, so no test is recorded on it) the module's whole test selection."""
+    from cosmic_ray.work_db import WorkDB, use_db
+    from cosmic_ray.work_item import WorkerOutcome, WorkResult
+
+    recorded = json.loads((OUT / f"{_name(module)}.lines.json").read_text())
+    by_line, seconds = recorded["lines"], recorded["seconds"]
+    source = (ROOT / module).read_text()
+    lines = source.splitlines()
+    scopes = Scopes(source)
+    fallback = [t for t in seconds if any(t.startswith(prefix) for prefix in MODULES[module])]
+    jobs = []
+    with use_db(str(session), WorkDB.Mode.open) as db:
+        for item in db.pending_work_items:
+            mutation = item.mutations[0]
+            (first, col), last = mutation.start_pos, mutation.end_pos[0]
+            qualname = scopes.function(first, last)
+            body = scopes.signature(first) if qualname is None else None
+            if body is not None and "BinaryOperator" in mutation.operator_name and lines[first - 1][col] in "*/":
+                # the `*` / `/` markers of a parameter list, not an arithmetic operator
+                db.set_result(item.job_id, WorkResult(output="signature marker", worker_outcome=WorkerOutcome.SKIPPED))
+                continue
+            span = scopes.statement(first, last) if qualname else body
+            tests = set(fallback) if span is None else {t for line in span for t in by_line.get(str(line), [])}
+            ordered = sorted(tests, key=lambda t: (seconds.get(t, 60.0), t))
+            budget_s = sum(seconds.get(t, 60.0) for t in ordered)
+            jobs.append(
                 {
-                    "line": line,
-                    "operator": mutation["operator_name"].removeprefix("core/"),
-                    "occurrence": mutation["occurrence"],
-                    "source": source[line - 1].strip() if line <= len(source) else "",
+                    "id": f"{module}:{item.job_id}",
+                    "job_id": item.job_id,
+                    "module": module,
+                    "module_name": module.removesuffix(".py").replace("/", "."),
+                    "file": str(ROOT / module),
+                    "qualname": qualname,
+                    "operator": mutation.operator_name,
+                    "occurrence": mutation.occurrence,
+                    "line": first,
+                    "tests": ordered,
+                    "timeout_s": 30.0 + 3 * budget_s,  # a mutant that loops; a survivor runs its whole selection
                 }
             )
-        else:
-            timeouts += 1
-    total = killed + len(survived)
-    return {
-        "module": module,
-        "killed": killed,
-        "survived": survived,
-        "incompetent": timeouts,
-        "total": total,
-        "ratio": killed / total if total else 1.0,
-        "minutes": elapsed / 60,
+    return jobs
+
+
+def fast_path(jobs: list[dict]) -> dict[str, dict]:
+    """Run the jobs in one forking pytest session (.ci/mutation_fork.py); their verdicts by job id."""
+    spec = OUT / "jobs.json"
+    results = OUT / "fast.jsonl"
+    runnable = jobs
+    spec.write_text(json.dumps({"files": sorted({j["file"] for j in jobs}), "jobs": runnable}))
+    results.unlink(missing_ok=True)
+    env = {
+        **os.environ,
+        "MUTATION_JOBS": str(spec),
+        "MUTATION_RESULTS": str(results),
+        "MUTATION_WORKERS": str(WORKERS),
+        "PYTHONPATH": os.pathsep.join([str(ROOT / ".ci"), os.environ.get("PYTHONPATH", "")]),
+        "OPENBLAS_NUM_THREADS": "1",
+        "OMP_NUM_THREADS": "1",
     }
+    cmd = [PY, "-m", "pytest", "-q", "-s", "-p", "no:randomly", "-p", "mutation_fork"]
+    cmd += ["-m", "not services and not browser", "tests"]
+    if runnable:
+        done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
+        if done.returncode not in (0, 5):
+            sys.stderr.write(done.stdout[-4000:] + done.stderr[-4000:])
+            raise SystemExit(f"the fast path's pytest session failed (exit {done.returncode})")
+    verdicts = {}
+    if results.exists():
+        for line in results.read_text().splitlines():
+            row = json.loads(line)
+            verdicts[row["id"]] = row
+    return verdicts
 
 
-def report(results: list[dict]) -> str:
+def _subprocess_tests(tests: list[str]) -> list[str]:
+    """The tests among these whose file starts a Python subprocess (it would import the pristine module)."""
+    files: dict[str, bool] = {}
+    for test in tests:
+        path = test.split("::")[0]
+        if path not in files:
+            files[path] = bool(SUBPROCESS.search((ROOT / path).read_text())) if (ROOT / path).exists() else False
+    return [t for t in tests if files[t.split("::")[0]]]
+
+
+def slow_jobs(jobs: list[dict], verdicts: dict[str, dict]) -> list[dict]:
+    """The jobs the fast path could not decide, and the survivors' subprocess-starting tests, for the slow path."""
+    slow = []
+    for job in jobs:
+        verdict = verdicts.get(job["id"], {"outcome": "slow"})["outcome"]
+        if verdict in ("slow", "error"):
+            slow.append({**job, "selection": job["tests"] or MODULES[job["module"]]})
+        elif verdict == "survived" and (rerun := _subprocess_tests(job["tests"])):
+            slow.append({**job, "selection": rerun})
+    return slow
+
+
+def slow_path(jobs: list[dict]) -> dict[str, dict]:
+    """Run each job in a scratch copy of the tree with the mutant on disk and a fresh pytest process."""
+    if not jobs:
+        return {}
+    slots = [OUT / f"work-{n}" for n in range(WORKERS)]
+    for slot in slots:
+        _copy_tree(slot)
+    try:
+        with ThreadPoolExecutor(WORKERS) as pool:
+            parts = list(pool.map(lambda n: _run_slow(jobs[n::WORKERS], slots[n]), range(WORKERS)))
+    finally:
+        for slot in slots:
+            shutil.rmtree(slot, ignore_errors=True)
+    return {k: v for part in parts for k, v in part.items()}
+
+
+def _run_slow(jobs: list[dict], work: Path) -> dict[str, dict]:
+    from cosmic_ray.mutating import mutate_code
+    from cosmic_ray.plugins import get_operator
+
+    verdicts = {}
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
+    for job in jobs:
+        target = work / job["module"]
+        pristine = (ROOT / job["module"]).read_text()
+        mutated = mutate_code(pristine, get_operator(job["operator"])(), job["occurrence"])
+        if mutated is None:
+            verdicts[job["id"]] = {"outcome": "no-mutation", "seconds": 0.0}
+            continue
+        target.write_text(mutated)
+        started = time.monotonic()
+        cmd = [PY, "-m", "pytest", "-x", "-q", "-p", "no:randomly", "-p", "no:cacheprovider"]
+        cmd += ["-m", "not services and not browser", *job["selection"]]
+        try:
+            limit_s = max(TIMEOUT_S, 2 * job["timeout_s"])
+            code = subprocess.run(cmd, cwd=work, env=env, capture_output=True, timeout=limit_s).returncode
+            outcome = "survived" if code in (0, 5) else "killed"
+        except subprocess.TimeoutExpired:
+            outcome = "timeout"
+        finally:
+            target.write_text(pristine)
+        verdicts[job["id"]] = {"outcome": outcome, "seconds": time.monotonic() - started, "slow": True}
+    return verdicts
+
+
+OUTCOMES = {  # verdict → (cosmic-ray's worker outcome, test outcome)
+    "killed": ("normal", "killed"),
+    "survived": ("normal", "survived"),
+    "untested": ("normal", "survived"),
+    "timeout": ("normal", "incompetent"),
+    "incompetent": ("normal", "incompetent"),
+    "no-mutation": ("no-test", None),
+}
+
+
+def record(module: str, session: Path, jobs: list[dict], verdicts: dict[str, dict], minutes: float) -> dict:
+    """Store the verdicts in cosmic-ray's session database and summarise the module."""
+    from cosmic_ray.work_db import WorkDB, use_db
+    from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkResult
+
+    source = (ROOT / module).read_text().splitlines()
+    summary = {"module": module, "killed": 0, "survived": [], "incompetent": 0, "minutes": minutes}
+    summary |= {"fast": 0, "slow": 0, "unreached": 0}
+    with use_db(str(session), WorkDB.Mode.open) as db:
+        for job in jobs:
+            verdict = verdicts.get(job["id"], {"outcome": "incompetent"})
+            worker, test = OUTCOMES[verdict["outcome"]]
+            note = "not reached: no test executes this statement" if verdict["outcome"] == "untested" else ""
+            db.set_result(
+                job["job_id"],
+                WorkResult(
+                    worker_outcome=WorkerOutcome(worker),
+                    test_outcome=TestOutcome(test) if test else None,
+                    output=note or verdict["outcome"],
+                ),
+            )
+            if test is None:
+                continue
+            summary["slow" if verdict.get("slow") else "fast"] += 1
+            if test == "killed":
+                summary["killed"] += 1
+            elif test == "survived":
+                summary["unreached"] += verdict["outcome"] == "untested"
+                line = job["line"]
+                summary["survived"].append(
+                    {
+                        "line": line,
+                        "operator": job["operator"].removeprefix("core/"),
+                        "occurrence": job["occurrence"],
+                        "source": source[line - 1].strip() if line <= len(source) else "",
+                        "unreached": verdict["outcome"] == "untested",
+                    }
+                )
+            else:
+                summary["incompetent"] += 1
+    total = summary["killed"] + len(summary["survived"])
+    return summary | {"total": total, "ratio": summary["killed"] / total if total else 1.0}
+
+
+def report(results: list[dict], minutes: dict[str, float]) -> str:
     lines = [
         "# Mutation testing report",
         "",
-        "Produced by `make mutation` (.ci/mutation.py, cosmic-ray). A mutant is *killed* when its module's",
-        "tests fail on it. Survivors are listed below each module with the line they changed.",
+        "Produced by `make mutation` (.ci/mutation.py, cosmic-ray's mutants). A mutant is *killed* when the tests",
+        "that execute its statement fail on it; *not reached* survivors change a statement no test executes.",
+        "Timeouts (a mutant that loops) are neither killed nor survived and are left out of the ratio.",
+        f"Time: coverage map {minutes['map']:.1f} min, fast path {minutes['fast']:.1f} min, "
+        f"slow path {minutes['slow']:.1f} min, in all {minutes['all']:.1f} min.",
         "",
-        "| module | mutants | killed | survived | kill ratio | minutes |",
-        "|---|---:|---:|---:|---:|---:|",
+        "| module | mutants | killed | survived | of which not reached | timeouts | kill ratio |",
+        "|---|---:|---:|---:|---:|---:|---:|",
     ]
     for r in results:
         lines.append(
-            f"| `{r['module']}` | {r['total']} | {r['killed']} | {len(r['survived'])} | "
-            f"{r['ratio']:.1%} | {r['minutes']:.1f} |"
+            f"| `{r['module']}` | {r['total']} | {r['killed']} | {len(r['survived'])} | {r['unreached']} | "
+            f"{r['incompetent']} | {r['ratio']:.1%} |"
         )
     killed = sum(r["killed"] for r in results)
     total = sum(r["total"] for r in results)
-    lines.append(f"| **all** | {total} | {killed} | {total - killed} | {killed / max(total, 1):.1%} | |")
+    lines.append(f"| **all** | {total} | {killed} | {total - killed} | | | {killed / max(total, 1):.1%} |")
     for r in results:
         if not r["survived"]:
             continue
         lines += ["", f"## Survivors in `{r['module']}`", ""]
         for s in sorted(r["survived"], key=lambda s: s["line"]):
-            lines.append(f"- line {s['line']} `{s['operator']}` #{s['occurrence']}: `{s['source']}`")
+            mark = " (not reached)" if s["unreached"] else ""
+            lines.append(f"- line {s['line']} `{s['operator']}` #{s['occurrence']}{mark}: `{s['source']}`")
     return "\n".join(lines) + "\n"
 
 
@@ -278,20 +483,30 @@ def main(argv: list[str]) -> int:
         return 2
     OUT.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
-    coverage_maps(modules)
-    print(f"coverage map of the suite: {(time.monotonic() - started) / 60:.1f} min", flush=True)
-    results: list[dict] = []
-    with ThreadPoolExecutor(WORKERS) as pool:
-        futures = [pool.submit(run_module, m, i) for i, m in enumerate(modules)]
-        for f in futures:
-            r = f.result()
-            results.append(r)
-            print(
-                f"{r['module']}: {r['killed']}/{r['total']} killed ({r['ratio']:.1%}) in {r['minutes']:.1f} min",
-                flush=True,
-            )
-    (OUT / "report.md").write_text(report(results))
-    print(f"report: {OUT / 'report.md'}")
+    reuse = os.environ.get("MUTATION_REUSE_MAP") and all((OUT / f"{_name(m)}.lines.json").exists() for m in modules)
+    if not reuse:
+        coverage_maps(modules)
+    minutes = {"map": (time.monotonic() - started) / 60}
+    print(f"coverage map of the suite: {minutes['map']:.1f} min", flush=True)
+    sessions = {m: init_session(m) for m in modules}
+    jobs = {m: plan_jobs(m, sessions[m]) for m in modules}
+    every = [j for m in modules for j in jobs[m]]
+    print(f"{len(every)} mutants in {len(modules)} modules", flush=True)
+    mark = time.monotonic()
+    verdicts = fast_path(every)
+    minutes["fast"] = (time.monotonic() - mark) / 60
+    print(f"fast path: {len(verdicts)} verdicts in {minutes['fast']:.1f} min", flush=True)
+    mark = time.monotonic()
+    slow = slow_jobs(every, verdicts)
+    print(f"slow path: {len(slow)} mutants", flush=True)
+    verdicts |= slow_path(slow)
+    minutes["slow"] = (time.monotonic() - mark) / 60
+    minutes["all"] = (time.monotonic() - started) / 60
+    results = [record(m, sessions[m], jobs[m], verdicts, 0.0) for m in modules]
+    for r in results:
+        print(f"{r['module']}: {r['killed']}/{r['total']} killed ({r['ratio']:.1%})", flush=True)
+    (OUT / "report.md").write_text(report(results, minutes))
+    print(f"report: {OUT / 'report.md'} ({minutes['all']:.1f} min)")
     return 0
 
 

@@ -1,0 +1,341 @@
+"""`make mutation`'s fast executor: one pytest session, one fork per mutant (a pytest plugin).
+
+Starting Python, Django, numpy and the suite's collection costs ~10 s — more than most mutants' tests.
+This plugin pays it once: pytest collects the whole suite (``-p mutation_fork``), runs one database test
+(the session's test database is then built), and then, instead of running the suite, for each mutant
+forks the process, puts the mutated function's code into the live function (``func.__code__``, so every
+reference to it — imports elsewhere, registries, bound methods — runs the mutant), and runs only the
+tests that executed the mutated statement (quickest first, stopping at the first failure). The child's
+exit status is the verdict: 1 killed, 0 survived; a child over its time limit is killed (a timeout).
+
+A mutant can be run this way only when its effect comes through a call made after the fork. It is sent
+back to the slow path (a scratch copy of the tree with the mutant on disk and a fresh pytest process,
+.ci/mutation.py) when the changed code is not inside a function body (module constants, class bodies,
+default arguments: evaluated at import), when its function was called before the fork (at import or
+collection: a value computed then would not see the mutant — every call before the fork is recorded by a
+profile hook), or when the live function cannot be found. Tests that start a Python subprocess do not
+see an in-memory mutant either: .ci/mutation.py re-runs those tests on the slow path for every survivor.
+
+Environment: MUTATION_JOBS (json file: the mutants), MUTATION_RESULTS (jsonl file, one verdict a line),
+MUTATION_WORKERS (children at a time, default 2), MUTATION_WARMUP (the database test run first).
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import json
+import os
+import shutil
+import signal
+import sys
+import tempfile
+import threading
+import time
+import types
+from collections import deque
+from pathlib import Path
+
+import pytest
+
+_JOBS = os.environ.get("MUTATION_JOBS", "")
+_TARGETS: set[str] = set(json.loads(Path(_JOBS).read_text())["files"]) if _JOBS else set()
+_CALLED_BEFORE_FORK: set[tuple[str, str]] = set()
+WARM_UP = "tests/designer/test_database.py::test_every_migration_is_applied"
+
+
+def _profile(frame, event, arg):  # sys.setprofile's signature
+    if event == "call":
+        code = frame.f_code
+        if code.co_filename in _TARGETS:
+            _CALLED_BEFORE_FORK.add((code.co_filename, code.co_qualname))
+
+
+if _TARGETS:  # from the plugin's import on: conftest imports, collection, the warm-up test
+    sys.setprofile(_profile)
+    threading.setprofile(_profile)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if not _TARGETS:
+        return
+    try:  # mutants must not leave failing examples in the project's hypothesis database
+        from hypothesis import settings
+
+        settings.register_profile("mutation", database=None, print_blob=False)
+        settings.load_profile("mutation")
+    except ImportError:
+        pass
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtestloop(session: pytest.Session) -> bool | None:
+    if not _TARGETS or session.config.option.collectonly:
+        return None
+    spec = json.loads(Path(_JOBS).read_text())
+    by_test: dict[str, list[pytest.Item]] = {}
+    for item in session.items:
+        by_test.setdefault(item.nodeid.split("[")[0], []).append(item)
+    anchor = _warm_up(session, by_test)
+    sys.setprofile(None)
+    threading.setprofile(None)
+    session.config._tmp_path_factory.getbasetemp()  # one base for every child (children must not race to make it)
+    db_file = _close_database()
+    out = open(os.environ["MUTATION_RESULTS"], "a", buffering=1)  # noqa: SIM115 — closed below
+    try:
+        _run_all(spec["jobs"], by_test, anchor, db_file, out)
+    finally:
+        out.close()
+    return True
+
+
+def _warm_up(session: pytest.Session, by_test: dict[str, list[pytest.Item]]) -> pytest.Item:
+    """Run one database test in the parent: the session's test database is then built once, for all children.
+    Returns the anchor item: a test's teardown up to it leaves the session (and its database) set up."""
+    from _pytest.runner import runtestprotocol
+
+    warm = by_test[os.environ.get("MUTATION_WARMUP", WARM_UP)]
+    anchor = next(i for i in session.items if i.path.parent != warm[0].path.parent)
+    reports = runtestprotocol(warm[0], log=False, nextitem=anchor)
+    if any(r.failed for r in reports):
+        raise pytest.UsageError(f"the warm-up test {warm[0].nodeid} failed on the pristine code")
+    return anchor
+
+
+def _close_database() -> str | None:
+    try:
+        from django.db import connections
+    except ImportError:
+        return None
+    name = connections["default"].settings_dict.get("NAME")
+    connections.close_all()  # no connection may cross a fork
+    vendor = connections["default"].vendor
+    return str(name) if vendor == "sqlite" and name and Path(str(name)).exists() else None
+
+
+def _run_all(jobs: list[dict], by_test, anchor, db_file: str | None, out) -> None:
+    workers = int(os.environ.get("MUTATION_WORKERS", "2"))
+    queue = deque(jobs)
+    running: dict[int, tuple[dict, float, float]] = {}
+    while queue or running:
+        while queue and len(running) < workers:
+            job = queue.popleft()
+            verdict = _prepare(job, by_test)
+            if isinstance(verdict, str):
+                out.write(json.dumps({"id": job["id"], "outcome": verdict, "seconds": 0.0}) + "\n")
+                continue
+            patch, items = verdict
+            pid = _fork(patch, items, anchor, db_file)
+            running[pid] = (job, time.monotonic(), time.monotonic() + job["timeout_s"])
+        pid, status = os.waitpid(-1, os.WNOHANG) if running else (0, 0)
+        now = time.monotonic()
+        if pid == 0:
+            for child, (job, started, deadline) in list(running.items()):
+                if now > deadline:
+                    _kill(child)
+                    os.waitpid(child, 0)
+                    del running[child]
+                    out.write(json.dumps({"id": job["id"], "outcome": "timeout", "seconds": now - started}) + "\n")
+            time.sleep(0.005)
+            continue
+        if pid not in running:
+            continue  # a grandchild reaped by accident: not ours
+        job, started, _ = running.pop(pid)
+        code = os.waitstatus_to_exitcode(status)
+        outcome = {0: "survived", 1: "killed"}.get(code, "error")
+        out.write(json.dumps({"id": job["id"], "outcome": outcome, "exit": code, "seconds": now - started}) + "\n")
+
+
+def _kill(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+def _prepare(job: dict, by_test):
+    """The patch to make, the tests to run — or why the job cannot run here."""
+    from cosmic_ray.mutating import mutate_code
+    from cosmic_ray.plugins import get_operator
+
+    source = Path(job["file"]).read_text()
+    mutated = mutate_code(source, get_operator(job["operator"])(), job["occurrence"])
+    if mutated is None:
+        return "no-mutation"
+    try:
+        module_code = compile(mutated, job["file"], "exec")
+    except SyntaxError:
+        return "incompetent"
+    module = sys.modules.get(job["module_name"])
+    if job["qualname"]:
+        if (job["file"], job["qualname"]) in _CALLED_BEFORE_FORK:
+            return "slow"
+        code = _find_code(module_code, job["qualname"])
+        funcs = _live_functions(module, job["qualname"], job["file"])
+        if code is None or len(funcs) != 1 or len(code.co_freevars) != len(funcs[0].__closure__ or ()):
+            return "slow"
+        patch = ("function", funcs[0], code)
+    else:
+        statement = _statement_code(mutated, job["line"], job["file"])
+        if statement is None or module is None:
+            return "slow"
+        patch = ("statement", module, statement)
+    items = [i for test in job["tests"] for i in by_test.get(test, [])]
+    return (patch, items) if items else "untested"
+
+
+def _statement_code(mutated: str, line: int, filename: str):
+    """The compiled module-level statement of the mutated source that holds the line (not an import)."""
+    tree = ast.parse(mutated)
+    for statement in tree.body:
+        if statement.lineno <= line <= (statement.end_lineno or statement.lineno):
+            if isinstance(statement, (ast.Import, ast.ImportFrom)):
+                return None
+            return compile(ast.Module(body=[statement], type_ignores=[]), filename, "exec")
+    return None
+
+
+def _apply(patch) -> None:
+    kind, target, code = patch
+    if kind == "function":
+        target.__code__ = code
+        return
+    namespace = dict(vars(target))  # the statement runs against the live names (classes, helpers)
+    exec(code, namespace)  # the mutated statement, in a child that exits afterwards
+    for name, new in namespace.items():
+        old = vars(target).get(name, _MISSING)
+        if old is not _MISSING and old is not new:
+            _replace(target, name, old, new)
+
+
+_MISSING = object()
+
+
+def _replace(module, name: str, old, new) -> None:
+    """Make the live module (and every module that imported the name) see the mutated value."""
+    if isinstance(old, types.FunctionType) and isinstance(new, types.FunctionType):
+        _copy_function(old, new)
+    elif isinstance(old, type) and isinstance(new, type):
+        _copy_class(old, new)
+    elif type(old) is type(new) and isinstance(old, dict):
+        old.clear()
+        old.update(new)
+    elif type(old) is type(new) and isinstance(old, list):
+        old[:] = new
+    elif type(old) is type(new) and isinstance(old, set):
+        old.clear()
+        old.update(new)
+    else:
+        for other in list(sys.modules.values()):
+            if getattr(other, name, None) is old and other is not module:
+                with contextlib.suppress(AttributeError, TypeError):
+                    setattr(other, name, new)
+        setattr(module, name, new)
+
+
+def _copy_function(old, new) -> None:
+    if len(new.__code__.co_freevars) == len(old.__closure__ or ()):
+        old.__code__ = new.__code__
+    old.__defaults__ = new.__defaults__
+    old.__kwdefaults__ = new.__kwdefaults__
+
+
+def _copy_class(old: type, new: type) -> None:
+    """A class statement run again: its methods, defaults and dataclass field defaults into the live class."""
+    for attr, value in vars(new).items():
+        if attr in ("__dict__", "__weakref__", "__doc__", "__module__", "__qualname__"):
+            continue
+        current = vars(old).get(attr, _MISSING)
+        if isinstance(current, types.FunctionType) and isinstance(value, types.FunctionType):
+            _copy_function(current, value)
+        elif isinstance(current, (staticmethod, classmethod)) and type(value) is type(current):
+            _copy_function(current.__func__, value.__func__)
+        elif isinstance(current, property) and isinstance(value, property):
+            for part in ("fget", "fset", "fdel"):
+                if getattr(current, part) and getattr(value, part):
+                    _copy_function(getattr(current, part), getattr(value, part))
+        elif attr == "__dataclass_fields__":
+            for field_name, field in value.items():
+                if field_name in current:
+                    current[field_name].default = field.default
+                    current[field_name].default_factory = field.default_factory
+        elif isinstance(value, (int, float, str, bytes, tuple, frozenset, bool, type(None))):
+            with contextlib.suppress(AttributeError, TypeError):
+                setattr(old, attr, value)
+
+
+def _find_code(code, qualname: str):
+    stack = [code]
+    while stack:
+        c = stack.pop()
+        if getattr(c, "co_qualname", None) == qualname and c is not code:
+            return c
+        stack.extend(k for k in c.co_consts if hasattr(k, "co_code"))
+    return None
+
+
+def _live_functions(module, qualname: str, filename: str) -> list:
+    """Every live function object with this qualified name defined in the file (unwrapping decorators)."""
+    if module is None:
+        return []
+    found, seen, stack = [], set(), list(vars(module).values())
+    while stack:
+        obj = stack.pop()
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        if isinstance(obj, (staticmethod, classmethod)):
+            stack.append(obj.__func__)
+        elif isinstance(obj, property):
+            stack.extend(f for f in (obj.fget, obj.fset, obj.fdel) if f)
+        elif isinstance(obj, type) and obj.__module__ == module.__name__:
+            stack.extend(vars(obj).values())
+        elif callable(obj) and hasattr(obj, "__wrapped__"):
+            stack.append(obj.__wrapped__)
+        if hasattr(obj, "__code__") and obj.__code__.co_filename == filename and obj.__qualname__ == qualname:
+            found.append(obj)
+    return found
+
+
+def _fork(patch, items, anchor, db_file: str | None) -> int:
+    pid = os.fork()
+    if pid:
+        return pid
+    status = 3
+    copy = None
+    try:
+        os.setpgid(0, 0)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.dup2(devnull, 2)
+        _apply(patch)
+        if db_file:
+            copy = _private_database(db_file)
+        status = _run_items(items, anchor)
+    except BaseException:  # any failure of the child is reported by its status
+        status = 3
+    finally:
+        if copy:
+            for suffix in ("", "-wal", "-shm"):
+                Path(copy + suffix).unlink(missing_ok=True)
+        os._exit(status)
+
+
+def _private_database(db_file: str) -> str:
+    """Each child writes to its own copy of the test database (two children must not share a SQLite file)."""
+    from django.db import connections
+
+    fd, copy = tempfile.mkstemp(prefix="mutant-", suffix=".sqlite3")
+    os.close(fd)
+    shutil.copyfile(db_file, copy)
+    connections["default"].settings_dict["NAME"] = copy
+    return copy
+
+
+def _run_items(items: list[pytest.Item], anchor: pytest.Item) -> int:
+    from _pytest.runner import runtestprotocol
+
+    for index, item in enumerate(items):
+        nextitem = items[index + 1] if index + 1 < len(items) else anchor
+        reports = runtestprotocol(item, log=False, nextitem=nextitem)
+        if any(r.failed for r in reports):
+            return 1
+    return 0
