@@ -44,7 +44,7 @@ bench: $(STAMP)
 	$(PY) -m pip install --quiet "locust>=2.20"
 	$(PY) benchmarks/load.py
 
-# Mutation testing of the pure calculation packages (not part of CI): var/mutation/report.md.
+# Mutation testing of the pure calculation packages (not part of CI): var/mutation/report.md (.ci/mutation.py).
 # `make mutation MODULES="topology/clos.py power/tco.py"` runs some modules only.
 mutation: $(STAMP)
 	$(PY) -m pip install --quiet "cosmic-ray>=8.4,<9" "pytest-cov>=5"

@@ -1,0 +1,127 @@
+"""`make mutation`'s own machinery (.ci/mutation.py, .ci/mutation_fork.py): where a mutant lies, and that a
+mutant applied in memory is what the code then runs — a wrong patch would turn survivors into kills."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import sys
+import textwrap
+import types
+from pathlib import Path
+
+import pytest
+
+CI = Path(__file__).resolve().parent.parent / ".ci"
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(f"_ci_{name}", CI / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+mutation = _load("mutation")
+fork = _load("mutation_fork")
+
+SOURCE = textwrap.dedent(
+    """
+    from dataclasses import dataclass
+
+    RATES = {"air": 1.5}
+    LIMIT = 3
+
+
+    @dataclass(frozen=True)
+    class Load:
+        count: int
+        frac: float = 1.0
+
+        def total(self, scale=2):
+            if self.count > LIMIT:
+                return self.count * scale
+            return self.count
+
+
+    def price(x, factor=10):
+        return x * factor * RATES["air"]
+    """
+).lstrip()
+
+
+def test_scopes_place_a_mutant_in_its_function_signature_or_module():
+    scopes = mutation.Scopes(SOURCE)
+    lines = SOURCE.splitlines()
+    body = lines.index("        if self.count > LIMIT:") + 1
+    assert scopes.function(body, body) == "Load.total"
+    assert scopes.statement(body, body) == range(body, body + 2)  # the if statement, not the whole method
+    sig = lines.index("    def total(self, scale=2):") + 1
+    assert scopes.function(sig, sig) is None and scopes.signature(sig) == range(sig + 1, sig + 4)
+    const = lines.index('RATES = {"air": 1.5}') + 1
+    assert scopes.function(const, const) is None and scopes.signature(const) is None
+
+
+@pytest.fixture
+def toy(tmp_path):
+    path = tmp_path / "toy_mod.py"
+    path.write_text(SOURCE)
+    module = types.ModuleType("toy_mod")
+    module.__file__ = str(path)
+    sys.modules["toy_mod"] = module
+    exec(compile(SOURCE, str(path), "exec"), module.__dict__)
+    importer = types.ModuleType("toy_importer")  # `from toy_mod import LIMIT, price`
+    importer.LIMIT, importer.price = module.LIMIT, module.price
+    sys.modules["toy_importer"] = importer
+    yield module, importer, path
+    del sys.modules["toy_mod"], sys.modules["toy_importer"]
+
+
+def _patch(module, path, old: str, new: str):
+    mutated = SOURCE.replace(old, new)
+    line = next(i for i, text in enumerate(mutated.splitlines(), 1) if new.strip() in text)
+    return mutated, line
+
+
+def test_a_module_constant_reaches_the_module_and_its_importers(toy):
+    module, importer, path = toy
+    mutated, line = _patch(module, path, "LIMIT = 3", "LIMIT = 4")
+    fork._apply(("statement", module, fork._statement_code(mutated, line, str(path))))
+    assert module.LIMIT == importer.LIMIT == 4
+    assert module.Load(4).total() == 4  # 4 > 4 is false now: the live method reads the new constant
+
+
+def test_a_dict_constant_is_changed_in_place(toy):
+    module, importer, path = toy
+    rates = module.RATES
+    mutated, line = _patch(module, path, '"air": 1.5', '"air": 2.5')
+    fork._apply(("statement", module, fork._statement_code(mutated, line, str(path))))
+    assert rates is module.RATES and rates == {"air": 2.5}
+    assert importer.price(1) == 25.0  # the imported function sees it
+
+
+def test_defaults_of_a_function_a_method_and_a_dataclass_field(toy):
+    module, importer, path = toy
+    mutated, line = _patch(module, path, "def price(x, factor=10):", "def price(x, factor=11):")
+    fork._apply(("statement", module, fork._statement_code(mutated, line, str(path))))
+    assert importer.price(1) == 16.5
+    load_class = module.Load
+    mutated, line = _patch(module, path, "frac: float = 1.0", "frac: float = 2.0")
+    fork._apply(("statement", module, fork._statement_code(mutated, line, str(path))))
+    assert module.Load is load_class and module.Load(1).frac == 2.0
+    assert dataclasses.fields(module.Load)[1].default == 2.0
+    mutated, line = _patch(module, path, "def total(self, scale=2):", "def total(self, scale=3):")
+    fork._apply(("statement", module, fork._statement_code(mutated, line, str(path))))
+    assert load_class(5).total() == 15
+
+
+def test_a_function_body_is_swapped_into_the_live_function(toy):
+    module, importer, path = toy
+    mutated = SOURCE.replace("return x * factor", "return x / factor")
+    code = fork._find_code(compile(mutated, str(path), "exec"), "price")
+    funcs = fork._live_functions(module, "price", str(path))
+    assert funcs == [module.price]
+    fork._apply(("function", funcs[0], code))
+    assert importer.price(10) == 1.5
+    method = fork._live_functions(module, "Load.total", str(path))
+    assert method == [module.Load.total]
