@@ -297,7 +297,8 @@ def fast_path(jobs: list[dict]) -> dict[str, dict]:
     spec = OUT / "jobs.json"
     results = OUT / "fast.jsonl"
     runnable = jobs
-    spec.write_text(json.dumps({"files": sorted({j["file"] for j in jobs}), "jobs": runnable}))
+    seconds = json.loads((OUT / f"{_name(jobs[0]['module'])}.lines.json").read_text())["seconds"] if jobs else {}
+    spec.write_text(json.dumps({"files": sorted({j["file"] for j in jobs}), "jobs": runnable, "seconds": seconds}))
     results.unlink(missing_ok=True)
     env = {
         **os.environ,

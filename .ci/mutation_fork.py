@@ -83,7 +83,7 @@ def pytest_runtestloop(session: pytest.Session) -> bool | None:
     db_file = _close_database()
     out = open(os.environ["MUTATION_RESULTS"], "a", buffering=1)  # noqa: SIM115 — closed below
     try:
-        _run_all(spec["jobs"], by_test, anchor, db_file, out)
+        _run_all(spec["jobs"], by_test, anchor, db_file, out, spec.get("seconds", {}))
     finally:
         out.close()
     return True
@@ -113,7 +113,7 @@ def _close_database() -> str | None:
     return str(name) if vendor == "sqlite" and name and Path(str(name)).exists() else None
 
 
-def _run_all(jobs: list[dict], by_test, anchor, db_file: str | None, out) -> None:
+def _run_all(jobs: list[dict], by_test, anchor, db_file: str | None, out, seconds: dict[str, float]) -> None:
     workers = int(os.environ.get("MUTATION_WORKERS", "2"))
     queue = deque(jobs)
     running: dict[int, tuple[dict, float, float]] = {}
@@ -125,7 +125,7 @@ def _run_all(jobs: list[dict], by_test, anchor, db_file: str | None, out) -> Non
                 out.write(json.dumps({"id": job["id"], "outcome": verdict, "seconds": 0.0}) + "\n")
                 continue
             patch, items = verdict
-            pid = _fork(patch, items, anchor, db_file)
+            pid = _fork(patch, items, anchor, db_file, seconds)
             running[pid] = (job, time.monotonic(), time.monotonic() + job["timeout_s"])
         pid, status = os.waitpid(-1, os.WNOHANG) if running else (0, 0)
         now = time.monotonic()
@@ -142,7 +142,7 @@ def _run_all(jobs: list[dict], by_test, anchor, db_file: str | None, out) -> Non
             continue  # a grandchild reaped by accident: not ours
         job, started, _ = running.pop(pid)
         code = os.waitstatus_to_exitcode(status)
-        outcome = {0: "survived", 1: "killed"}.get(code, "error")
+        outcome = {0: "survived", 1: "killed", 4: "timeout"}.get(code, "error")
         out.write(json.dumps({"id": job["id"], "outcome": outcome, "exit": code, "seconds": now - started}) + "\n")
 
 
@@ -295,7 +295,7 @@ def _live_functions(module, qualname: str, filename: str) -> list:
     return found
 
 
-def _fork(patch, items, anchor, db_file: str | None) -> int:
+def _fork(patch, items, anchor, db_file: str | None, limits_s: dict[str, float]) -> int:
     pid = os.fork()
     if pid:
         return pid
@@ -309,7 +309,7 @@ def _fork(patch, items, anchor, db_file: str | None) -> int:
         _apply(patch)
         if db_file:
             copy = _private_database(db_file)
-        status = _run_items(items, anchor)
+        status = _run_items(items, anchor, limits_s)
     except BaseException:  # any failure of the child is reported by its status
         status = 3
     finally:
@@ -330,12 +330,17 @@ def _private_database(db_file: str) -> str:
     return copy
 
 
-def _run_items(items: list[pytest.Item], anchor: pytest.Item) -> int:
+def _run_items(items: list[pytest.Item], anchor: pytest.Item, limits_s: dict[str, float]) -> int:
+    """1 at the first failing test, 0 when all pass; a test over 5 s + 10 × its pristine time ends the child
+    as a timeout (status 4: a mutant that loops or crawls is not left to run the rest of its selection)."""
     from _pytest.runner import runtestprotocol
 
+    signal.signal(signal.SIGALRM, lambda *_: os._exit(4))
     for index, item in enumerate(items):
         nextitem = items[index + 1] if index + 1 < len(items) else anchor
+        signal.setitimer(signal.ITIMER_REAL, 5.0 + 10.0 * limits_s.get(item.nodeid.split("[")[0], 6.0))
         reports = runtestprotocol(item, log=False, nextitem=nextitem)
+        signal.setitimer(signal.ITIMER_REAL, 0)
         if any(r.failed for r in reports):
             return 1
     return 0
