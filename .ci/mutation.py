@@ -286,7 +286,7 @@ def plan_jobs(module: str, session: Path) -> list[dict]:
                     "occurrence": mutation.occurrence,
                     "line": first,
                     "tests": ordered,
-                    "timeout_s": 30.0 + 3 * budget_s,  # a mutant that loops; a survivor runs its whole selection
+                    "timeout_s": 30.0 + 2 * budget_s,  # a mutant that loops; a survivor runs its whole selection
                 }
             )
     return jobs
@@ -348,6 +348,7 @@ def slow_jobs(jobs: list[dict], verdicts: dict[str, dict]) -> list[dict]:
 
 def slow_path(jobs: list[dict]) -> dict[str, dict]:
     """Run each job in a scratch copy of the tree with the mutant on disk and a fresh pytest process."""
+    (OUT / "slow.jsonl").unlink(missing_ok=True)
     if not jobs:
         return {}
     slots = [OUT / f"work-{n}" for n in range(WORKERS)]
@@ -387,7 +388,9 @@ def _run_slow(jobs: list[dict], work: Path) -> dict[str, dict]:
             outcome = "timeout"
         finally:
             target.write_text(pristine)
-        verdicts[job["id"]] = {"outcome": outcome, "seconds": time.monotonic() - started, "slow": True}
+        verdicts[job["id"]] = {"id": job["id"], "outcome": outcome, "seconds": time.monotonic() - started, "slow": True}
+        with (OUT / "slow.jsonl").open("a") as log:
+            log.write(json.dumps(verdicts[job["id"]]) + "\n")
     return verdicts
 
 
@@ -408,10 +411,13 @@ def record(module: str, session: Path, jobs: list[dict], verdicts: dict[str, dic
 
     source = (ROOT / module).read_text().splitlines()
     summary = {"module": module, "killed": 0, "survived": [], "incompetent": 0, "minutes": minutes}
-    summary |= {"fast": 0, "slow": 0, "unreached": 0}
+    summary |= {"fast": 0, "slow": 0, "unreached": 0, "pending": 0}
     with use_db(str(session), WorkDB.Mode.open) as db:
         for job in jobs:
-            verdict = verdicts.get(job["id"], {"outcome": "incompetent"})
+            verdict = verdicts.get(job["id"])
+            if verdict is None:  # a run stopped before this mutant (`--report` on a partial run)
+                summary["pending"] += 1
+                continue
             worker, test = OUTCOMES[verdict["outcome"]]
             note = "not reached: no test executes this statement" if verdict["outcome"] == "untested" else ""
             db.set_result(
@@ -455,17 +461,17 @@ def report(results: list[dict], minutes: dict[str, float]) -> str:
         f"Time: coverage map {minutes['map']:.1f} min, fast path {minutes['fast']:.1f} min, "
         f"slow path {minutes['slow']:.1f} min, in all {minutes['all']:.1f} min.",
         "",
-        "| module | mutants | killed | survived | of which not reached | timeouts | kill ratio |",
-        "|---|---:|---:|---:|---:|---:|---:|",
+        "| module | mutants | killed | survived | of which not reached | timeouts | not run yet | kill ratio |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in results:
         lines.append(
             f"| `{r['module']}` | {r['total']} | {r['killed']} | {len(r['survived'])} | {r['unreached']} | "
-            f"{r['incompetent']} | {r['ratio']:.1%} |"
+            f"{r['incompetent']} | {r['pending'] or ''} | {r['ratio']:.1%}{' (partial)' if r['pending'] else ''} |"
         )
     killed = sum(r["killed"] for r in results)
     total = sum(r["total"] for r in results)
-    lines.append(f"| **all** | {total} | {killed} | {total - killed} | | | {killed / max(total, 1):.1%} |")
+    lines.append(f"| **all** | {total} | {killed} | {total - killed} | | | | {killed / max(total, 1):.1%} |")
     for r in results:
         if not r["survived"]:
             continue
@@ -476,7 +482,31 @@ def report(results: list[dict], minutes: dict[str, float]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def partial_report() -> int:
+    """`--report`: the report of what a run (stopped or still going) has decided so far."""
+    jobs: dict[str, list[dict]] = {}
+    for job in json.loads((OUT / "jobs.json").read_text())["jobs"]:
+        jobs.setdefault(job["module"], []).append(job)
+    verdicts: dict[str, dict] = {}
+    pending = {"slow", "error"}
+    for name in ("fast.jsonl", "slow.jsonl"):
+        if (OUT / name).exists():
+            for line in (OUT / name).read_text().splitlines():
+                row = json.loads(line)
+                before = verdicts.get(row["id"], {"outcome": "slow"})["outcome"]
+                if name == "fast.jsonl" or row["outcome"] != "survived" or before in pending:
+                    verdicts[row["id"]] = row  # a slow kill overrides a fast survivor; a slow survivor a deferral
+    decided = {k: v for k, v in verdicts.items() if v["outcome"] not in pending}
+    results = [record(m, OUT / f"{_name(m)}.sqlite", js, decided, 0.0) for m, js in jobs.items()]
+    minutes = {"map": 0.0, "fast": 0.0, "slow": 0.0, "all": 0.0}
+    (OUT / "report.md").write_text(report(results, minutes))
+    print(f"report: {OUT / 'report.md'} (partial: {len(decided)} of {sum(map(len, jobs.values()))} decided)")
+    return 0
+
+
 def main(argv: list[str]) -> int:
+    if argv == ["--report"]:
+        return partial_report()
     modules = argv or list(MODULES)
     unknown = [m for m in modules if m not in MODULES]
     if unknown:

@@ -331,14 +331,18 @@ def _private_database(db_file: str) -> str:
 
 
 def _run_items(items: list[pytest.Item], anchor: pytest.Item, limits_s: dict[str, float]) -> int:
-    """1 at the first failing test, 0 when all pass; a test over 5 s + 10 × its pristine time ends the child
-    as a timeout (status 4: a mutant that loops or crawls is not left to run the rest of its selection)."""
+    """1 at the first failing test, 0 when all pass; a test over 5 s + 10 × its pristine time (per parameter
+    set) ends the child as a timeout (status 4: a mutant that loops or crawls does not run on)."""
     from _pytest.runner import runtestprotocol
 
     signal.signal(signal.SIGALRM, lambda *_: os._exit(4))
+    params: dict[str, int] = {}
+    for item in items:
+        params[item.nodeid.split("[")[0]] = params.get(item.nodeid.split("[")[0], 0) + 1
     for index, item in enumerate(items):
         nextitem = items[index + 1] if index + 1 < len(items) else anchor
-        signal.setitimer(signal.ITIMER_REAL, 5.0 + 10.0 * limits_s.get(item.nodeid.split("[")[0], 6.0))
+        test = item.nodeid.split("[")[0]
+        signal.setitimer(signal.ITIMER_REAL, 5.0 + 10.0 * limits_s.get(test, 6.0) / params[test])
         reports = runtestprotocol(item, log=False, nextitem=nextitem)
         signal.setitimer(signal.ITIMER_REAL, 0)
         if any(r.failed for r in reports):
