@@ -15,12 +15,13 @@ How a mutant is run (the verdict is the same as cosmic-ray's own executor would 
    quickest first, stopping at the first failure. A statement inside a function that no test executes
    cannot change any test's outcome: its mutant is reported as a survivor "not reached", without a run.
 2. *Fast path* (.ci/mutation_fork.py): one pytest session collects the suite once and forks a child per
-   mutant that swaps the mutated function's code into the live function — no interpreter start, no
-   Django set-up, no collection per mutant.
+   mutant that swaps the mutated function's code into the live function, or re-runs a mutated
+   module-level statement (a constant, a class body, a default) against the live names — no interpreter
+   start, no Django set-up, no collection per mutant.
 3. *Slow path:* a scratch copy of the tree (``var/mutation/work-N``) with the mutant written to disk and a
-   fresh pytest process — for what the fast path cannot change in memory (module constants, class bodies,
-   default arguments, functions already called at import or collection), and, for every fast-path
-   survivor, its covering tests that start a Python subprocess (a subprocess imports the pristine file).
+   fresh pytest process — for what the fast path cannot change in memory (imports, functions already
+   called at import or collection), and, for every fast-path survivor, its covering tests that start a
+   Python subprocess (a subprocess imports the pristine file).
 
 Writes ``var/mutation/report.md``: the kill ratio per module and every survivor with its line.
 Not part of CI; run it before calling a calculation issue resolved.
@@ -296,9 +297,8 @@ def fast_path(jobs: list[dict]) -> dict[str, dict]:
     """Run the jobs in one forking pytest session (.ci/mutation_fork.py); their verdicts by job id."""
     spec = OUT / "jobs.json"
     results = OUT / "fast.jsonl"
-    runnable = jobs
     seconds = json.loads((OUT / f"{_name(jobs[0]['module'])}.lines.json").read_text())["seconds"] if jobs else {}
-    spec.write_text(json.dumps({"files": sorted({j["file"] for j in jobs}), "jobs": runnable, "seconds": seconds}))
+    spec.write_text(json.dumps({"files": sorted({j["file"] for j in jobs}), "jobs": jobs, "seconds": seconds}))
     results.unlink(missing_ok=True)
     env = {
         **os.environ,
@@ -311,7 +311,7 @@ def fast_path(jobs: list[dict]) -> dict[str, dict]:
     }
     cmd = [PY, "-m", "pytest", "-q", "-s", "-p", "no:randomly", "-p", "mutation_fork"]
     cmd += ["-m", "not services and not browser", "tests"]
-    if runnable:
+    if jobs:
         done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
         if done.returncode not in (0, 5):
             sys.stderr.write(done.stdout[-4000:] + done.stderr[-4000:])
@@ -404,13 +404,13 @@ OUTCOMES = {  # verdict → (cosmic-ray's worker outcome, test outcome)
 }
 
 
-def record(module: str, session: Path, jobs: list[dict], verdicts: dict[str, dict], minutes: float) -> dict:
+def record(module: str, session: Path, jobs: list[dict], verdicts: dict[str, dict]) -> dict:
     """Store the verdicts in cosmic-ray's session database and summarise the module."""
     from cosmic_ray.work_db import WorkDB, use_db
     from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkResult
 
     source = (ROOT / module).read_text().splitlines()
-    summary = {"module": module, "killed": 0, "survived": [], "incompetent": 0, "minutes": minutes}
+    summary = {"module": module, "killed": 0, "survived": [], "incompetent": 0}
     summary |= {"fast": 0, "slow": 0, "unreached": 0, "pending": 0}
     with use_db(str(session), WorkDB.Mode.open) as db:
         for job in jobs:
@@ -451,15 +451,20 @@ def record(module: str, session: Path, jobs: list[dict], verdicts: dict[str, dic
     return summary | {"total": total, "ratio": summary["killed"] / total if total else 1.0}
 
 
-def report(results: list[dict], minutes: dict[str, float]) -> str:
+def report(results: list[dict], minutes: dict[str, float] | None) -> str:
+    timing = (
+        f"Time: coverage map {minutes['map']:.1f} min, fast path {minutes['fast']:.1f} min, "
+        f"slow path {minutes['slow']:.1f} min, in all {minutes['all']:.1f} min."
+        if minutes
+        else "A partial report (`--report`) of a run that was stopped or is still going."
+    )
     lines = [
         "# Mutation testing report",
         "",
         "Produced by `make mutation` (.ci/mutation.py, cosmic-ray's mutants). A mutant is *killed* when the tests",
         "that execute its statement fail on it; *not reached* survivors change a statement no test executes.",
         "Timeouts (a mutant that loops) are neither killed nor survived and are left out of the ratio.",
-        f"Time: coverage map {minutes['map']:.1f} min, fast path {minutes['fast']:.1f} min, "
-        f"slow path {minutes['slow']:.1f} min, in all {minutes['all']:.1f} min.",
+        timing,
         "",
         "| module | mutants | killed | survived | of which not reached | timeouts | not run yet | kill ratio |",
         "|---|---:|---:|---:|---:|---:|---:|---:|",
@@ -497,9 +502,8 @@ def partial_report() -> int:
                 if name == "fast.jsonl" or row["outcome"] != "survived" or before in pending:
                     verdicts[row["id"]] = row  # a slow kill overrides a fast survivor; a slow survivor a deferral
     decided = {k: v for k, v in verdicts.items() if v["outcome"] not in pending}
-    results = [record(m, OUT / f"{_name(m)}.sqlite", js, decided, 0.0) for m, js in jobs.items()]
-    minutes = {"map": 0.0, "fast": 0.0, "slow": 0.0, "all": 0.0}
-    (OUT / "report.md").write_text(report(results, minutes))
+    results = [record(m, OUT / f"{_name(m)}.sqlite", js, decided) for m, js in jobs.items()]
+    (OUT / "report.md").write_text(report(results, None))
     print(f"report: {OUT / 'report.md'} (partial: {len(decided)} of {sum(map(len, jobs.values()))} decided)")
     return 0
 
@@ -533,7 +537,7 @@ def main(argv: list[str]) -> int:
     verdicts |= slow_path(slow)
     minutes["slow"] = (time.monotonic() - mark) / 60
     minutes["all"] = (time.monotonic() - started) / 60
-    results = [record(m, sessions[m], jobs[m], verdicts, 0.0) for m in modules]
+    results = [record(m, sessions[m], jobs[m], verdicts) for m in modules]
     for r in results:
         print(f"{r['module']}: {r['killed']}/{r['total']} killed ({r['ratio']:.1%})", flush=True)
     (OUT / "report.md").write_text(report(results, minutes))

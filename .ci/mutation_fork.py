@@ -10,10 +10,11 @@ exit status is the verdict: 1 killed, 0 survived; a child over its time limit is
 
 A mutant can be run this way only when its effect comes through a call made after the fork. It is sent
 back to the slow path (a scratch copy of the tree with the mutant on disk and a fresh pytest process,
-.ci/mutation.py) when the changed code is not inside a function body (module constants, class bodies,
-default arguments: evaluated at import), when its function was called before the fork (at import or
-collection: a value computed then would not see the mutant — every call before the fork is recorded by a
-profile hook), or when the live function cannot be found. Tests that start a Python subprocess do not
+.ci/mutation.py) when its function was called before the fork (at import or collection: a value computed
+then would not see the mutant — every call before the fork is recorded by a profile hook), when it is an
+import, or when the live function cannot be found. A mutant outside a function body (a constant, a class
+body, a default: evaluated at import) is run here by re-running its module-level statement against the
+live names and copying the result into the live objects (`_apply`). Tests that start a Python subprocess do not
 see an in-memory mutant either: .ci/mutation.py re-runs those tests on the slow path for every survivor.
 
 Environment: MUTATION_JOBS (json file: the mutants), MUTATION_RESULTS (jsonl file, one verdict a line),
