@@ -333,9 +333,10 @@ def _launched_share(c: _Ctx, alg: Algorithm, pi: int, ring_bw_scale=None) -> np.
     return nc / c.channels * data_threads / nt0
 
 
-def _nccl_time_us(c: _Ctx, collective: Collective, alg: Algorithm, pi: int) -> tuple[np.ndarray, np.ndarray]:
+def _nccl_time_us(c: _Ctx, collective: Collective, alg: Algorithm, pi: int) -> tuple[np.ndarray, np.ndarray | None]:
     """ncclTopoGetAlgoTime: latency (×1.4 ring plateau) + bytes ÷ (1000 × bw × tree correction) — the time
-    NCCL chooses by — and the time it runs in, on the channels and threads it launches for the size."""
+    NCCL chooses by — and the time it runs in, on the channels and threads it launches for the size (None:
+    the same; only Ring, Tree and CollNet Chain drop channels)."""
     algbw, lat = _nccl_pair(c, collective, alg, pi)
     if alg == Algorithm.TREE and collective == Collective.ALL_REDUCE:
         algbw = algbw * _tree_correction(c.s, pi)
@@ -343,11 +344,13 @@ def _nccl_time_us(c: _Ctx, collective: Collective, alg: Algorithm, pi: int) -> t
         plateau = c.multi & (c.s / (c.channels * c.n) >= 64)
         lat = lat * np.where(plateau, T.RING_PLATEAU, 1.0)
     ok = algbw > 0
+    if not ok.any():
+        return np.inf, None
     bw = np.where(ok, algbw, 1.0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        tuned = np.where(ok, lat + c.s / (1000 * bw), np.inf)
-        run = np.where(ok, lat + c.s / (1000 * bw * _launched_share(c, alg, pi)), np.inf)
-    return tuned, run
+    tuned = np.where(ok, lat + c.s / (1000 * bw), np.inf)
+    if alg not in (Algorithm.RING, Algorithm.TREE, Algorithm.COLLNET_CHAIN):
+        return tuned, None
+    return tuned, np.where(ok, lat + c.s / (1000 * bw * _launched_share(c, alg, pi)), np.inf)
 
 
 def _hierarchical_us(c: _Ctx) -> np.ndarray:
@@ -363,7 +366,8 @@ def _hierarchical_us(c: _Ctx) -> np.ndarray:
 
 
 def _pair_us(c: _Ctx, collective: Collective, alg: Algorithm, proto: Protocol):
-    """One (algorithm, protocol) pair's (tuned, run) times [µs], +inf where NCCL would not run it."""
+    """One (algorithm, protocol) pair's (tuned, run) times [µs], +inf where NCCL would not run it; run is None
+    where it is the tuned time."""
     pi = PROTOCOLS.index(proto)
     simple = proto == Protocol.SIMPLE
     if collective == Collective.ALL_TO_ALL:
@@ -376,7 +380,7 @@ def _pair_us(c: _Ctx, collective: Collective, alg: Algorithm, proto: Protocol):
         t = _hierarchical_us(c) if collective == Collective.ALL_REDUCE and simple else np.inf
     else:
         return _nccl_time_us(c, collective, alg, pi)
-    return t, t
+    return t, None
 
 
 def _pair_times(
@@ -384,14 +388,16 @@ def _pair_times(
 ) -> dict[tuple[Algorithm, Protocol], tuple[np.ndarray, np.ndarray]]:
     """Every allowed pair's calibrated (tuned, run) times [µs]; disallowed pairs are +inf."""
     c = _context(check_sizes(size_bytes), fabric)
+    coll = Collective(collective)
     out = {}
-    for alg in algorithms:
-        for proto in protocols:
-            with np.errstate(divide="ignore", invalid="ignore"):  # one rank: nothing to time (collective_cost)
-                tuned, run = _pair_us(c, Collective(collective), alg, proto)
-            out[(alg, proto)] = tuple(
-                calibrated_us(np.broadcast_to(t, c.shape).astype(float), fabric, proto) for t in (tuned, run)
-            )
+    with np.errstate(divide="ignore", invalid="ignore"):  # one rank: nothing to time (collective_cost)
+        for alg in algorithms:
+            for proto in protocols:
+                tuned, run = (
+                    None if t is None else calibrated_us(np.broadcast_to(t, c.shape).astype(float), fabric, proto)
+                    for t in _pair_us(c, coll, alg, proto)
+                )
+                out[(alg, proto)] = (tuned, tuned if run is None else run)
     return out
 
 
