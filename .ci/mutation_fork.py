@@ -176,7 +176,7 @@ def _prepare(job: dict, by_test):
         patch = ("function", funcs[0], code)
     else:
         statement = _statement_code(mutated, job["line"], job["file"])
-        if statement is None or module is None:
+        if statement is None or module is None or _read_at_import(source, job["line"]):
             return "slow"
         patch = ("statement", module, statement)
     items = [i for test in job["tests"] for i in by_test.get(test, [])]
@@ -192,6 +192,35 @@ def _statement_code(mutated: str, line: int, filename: str):
                 return None
             return compile(ast.Module(body=[statement], type_ignores=[]), filename, "exec")
     return None
+
+
+def _read_at_import(source: str, line: int) -> bool:
+    """Whether a name the statement at ``line`` assigns is read while the module is imported — in a default,
+    a decorator, a class body or another top-level statement (``B = A * 2``, ``def f(x=A)``). Such values
+    were computed from the pristine name; re-running only the statement would not reach them, so the mutant
+    goes to the slow path (the fast path may err towards survival, never towards a kill — and should not err
+    at all where it can be helped)."""
+    tree = ast.parse(source)
+    target = next((st for st in tree.body if st.lineno <= line <= (st.end_lineno or st.lineno)), None)
+    if not isinstance(target, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+        return False
+    names = {
+        n.id for t in getattr(target, "targets", [getattr(target, "target", None)]) if t is not None
+        for n in ast.walk(t) if isinstance(n, ast.Name)
+    }  # fmt: skip
+    eager: list[ast.AST] = [st for st in tree.body if st is not target]
+    while eager:
+        node = eager.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            eager.extend([*node.decorator_list, *node.args.defaults, *(d for d in node.args.kw_defaults if d)])
+            continue
+        if isinstance(node, ast.Lambda):
+            eager.extend([*node.args.defaults, *(d for d in node.args.kw_defaults if d)])
+            continue
+        if isinstance(node, ast.Name) and node.id in names and isinstance(node.ctx, ast.Load):
+            return True
+        eager.extend(ast.iter_child_nodes(node))
+    return False
 
 
 def _apply(patch) -> None:

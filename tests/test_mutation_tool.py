@@ -125,3 +125,35 @@ def test_a_function_body_is_swapped_into_the_live_function(toy):
     assert importer.price(10) == 1.5
     method = fork._live_functions(module, "Load.total", str(path))
     assert method == [module.Load.total]
+
+
+def test_a_constant_read_at_import_goes_to_the_slow_path():
+    """topology/sizing.py's DEFAULT_PORT_HEADROOM_FRAC is a function's default: re-running only its statement
+    left the default at 0.20, so its mutants survived on the fast path although the tests pin 20 % headroom.
+    Names read at import (defaults, decorators, class bodies, other constants) send the mutant to the slow
+    path; names read only inside function bodies stay on the fast path (they are looked up at call time)."""
+    src = textwrap.dedent(
+        """
+        A = 1
+        B = A * 2
+        C = 3
+        D = 4
+        E = 5
+
+
+        def f(x=C):
+            return E
+
+
+        class K:
+            y = D
+
+            def m(self):
+                return E
+        """
+    )
+    line = {name: n for n, text in enumerate(src.splitlines(), 1) for name in "ABCDE" if text.startswith(f"{name} =")}
+    assert [fork._read_at_import(src, line[name]) for name in "ABCDE"] == [True, False, True, True, False]
+    sizing = (CI.parent / "topology" / "sizing.py").read_text()
+    headroom = next(n for n, t in enumerate(sizing.splitlines(), 1) if t.startswith("DEFAULT_PORT_HEADROOM_FRAC"))
+    assert fork._read_at_import(sizing, headroom)

@@ -141,8 +141,8 @@ class Upper:
     spine_radix: int
     core_radix: int
     port_gbps: float
-    agg_oversubscription: float = 1.0
-    pod_nodes: int | None = None  # explicit pod size (3 tiers); None: as many as a pod spine takes
+    agg_oversubscription: float
+    pod_nodes: int | None  # explicit pod size (3 tiers); None: as many as a pod spine takes
 
 
 def stack_clos(

@@ -131,3 +131,30 @@ def test_a_partial_su_is_named_in_the_two_tier_reach():
     assert "= 5 SUs" in partial.derivations["max_endpoint_count"]
     assert "a partial SU on the 4 leaves left" in partial.derivations["max_endpoint_count"]
     assert np.all(endpoint_leaf_ids(partial.wiring) >= 0)
+
+
+def test_one_tier_reach_and_pod_count():
+    """One tier: a 16-port switch reaches 16 endpoints (fat-tree), a rail-only fabric one 16-port switch per
+    rail: 16 × 2 rails = 32. pod_count_of is 1 below three tiers (2 tiers included)."""
+    from topology.clos import pod_count_of, stack_clos
+
+    flat = plan_fabric(
+        FabricRequest(topology=Topology.FAT_TREE, node_count=10, nics_per_node=1, switch_radix=16, tiers=1)
+    )
+    assert flat.max_endpoint_count == 16
+    rails = plan_fabric(
+        FabricRequest(topology=R, node_count=8, nics_per_node=2, switch_radix=16, scalable_unit_nodes=8, tiers=1)
+    )
+    assert rails.max_endpoint_count == 32
+    layer = leaf_layer(node_count=8, endpoint_count=16, reserved_slots=0)
+    two = stack_clos(layer, tiers=2, radix=8, port_gbps=400.0, agg_oversubscription=1.0)
+    assert two.wiring.tiers == 2 and pod_count_of(two.wiring) == 1
+    assert pod_count_of(stack_clos(layer, tiers=1, radix=8, port_gbps=400.0, agg_oversubscription=1.0).wiring) == 1
+
+
+def test_a_pod_of_part_of_a_scalable_unit_is_refused_with_a_whole_unit_as_the_example():
+    """Pods of 3 nodes with SUs of 4: 3 is not a multiple; the example is max(1, 3 // 4) × 4 = 4 (not 0)."""
+    base = dict(topology=R, nics_per_node=2, switch_radix=8, scalable_unit_nodes=4, rail_groups=1, tiers=3)
+    with pytest.raises(FabricRequestError) as exc:
+        plan_fabric(FabricRequest(node_count=8, pod_nodes=3, **base))
+    assert exc.value.errors["pod_nodes"].endswith("3 is not a multiple (e.g. 4)")
