@@ -250,7 +250,9 @@ def plan_jobs(module: str, session: Path) -> list[dict]:
 
     A mutant inside a function body runs the tests that executed its statement; one in a signature (a
     default) the tests that executed the function's body; one elsewhere at module level (a constant, a
-    class body: run at import, so no test is recorded on it) the module's whole test selection."""
+    class body: run at import, so no test is recorded on it) the module's whole test selection. Always
+    within the module's own selection (MODULES): the tests that pin it, not every page, export and
+    LibreOffice recalculation that happens to reach it (a survivor would run them all: minutes a mutant)."""
     from cosmic_ray.work_db import WorkDB, use_db
     from cosmic_ray.work_item import WorkerOutcome, WorkResult
 
@@ -273,6 +275,7 @@ def plan_jobs(module: str, session: Path) -> list[dict]:
                 continue
             span = scopes.statement(first, last) if qualname else body
             tests = set(fallback) if span is None else {t for line in span for t in by_line.get(str(line), [])}
+            tests &= set(fallback)  # the module's own tests (MODULES): not every page or export that reaches it
             ordered = sorted(tests, key=lambda t: (seconds.get(t, 60.0), t))
             budget_s = sum(seconds.get(t, 60.0) for t in ordered)
             jobs.append(
