@@ -307,7 +307,7 @@ def _nccl_pair(c: _Ctx, collective: Collective, alg: Algorithm, pi: int):
     return np.where(c.g == 1, bw, 0.0), lat
 
 
-def _launched_share(c: _Ctx, alg: Algorithm, pi: int, ring_bw_scale=None) -> np.ndarray | float:
+def _launched_share(c: _Ctx, alg: Algorithm, pi: int) -> np.ndarray:
     """The share of the tuned busBw that runs: src/enqueue.cc ``topoGetAlgoInfo`` after NCCL's choice.
 
     Ring, Tree and CollNet Chain drop channels while bytes < nc × nt × threadThreshold (nc ≥ 1), then —
@@ -316,8 +316,6 @@ def _launched_share(c: _Ctx, alg: Algorithm, pi: int, ring_bw_scale=None) -> np.
     maxThreads entry is 0). The thresholds are comm.h's per-thread bytes (8 LL, 8 LL128, 64 Simple; Ring
     LL × nRanks; CollNet Chain 512), nt starts at device.h's maxThreads (512 LL and Simple, 640 LL128;
     CollNet Chain 640). The bandwidth that runs is the tuned busBw × nc ÷ nChannels × data threads ÷ nt."""
-    if alg not in (Algorithm.RING, Algorithm.TREE, Algorithm.COLLNET_CHAIN):
-        return 1.0
     proto = T.PROTOS[pi]
     chain = alg == Algorithm.COLLNET_CHAIN
     nt0 = T.NCCL_MAX_NTHREADS if chain else T.MAX_THREADS[proto]
