@@ -10,9 +10,9 @@ Lines marked ``# pragma: no mutate`` are skipped (messages, logging), and so are
 
 How a mutant is run (the verdict is the same as cosmic-ray's own executor would give; only faster):
 
-1. *Coverage map.* The suite runs once on the pristine code recording which test executed which line
-   (``var/mutation/<module>.lines.json``). A mutant runs only the tests that executed its statement,
-   quickest first, stopping at the first failure. A statement inside a function that no test executes
+1. *Coverage map.* The modules' test selections (MODULES) run once on the pristine code recording which
+   test executed which line (``var/mutation/<module>.lines.json``). A mutant runs only the tests of its
+   module's selection that executed its statement, quickest first, stopping at the first failure. A statement inside a function that no test executes
    cannot change any test's outcome: its mutant is reported as a survivor "not reached", without a run.
 2. *Fast path* (.ci/mutation_fork.py): one pytest session collects the suite once and forks a child per
    mutant that swaps the mutated function's code into the live function, or re-runs a mutated
@@ -128,8 +128,9 @@ def _name(module: str) -> str:
 
 
 def coverage_maps(modules: list[str]) -> None:
-    """Run the whole suite (no services, no browser) once on a pristine copy, recording which test executed
-    which line of every module: ``var/mutation/<module>.lines.json``. One run serves every module."""
+    """Run the modules' test selections (MODULES; no services, no browser) once on a pristine copy, recording
+    which test executed which line of every module: ``var/mutation/<module>.lines.json``. One run serves
+    every module (a mutant only ever runs tests of its module's selection)."""
     work = OUT / "work-coverage"
     _copy_tree(work)
     data_file = OUT / "suite.coverage"
@@ -140,7 +141,8 @@ def coverage_maps(modules: list[str]) -> None:
     cmd += [f"--cov={work / p}" for p in packages] + ["--cov-context=test", "--cov-report=", f"--junitxml={junit}"]
     env = {**os.environ, "COVERAGE_FILE": str(data_file)}
     try:
-        subprocess.run([*cmd, "tests"], cwd=work, env=env, check=True, capture_output=True)
+        selection = sorted({t for m in modules for t in MODULES[m]})
+        subprocess.run([*cmd, *selection], cwd=work, env=env, check=True, capture_output=True)
         from coverage import CoverageData
 
         data = CoverageData(basename=str(data_file))
@@ -525,7 +527,7 @@ def main(argv: list[str]) -> int:
     if not reuse:
         coverage_maps(modules)
     minutes = {"map": (time.monotonic() - started) / 60}
-    print(f"coverage map of the suite: {minutes['map']:.1f} min", flush=True)
+    print(f"coverage map of the selections: {minutes['map']:.1f} min", flush=True)
     sessions = {m: init_session(m) for m in modules}
     jobs = {m: plan_jobs(m, sessions[m]) for m in modules}
     every = [j for m in modules for j in jobs[m]]

@@ -107,7 +107,7 @@ def it_power_kw(load: ItLoad) -> dict[str, float]:
     }
 
 
-def facility_power_kw(it_kw: float, pue: float, chain_efficiency: float = 1.0) -> float:
+def facility_power_kw(it_kw: float, pue: float, chain_efficiency: float) -> float:
     """Facility power = IT × PUE ÷ electrical chain efficiency [kW]."""
     return it_kw * pue / chain_efficiency
 
