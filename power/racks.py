@@ -17,20 +17,22 @@ from power import PowerInputError
 
 @dataclass(frozen=True)
 class RackRequest:
+    """Every figure comes from the requirements (power/plan.py): no policy defaults here."""
+
     node_count: int
     node_kw: float
     node_u: int
-    rack_budget_kw: float = 40.0
-    rack_u: int = 42
-    racks_per_row: int = 10
-    upper_switch_count: int = 0  # spine/core switches of all planes, network row
-    switches_per_network_rack: int = 16
-    storage_node_count: int = 0
-    storage_node_kw: float = 2.5
-    storage_node_u: int = 2
-    mgmt_node_count: int = 0
-    mgmt_node_kw: float = 1.5
-    mgmt_node_u: int = 1
+    rack_budget_kw: float
+    rack_u: int
+    racks_per_row: int
+    upper_switch_count: int  # spine/core switches of all planes, network row
+    switches_per_network_rack: int
+    storage_node_count: int
+    storage_node_kw: float
+    storage_node_u: int
+    mgmt_node_count: int
+    mgmt_node_kw: float
+    mgmt_node_u: int
     # a rack-scale NVLink system: a fixed number of compute trays per rack, plus its NVLink switch trays
     trays_per_rack: int | None = None
     rack_fixed_w: float = 0.0
@@ -88,9 +90,9 @@ class RackPlan:
     network_rack_count: int
     storage_rack_count: int
     mgmt_rack_count: int
+    storage_per_rack: int
+    mgmt_per_rack: int
     derivations: dict[str, str] = field(default_factory=dict)
-    storage_per_rack: int = 8
-    mgmt_per_rack: int = 8
 
     @property
     def infra_rack_count(self) -> int:
@@ -181,4 +183,4 @@ def plan_racks(req: RackRequest) -> RackPlan:
             f"{in_full} × {req.node_kw:g} kW + {req.rack_fixed_w / 1000:g} kW NVLink switch trays = "
             f"{rack_kw:,.1f} kW per full compute rack"
         )
-    return RackPlan(per_rack, racks, rows, rack_kw, network, storage, mgmt, d, s_per, m_per)
+    return RackPlan(per_rack, racks, rows, rack_kw, network, storage, mgmt, s_per, m_per, d)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from power import PowerInputError
-from power.racks import RackRequest, plan_racks
+from power.racks import plan_racks
+from tests.power.conftest import rack_request
 
 
 def test_the_seed_floor_of_75_racks():
@@ -14,7 +15,7 @@ def test_the_seed_floor_of_75_racks():
     per rack → 3 spine racks + 7 end-of-row racks = 10 network racks; 8 storage servers (2.5 kW, 2U: 16 per
     rack) → 1; 9 management/login (1.5 kW, 1U: ⌊41 ÷ 1.5⌋ = 27) → 1; 63 + 12 = 75 racks, the chapter's count."""
     plan = plan_racks(
-        RackRequest(
+        rack_request(
             node_count=250,
             node_kw=10.2,
             node_u=8,
@@ -42,23 +43,23 @@ def test_the_seed_floor_of_75_racks():
 def test_rack_units_limit_and_ties():
     """10U nodes in a 42U rack: ⌊42 ÷ 10⌋ = 4 (not 4.2) → 21 nodes need 6 racks. A tie (51 kW ÷ 10.2 = 5 =
     ⌊42 ÷ 8⌋) is named for power. 21 storage servers of 4U: ⌊42 ÷ 4⌋ = 10 per rack → 3 racks."""
-    tall = plan_racks(RackRequest(node_count=21, node_kw=5, node_u=10, rack_budget_kw=60, rack_u=42))
+    tall = plan_racks(rack_request(node_count=21, node_kw=5, node_u=10, rack_budget_kw=60, rack_u=42))
     assert (tall.nodes_per_rack, tall.compute_rack_count) == (4, 6)
     assert "limited by rack units; 40U used" in tall.derivations["nodes_per_rack"]
-    tie = plan_racks(RackRequest(node_count=5, node_kw=10.2, node_u=8, rack_budget_kw=51, rack_u=42))
+    tie = plan_racks(rack_request(node_count=5, node_kw=10.2, node_u=8, rack_budget_kw=51, rack_u=42))
     assert "= 5 — limited by power" in tie.derivations["nodes_per_rack"]
     storage = plan_racks(
-        RackRequest(node_count=1, node_kw=1, node_u=1, storage_node_count=21, storage_node_kw=0.5, storage_node_u=4)
+        rack_request(node_count=1, node_kw=1, node_u=1, storage_node_count=21, storage_node_kw=0.5, storage_node_u=4)
     )
     assert storage.storage_rack_count == 3
-    none = plan_racks(RackRequest(node_count=1, node_kw=1, node_u=1))
+    none = plan_racks(rack_request(node_count=1, node_kw=1, node_u=1))
     assert (none.storage_rack_count, none.mgmt_rack_count) == (0, 0)
     assert none.derivations["storage_rack_count"] == none.derivations["mgmt_rack_count"] == "none"
 
 
 def test_boundaries_are_allowed_and_beyond_them_refused():
     assert (
-        plan_racks(RackRequest(node_count=3, node_kw=10, node_u=42, rack_budget_kw=10, rack_u=42)).nodes_per_rack == 1
+        plan_racks(rack_request(node_count=3, node_kw=10, node_u=42, rack_budget_kw=10, rack_u=42)).nodes_per_rack == 1
     )
     for kw, field in (
         ({"rack_budget_kw": 9.9}, "rack_budget_kw"),
@@ -70,7 +71,7 @@ def test_boundaries_are_allowed_and_beyond_them_refused():
     ):
         args = {"node_count": 3, "node_kw": 10, "node_u": 42, "rack_budget_kw": 10, "rack_u": 42, **kw}
         with pytest.raises(PowerInputError) as exc:
-            plan_racks(RackRequest(**args))
+            plan_racks(rack_request(**args))
         assert field in exc.value.errors, kw
 
 
@@ -86,7 +87,7 @@ def test_rack_scale_racks():
         rack_fixed_u=30,
         system_name="GB200 NVL72",
     )
-    plan = plan_racks(RackRequest(**args, rack_budget_kw=120.006))
+    plan = plan_racks(rack_request(**args, rack_budget_kw=120.006))
     assert (plan.nodes_per_rack, plan.compute_rack_count) == (18, 2)
     assert plan.compute_rack_kw == pytest.approx(120.006)
     assert "in its own 48U rack" in plan.derivations["nodes_per_rack"]
@@ -95,8 +96,49 @@ def test_rack_scale_racks():
         == "18 × 6.467 kW + 3.6 kW NVLink switch trays = 120.0 kW per full compute rack"
     )
     with pytest.raises(PowerInputError) as exc:
-        plan_racks(RackRequest(**args, rack_budget_kw=120.0))
+        plan_racks(rack_request(**args, rack_budget_kw=120.0))
     assert (
         "draws 120.0 kW (18 compute trays × 6.467 kW + 3.6 kW of NVLink switch trays)"
         in exc.value.errors["rack_budget_kw"]
     )
+
+
+def test_servers_per_rack_by_power_by_units_and_at_least_one():
+    """min(⌊budget ÷ kW⌋, ⌊rack U ÷ U⌋), at least 1: 0.5 kW 1U servers in a 10 kW 42U rack → min(20, 42) = 20;
+    a 0 W server is bounded by U alone (⌊42 ÷ 2⌋ = 21); a 50 kW server in a 40 kW rack still gets a rack (1);
+    2.5 kW 2U in 40 kW: min(16, 21) = 16."""
+    from power.racks import servers_per_rack
+
+    assert servers_per_rack(0.5, 1, 10.0, 42) == 20
+    assert servers_per_rack(0.0, 2, 40.0, 42) == 21
+    assert servers_per_rack(50.0, 1, 40.0, 42) == 1
+    assert servers_per_rack(2.5, 2, 40.0, 42) == 16
+
+
+def test_the_json_reports_rack_power_to_the_watt():
+    """3 nodes of 10.23456 kW in a 40 kW rack: 30.70368 kW → 30.704 in the JSON."""
+    plan = plan_racks(rack_request(node_count=3, node_kw=10.23456, node_u=8))
+    assert plan.to_dict()["compute_rack_kw"] == 30.704
+
+
+def test_network_racks_say_where_the_leaf_racks_come_from():
+    """Without a floor plan one end-of-row leaf rack per row; with one, the floor plan's count (3 here) —
+    plus ⌈20 spine switches ÷ 16⌉ = 2 spine racks."""
+    alone = plan_racks(rack_request(node_count=10, node_kw=10, node_u=8, upper_switch_count=20))
+    assert alone.derivations["network_rack_count"] == (
+        "1 end-of-row leaf racks (one per row) + ⌈20 spine/core switches ÷ 16 a rack⌉ = 2 → 3"
+    )
+    planned = plan_racks(rack_request(node_count=10, node_kw=10, node_u=8, upper_switch_count=20, leaf_rack_count=3))
+    assert planned.network_rack_count == 5
+    assert "3 end-of-row leaf racks (the floor plan: leaves per row by rack units)" in (
+        planned.derivations["network_rack_count"]
+    )
+
+
+def test_a_rack_scale_budget_counts_the_switch_trays_in_kilowatts():
+    """18 × 6.467 kW + 3,600 W ÷ 1,000 = 120.006 kW: a 120.003 kW budget is short by 3 W and refused (a slip
+    in the W → kW conversion, 3,600 ÷ 1,001 = 3.5964, would let it pass)."""
+    args = dict(node_count=18, node_kw=6.467, node_u=1, trays_per_rack=18, rack_fixed_w=3600, rack_fixed_u=30)
+    with pytest.raises(PowerInputError) as exc:
+        plan_racks(rack_request(**args, system_name="GB200 NVL72", rack_budget_kw=120.003))
+    assert "draws 120.0 kW" in exc.value.errors["rack_budget_kw"]

@@ -13,9 +13,10 @@ from power.capping import plan_capping, relative_throughput
 from power.carbon import TrainingRun, training_run_footprint
 from power.cooling import FLUIDS, CoolingRequest, coolant_flow_l_per_min, cooling_for_density, plan_cooling
 from power.facility import ItLoad, plan_facility
-from power.racks import RackRequest, plan_racks
+from power.racks import plan_racks
 from power.tco import TcoInputs, line, total_cost_of_ownership
 from tests.conftest import EXAMPLES
+from tests.power.conftest import rack_request
 
 SEED_LOAD = ItLoad(
     compute_node_count=250,
@@ -56,7 +57,7 @@ def test_d13_cooling():
 
 def test_d14_racks():
     plan = plan_racks(
-        RackRequest(
+        rack_request(
             node_count=250,
             node_kw=10,
             node_u=6,
@@ -147,11 +148,11 @@ def test_p2_capping_points_and_the_80_percent_claim():
         (lambda: ItLoad(compute_node_count=10, compute_node_w=100, network_w=-1), "network_w", "≥ 0"),
         (lambda: plan_facility(SEED_LOAD, pue=0.95, electricity_usd_per_kwh=Decimal("0.1")), "pue", "below 1"),
         (
-            lambda: plan_racks(RackRequest(node_count=10, node_kw=10.2, node_u=8, rack_budget_kw=8)),
+            lambda: plan_racks(rack_request(node_count=10, node_kw=10.2, node_u=8, rack_budget_kw=8)),
             "rack_budget_kw",
             "cannot hold even one 10.2 kW node",
         ),
-        (lambda: plan_racks(RackRequest(node_count=10, node_kw=1, node_u=50, rack_u=42)), "rack_u", "50U"),
+        (lambda: plan_racks(rack_request(node_count=10, node_kw=1, node_u=50, rack_u=42)), "rack_u", "50U"),
         (
             lambda: plan_cooling(CoolingRequest(rack_kw=45, it_kw=100, facility_kw=120, cooling_type="air")),
             "cooling_type",
