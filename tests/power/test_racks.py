@@ -130,8 +130,9 @@ def test_network_racks_say_where_the_leaf_racks_come_from():
     )
     planned = plan_racks(rack_request(node_count=10, node_kw=10, node_u=8, upper_switch_count=20, leaf_rack_count=3))
     assert planned.network_rack_count == 5
-    assert "3 end-of-row leaf racks (the floor plan: leaves per row by rack units)" in (
-        planned.derivations["network_rack_count"]
+    assert (
+        "3 end-of-row leaf racks (the floor plan: leaves per row by rack units)"
+        in (planned.derivations["network_rack_count"])
     )
 
 
