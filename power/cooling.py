@@ -43,7 +43,7 @@ def coolant_flow_l_per_min(heat_kw: float, delta_t_k: float, fluid: Fluid) -> fl
     return kg_s / fluid.density_kg_per_l * 60
 
 
-def default_rack_budget_kw(cooling_type: str, liquid_only: bool = False) -> tuple[float, str]:
+def default_rack_budget_kw(cooling_type: str, liquid_only: bool) -> tuple[float, str]:
     """The rack budget when the user leaves it empty: what the cooling type holds (when that is empty too:
     air, or direct-to-chip liquid for a rack-scale system that must be liquid cooled)."""
     kind = cooling_type or ("direct_to_chip" if liquid_only else "air")
@@ -70,16 +70,18 @@ def cooling_for_density(rack_kw: float) -> str:
 
 @dataclass(frozen=True)
 class CoolingRequest:
+    """Every figure but the redundancy comes from the requirements (power/plan.py): no policy defaults here."""
+
     rack_kw: float
     it_kw: float
     facility_kw: float
-    cooling_type: str = ""  # empty: the least intensive type that holds the rack density
-    supply_c: float = 32.0
-    return_c: float = 45.0
-    fluid: str = "water"
-    cdu_unit_kw: float = 3000.0
-    heat_rejection_unit_kw: float = 1000.0
-    redundancy: int = 1  # N+1
+    cooling_type: str  # empty: the least intensive type that holds the rack density
+    supply_c: float
+    return_c: float
+    fluid: str
+    cdu_unit_kw: float
+    heat_rejection_unit_kw: float
+    redundancy: int = 1  # N+1 (the requirements have no field for it: every plan is N+1)
 
 
 @dataclass(frozen=True)

@@ -21,3 +21,15 @@ def rack_request(**kw):
         mgmt_node_u=1,
     )
     return RackRequest(**{**hall, **kw})
+
+
+def cooling_request(**kw):
+    """A CoolingRequest with the tests' plant filled in for what a case does not set (power.cooling takes no
+    policy defaults): water at 32 °C supply and 45 °C return (ΔT 13 K, seed D13), 3,000 kW CDUs, 1,000 kW dry
+    coolers, the type chosen by density."""
+    from power.cooling import CoolingRequest
+
+    plant = dict(
+        cooling_type="", supply_c=32.0, return_c=45.0, fluid="water", cdu_unit_kw=3000.0, heat_rejection_unit_kw=1000.0
+    )
+    return CoolingRequest(**{**plant, **kw})

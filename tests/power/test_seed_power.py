@@ -11,12 +11,12 @@ import yaml
 from power import PowerInputError
 from power.capping import plan_capping, relative_throughput
 from power.carbon import TrainingRun, training_run_footprint
-from power.cooling import FLUIDS, CoolingRequest, coolant_flow_l_per_min, cooling_for_density, plan_cooling
+from power.cooling import FLUIDS, coolant_flow_l_per_min, cooling_for_density, plan_cooling
 from power.facility import ItLoad, plan_facility
 from power.racks import plan_racks
 from power.tco import TcoInputs, line, total_cost_of_ownership
 from tests.conftest import EXAMPLES
-from tests.power.conftest import rack_request
+from tests.power.conftest import cooling_request, rack_request
 
 SEED_LOAD = ItLoad(
     compute_node_count=250,
@@ -45,7 +45,7 @@ def test_d12_facility_energy_and_cost():
 
 
 def test_d13_cooling():
-    plan = plan_cooling(CoolingRequest(rack_kw=40, it_kw=2573.5, facility_kw=2779, cooling_type="direct_to_chip"))
+    plan = plan_cooling(cooling_request(rack_kw=40, it_kw=2573.5, facility_kw=2779, cooling_type="direct_to_chip"))
     assert plan.cdu_count == 2  # one 3,000 kW CDU carries the loop, plus one for N+1
     # Q = ṁ·c·ΔT: the chapter's 2.78 MW at ΔT 13 K needs ≈3,070 L/min, not its 1,000 L/min
     assert coolant_flow_l_per_min(2779, 13, FLUIDS["water"]) == pytest.approx(3070, rel=0.015)
@@ -154,19 +154,19 @@ def test_p2_capping_points_and_the_80_percent_claim():
         ),
         (lambda: plan_racks(rack_request(node_count=10, node_kw=1, node_u=50, rack_u=42)), "rack_u", "50U"),
         (
-            lambda: plan_cooling(CoolingRequest(rack_kw=45, it_kw=100, facility_kw=120, cooling_type="air")),
+            lambda: plan_cooling(cooling_request(rack_kw=45, it_kw=100, facility_kw=120, cooling_type="air")),
             "cooling_type",
             "air cooling holds about 41 kW per rack; these racks draw 45.0 kW. Choose air containment",
         ),
         (
             lambda: plan_cooling(
-                CoolingRequest(rack_kw=130, it_kw=100, facility_kw=120, cooling_type="air_containment")
+                cooling_request(rack_kw=130, it_kw=100, facility_kw=120, cooling_type="air_containment")
             ),
             "cooling_type",
             "Choose direct to chip",
         ),
         (
-            lambda: plan_cooling(CoolingRequest(rack_kw=30, it_kw=100, facility_kw=120, supply_c=40, return_c=35)),
+            lambda: plan_cooling(cooling_request(rack_kw=30, it_kw=100, facility_kw=120, supply_c=40, return_c=35)),
             "coolant_return_c",
             "warmer than the supply",
         ),
