@@ -12,7 +12,6 @@ total throughput? Each GPU costs (cap + host share) × PUE of facility power.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +26,7 @@ H100_CAP_POINTS: tuple[tuple[float, float], ...] = (
     (500 / 700, 0.875),  # seed P2: 85–90 %
     (1.00, 1.00),
 )
+CAP_STEP_FRAC = 0.01  # the planner's grid of caps, 40 % … 100 % of TDP
 
 
 def throughput_curve(points: tuple[tuple[float, float], ...] = H100_CAP_POINTS) -> PchipInterpolator:
@@ -54,7 +54,6 @@ class CappingPlan:
     tdp_w: float
     host_w_per_gpu: float
     pue: float
-    max_gpu_count: int | None
     points: tuple[CapPoint, ...]
     best: CapPoint
     full_power: CapPoint
@@ -86,11 +85,10 @@ def plan_capping(
     budget_kw: float,
     tdp_w: float,
     *,
-    host_w_per_gpu: float = 0.0,
-    pue: float = 1.0,
-    max_gpu_count: int | None = None,
-    step_frac: float = 0.01,
+    host_w_per_gpu: float,
+    pue: float,
 ) -> CappingPlan:
+    """Every cap from 40 % to 100 % of TDP in steps of 1 %: GPUs the budget holds at that cap, × the curve."""
     errors = {}
     if not budget_kw > 0:
         errors["capping_budget_kw"] = f"must be positive, got {budget_kw}"
@@ -102,11 +100,9 @@ def plan_capping(
         errors["pue"] = f"cannot be below 1, got {pue}"
     if errors:
         raise PowerInputError(errors)
-    caps = np.round(np.arange(0.40, 1.0 + 1e-9, step_frac), 4)
+    caps = np.round(np.arange(0.40, 1.0 + 1e-9, CAP_STEP_FRAC), 4)
     per_gpu_kw = (caps * tdp_w + host_w_per_gpu) * pue / 1000
     counts = np.floor(budget_kw / per_gpu_kw + 1e-9).astype(int)
-    if max_gpu_count is not None:
-        counts = np.minimum(counts, max_gpu_count)
     rel = relative_throughput(caps)
     total = counts * rel
     points = tuple(
@@ -129,10 +125,4 @@ def plan_capping(
         "curve": "monotone cubic through (57 %, 0.70), (71 %, 0.875), (100 %, 1.0) — seed P2 for H100; "
         "other models assumed to follow the same curve in fractions of TDP",
     }
-    if max_gpu_count is not None:
-        d["max_gpu_count"] = f"at most {max_gpu_count:,} GPUs (the design's count)"
-    return CappingPlan(budget_kw, tdp_w, host_w_per_gpu, pue, max_gpu_count, points, best, full, d)
-
-
-def gpus_under_budget(budget_kw: float, gpu_kw: float) -> int:
-    return math.floor(budget_kw / gpu_kw + 1e-9)
+    return CappingPlan(budget_kw, tdp_w, host_w_per_gpu, pue, points, best, full, d)

@@ -48,9 +48,6 @@ class RackScaleSystem:
     def tray_w(self, gpu_tdp_w: float) -> float:
         return self.gpus_per_tray * gpu_tdp_w + self.tray_host_w
 
-    def rack_w(self, tray_w: float) -> float:
-        return self.compute_trays * tray_w + self.switch_trays * self.switch_tray_w
-
 
 _NVL72 = dict(
     domain_gpus=72,

@@ -131,7 +131,7 @@ def test_p2_capping_points_and_the_80_percent_claim():
     caps = np.linspace(0.4, 1.0, 61)
     assert np.all(np.diff(relative_throughput(caps)) > 0)  # monotone
     # a fixed budget counted in GPU power: 80 % TDP holds 25 % more GPUs, and more total throughput
-    plan = plan_capping(budget_kw=1400, tdp_w=700)  # 2,000 GPUs at full power
+    plan = plan_capping(budget_kw=1400, tdp_w=700, host_w_per_gpu=0.0, pue=1.0)  # 2,000 GPUs at full power
     full = plan.full_power
     at80 = next(p for p in plan.points if abs(p.cap_frac - 0.80) < 1e-9)
     assert full.gpu_count == 2000 and at80.gpu_count == 2500
@@ -171,7 +171,7 @@ def test_p2_capping_points_and_the_80_percent_claim():
             "warmer than the supply",
         ),
         (lambda: cooling_for_density(400), "rack_budget_kw", "beyond every cooling type"),
-        (lambda: plan_capping(budget_kw=0, tdp_w=700), "capping_budget_kw", "positive"),
+        (lambda: plan_capping(budget_kw=0, tdp_w=700, host_w_per_gpu=0, pue=1), "capping_budget_kw", "positive"),
         (lambda: TrainingRun(10, 700, 1.5, 0.7, 1.1, 10, 0.4), "run_utilisation_frac", "fraction"),
     ],
 )
