@@ -139,9 +139,10 @@ def _name(module: str) -> str:
 
 
 def coverage_maps(modules: list[str]) -> None:
-    """Run the modules' test selections (MODULES; no services, no browser, nothing in NOT_FOR_MUTANTS) once on a pristine copy, recording
-    which test executed which line of every module: ``var/mutation/<module>.lines.json``. One run serves
-    every module (a mutant only ever runs tests of its module's selection)."""
+    """Run the modules' test selections (MODULES; no services, no browser, nothing in NOT_FOR_MUTANTS) once on
+    a pristine copy, recording which test executed which line of every module:
+    ``var/mutation/<module>.lines.json``. One run serves every module (a mutant only ever runs tests of its
+    module's selection)."""
     work = OUT / "work-coverage"
     _copy_tree(work)
     data_file = OUT / "suite.coverage"
