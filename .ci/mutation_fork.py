@@ -12,9 +12,11 @@ A mutant can be run this way only when its effect comes through a call made afte
 back to the slow path (a scratch copy of the tree with the mutant on disk and a fresh pytest process,
 .ci/mutation.py) when its function was called before the fork (at import or collection: a value computed
 then would not see the mutant — every call before the fork is recorded by a profile hook), when it is an
-import, or when the live function cannot be found. A mutant outside a function body (a constant, a class
-body, a default: evaluated at import) is run here by re-running its module-level statement against the
-live names and copying the result into the live objects (`_apply`). Tests that start a Python subprocess do not
+import, when it assigns a name that is read at import (a default, a class body, another constant), when it
+is in a class whose instances were made before the fork (they keep the pristine defaults), or when the
+live function cannot be found. Any other mutant outside a function body (a constant, a class body, a
+default: evaluated at import) is run here by re-running its module-level statement against the live names
+and copying the result into the live objects (`_apply`). Tests that start a Python subprocess do not
 see an in-memory mutant either: .ci/mutation.py re-runs those tests on the slow path for every survivor.
 
 Environment: MUTATION_JOBS (json file: the mutants), MUTATION_RESULTS (jsonl file, one verdict a line),
@@ -50,6 +52,11 @@ def _profile(frame, event, arg):  # sys.setprofile's signature
         code = frame.f_code
         if code.co_filename in _TARGETS:
             _CALLED_BEFORE_FORK.add((code.co_filename, code.co_qualname))
+        elif code.co_name == "__init__" and code.co_filename == "<string>":  # a dataclass's generated __init__
+            cls = type(frame.f_locals.get("self"))
+            source = getattr(sys.modules.get(cls.__module__), "__file__", None)
+            if source in _TARGETS:  # an instance made before the fork keeps the pristine defaults
+                _CALLED_BEFORE_FORK.add((source, f"{cls.__qualname__}.__init__"))
 
 
 if _TARGETS:  # from the plugin's import on: conftest imports, collection, the warm-up test
@@ -178,6 +185,9 @@ def _prepare(job: dict, by_test):
         statement = _statement_code(mutated, job["line"], job["file"])
         if statement is None or module is None or _read_at_import(source, job["line"]):
             return "slow"
+        made = _class_at(source, job["line"])
+        if made and any(f == job["file"] and q.startswith(made + ".") for f, q in _CALLED_BEFORE_FORK):
+            return "slow"  # instances of the class were made before the fork, with the pristine defaults
         patch = ("statement", module, statement)
     items = [i for test in job["tests"] for i in by_test.get(test, [])]
     return (patch, items) if items else "untested"
@@ -191,6 +201,14 @@ def _statement_code(mutated: str, line: int, filename: str):
             if isinstance(statement, (ast.Import, ast.ImportFrom)):
                 return None
             return compile(ast.Module(body=[statement], type_ignores=[]), filename, "exec")
+    return None
+
+
+def _class_at(source: str, line: int) -> str | None:
+    """The name of the top-level class whose statement holds the line, if one does."""
+    for statement in ast.parse(source).body:
+        if statement.lineno <= line <= (statement.end_lineno or statement.lineno):
+            return statement.name if isinstance(statement, ast.ClassDef) else None
     return None
 
 

@@ -157,3 +157,45 @@ def test_a_constant_read_at_import_goes_to_the_slow_path():
     sizing = (CI.parent / "topology" / "sizing.py").read_text()
     headroom = next(n for n, t in enumerate(sizing.splitlines(), 1) if t.startswith("DEFAULT_PORT_HEADROOM_FRAC"))
     assert fork._read_at_import(sizing, headroom)
+
+
+def test_a_class_with_instances_made_before_the_fork_goes_to_the_slow_path(tmp_path):
+    """power/facility.py's ItLoad: a test module's ONE_MW = ItLoad(...) is made at collection, so a mutated
+    field default never reaches it in memory (its mutants survived the fast path though a test pins the
+    zero defaults). The profile hook records a dataclass's generated __init__ by the instance's class."""
+    src = textwrap.dedent(
+        """
+        from dataclasses import dataclass
+
+
+        @dataclass
+        class Made:
+            n: int = 0
+
+
+        @dataclass
+        class NotMade:
+            n: int = 0
+        """
+    )
+    path = tmp_path / "made_mod.py"
+    path.write_text(src)
+    spec = importlib.util.spec_from_file_location("made_mod", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["made_mod"] = module
+    spec.loader.exec_module(module)
+    before = set(fork._CALLED_BEFORE_FORK)
+    fork._TARGETS.add(str(path))
+    try:
+        sys.setprofile(fork._profile)
+        module.Made()
+        sys.setprofile(None)
+        assert (str(path), "Made.__init__") in fork._CALLED_BEFORE_FORK
+        assert not any(q.startswith("NotMade.") for _, q in fork._CALLED_BEFORE_FORK)
+        assert fork._class_at(src, src.splitlines().index("    n: int = 0") + 1) == "Made"
+    finally:
+        sys.setprofile(None)
+        fork._TARGETS.discard(str(path))
+        fork._CALLED_BEFORE_FORK.clear()
+        fork._CALLED_BEFORE_FORK.update(before)
+        del sys.modules["made_mod"]
