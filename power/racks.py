@@ -117,11 +117,17 @@ class RackPlan:
         }
 
 
+def whole_fit(budget_kw: float, each_kw: float) -> int:
+    """How many loads of ``each_kw`` a ``budget_kw`` holds: ⌊budget ÷ each⌋, an exact multiple counted whole
+    although binary floating point misses it (12.6 kW ÷ 4.2 kW holds 3; ``12.6 // 4.2`` gives 2.0)."""
+    return math.floor(budget_kw / each_kw + 1e-9)
+
+
 def servers_per_rack(kw: float, u: int, budget_kw: float, rack_u: int) -> int:
     """Storage or management servers an infrastructure rack holds: min(⌊budget ÷ kW⌋, ⌊rack U ÷ U⌋), at least 1
     — the figure the rack count and the floor plan both use. A server drawing 0 W is bounded by U alone."""
     by_units = rack_u // u
-    by_power = int(budget_kw // kw) if kw > 0 else by_units
+    by_power = whole_fit(budget_kw, kw) if kw > 0 else by_units
     return max(1, min(by_power, by_units))
 
 
@@ -134,11 +140,11 @@ def nodes_per_rack(node_kw: float, node_u: int, rack_budget_kw: float, rack_u: i
     """Compute nodes a rack holds: min(⌊budget ÷ node kW⌋, ⌊rack U ÷ node U⌋) — the one figure the
     rack count, the floor plan's cable lengths and the PDUs all use. Compute racks hold nodes and PDUs only:
     every switch, management ToRs included, stands in a network rack (bom/layout.py)."""
-    return min(int(rack_budget_kw // node_kw), rack_u // node_u)
+    return min(whole_fit(rack_budget_kw, node_kw), rack_u // node_u)
 
 
 def plan_racks(req: RackRequest) -> RackPlan:
-    by_power = int(req.rack_budget_kw // req.node_kw)
+    by_power = whole_fit(req.rack_budget_kw, req.node_kw)
     by_u = req.rack_u // req.node_u
     per_rack = req.trays_per_rack or nodes_per_rack(req.node_kw, req.node_u, req.rack_budget_kw, req.rack_u)
     racks = math.ceil(req.node_count / per_rack)

@@ -143,3 +143,18 @@ def test_a_rack_scale_budget_counts_the_switch_trays_in_kilowatts():
     with pytest.raises(PowerInputError) as exc:
         plan_racks(rack_request(**args, system_name="GB200 NVL72", rack_budget_kw=120.003))
     assert "draws 120.0 kW" in exc.value.errors["rack_budget_kw"]
+
+
+def test_a_budget_of_exactly_k_loads_holds_k_despite_binary_floating_point():
+    """12.6 kW of 4.2 kW servers is 3 (``12.6 // 4.2`` is 2.0 in binary floating point: one server, and for
+    compute nodes one node a rack, silently lost); 2.4 kW of 0.8 kW nodes is 3; 40.8 kW of 10.2 kW DGX is 4.
+    Found by a make-mutation survivor (// → / inside int() was 'equivalent' only because both were wrong)."""
+    from power.racks import nodes_per_rack, servers_per_rack, whole_fit
+
+    assert (whole_fit(12.6, 4.2), whole_fit(2.4, 0.8), whole_fit(40.8, 10.2), whole_fit(1.0, 0.1)) == (3, 3, 4, 10)
+    assert whole_fit(12.5, 4.2) == 2
+    assert servers_per_rack(4.2, 1, 12.6, 42) == 3
+    assert nodes_per_rack(0.8, 1, 2.4, 42) == 3
+    plan = plan_racks(rack_request(node_count=6, node_kw=0.8, node_u=1, rack_budget_kw=2.4))
+    assert (plan.nodes_per_rack, plan.compute_rack_count) == (3, 2)
+    assert plan.derivations["nodes_per_rack"].startswith("min(⌊2.4 kW ÷ 0.8 kW⌋ = 3, ⌊42U ÷ 1U⌋ = 42) = 3")
