@@ -33,7 +33,7 @@ def accessory(catalog: Iterable[PartSpec], prefix: str, description: str, **matc
             and all(getattr(p, k) == v for k, v in match.items())
         ):
             return p
-    return placeholder(PartKind.ACCESSORY, f"{prefix}-?", description)
+    return placeholder(PartKind.ACCESSORY, f"{prefix}?", description)  # "RACK-?": the prefix ends in "-"
 
 
 def infrastructure_lines(
