@@ -144,3 +144,15 @@ def test_full_mesh_storage_switches_are_cabled_to_each_other():
     assert len(mesh) == 4 * 3 // 2  # one link per pair
     assert len(links) == 20 * 2 + 8 * 2 + 6
     assert all(ln.rack_distance == 0 for ln in mesh)
+
+
+def test_link_ends_and_the_per_end_note_on_optical_modules_only():
+    """Seed design, all optics: 2,000 node links + 2,048 leaf–spine links = 4,048 compute links; with the
+    storage and management planes' links the BOM counts every link's two ends. The 'per link end' note (the
+    chapter counts one module per link) belongs on the optical module lines, not on the BMC's 1000BASE-T SFPs."""
+    b = design("seed-2000-gpu.yaml", media="all_optics").bom
+    assert b.link_end_count == 2 * b.link_count and b.link_count >= 4048
+    optical = [ln for ln in b.lines if ln.sku == "MMA4Z00-NS400" and not ln.spare]
+    assert optical and all("Per link end, not per link" in ln.derivation for ln in optical)
+    bmc = [ln for ln in b.lines if ln.category.startswith("transceiver") and "1000BASE-T" in ln.description]
+    assert bmc and not any("Per link end" in ln.derivation for ln in bmc)
