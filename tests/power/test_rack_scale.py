@@ -83,3 +83,14 @@ def test_rack_scale_refusals(data, field, text):
     with pytest.raises(RequirementsError) as exc:
         plan_cluster(validate(data))
     assert text in " ".join(exc.value.errors[field])
+
+
+def test_an_nvl72_rack_is_48u_and_the_plan_says_so():
+    """18 compute trays × 1U + 9 NVLink switch trays × 1U + 21U of power shelves, NIC/management and cable
+    management = 48U (the MGX rack); the rack plan names it: 18 × 1U + 30U of switch trays and the rest."""
+    from power.rack_systems import rack_scale_system
+
+    system = rack_scale_system("GB200")
+    assert system.rack_u == 18 * 1 + 9 * 1 + 21 == 48
+    plan = plan_cluster(validate(GB200_8_RACKS))
+    assert "in its own 48U rack" in plan.power.racks.derivations["nodes_per_rack"]
