@@ -94,3 +94,7 @@ def test_an_nvl72_rack_is_48u_and_the_plan_says_so():
     assert system.rack_u == 18 * 1 + 9 * 1 + 21 == 48
     plan = plan_cluster(validate(GB200_8_RACKS))
     assert "in its own 48U rack" in plan.power.racks.derivations["nodes_per_rack"]
+    # 9 switch trays × 2 NVLink switch chips = 18 chips, one link from every GPU to each: its 18 links
+    trays = next(ln for ln in plan.bom.lines if ln.sku == "NVL5-SWITCH-TRAY")
+    assert "= 72; 18 switch chips per rack, one NVLink 5 link from every GPU to every chip" in trays.derivation
+    assert system.switch_trays * system.switch_chips_per_tray == system.nvlink_links_per_gpu
