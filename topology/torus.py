@@ -15,8 +15,9 @@ from topology.spec import FabricPlan, FabricRequest, FabricRequestError, Topolog
 
 
 def torus_dims_for(chip_count: int) -> tuple[int, int, int]:
-    """The most cube-like x ≤ y ≤ z with x·y·z = chip_count (smallest longest side)."""
-    best: tuple[int, int, int] | None = None
+    """The most cube-like x ≤ y ≤ z with x·y·z = chip_count (smallest longest side, then the least spread);
+    1 × 1 × chip_count when nothing better divides."""
+    best = (1, 1, chip_count)
     for x in range(1, round(chip_count ** (1 / 3)) + 2):
         if chip_count % x:
             continue
@@ -26,9 +27,9 @@ def torus_dims_for(chip_count: int) -> tuple[int, int, int]:
                 continue
             z = rest // y
             cand = (x, y, z)
-            if best is None or (z, z - x) < (best[2], best[2] - best[0]):
+            if (z, z - x) < (best[2], best[2] - best[0]):
                 best = cand
-    return best or (1, 1, chip_count)
+    return best
 
 
 def ring_mean_distance(k: int) -> float:

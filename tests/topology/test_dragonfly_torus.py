@@ -57,3 +57,45 @@ def test_torus_avg_hops_match_bfs():
 def test_torus_odd_dimension_bisection_verified():
     plan = plan_fabric(FabricRequest(topology=Topology.TORUS_3D, node_count=105, torus_dims=(3, 5, 7)))
     assert verify_plan(plan).ok
+
+
+@pytest.mark.parametrize(
+    ("chips", "dims"),
+    [
+        (64, (4, 4, 4)),
+        (24, (2, 3, 4)),  # of 1×1×24, 1×2×12, 1×3×8, 1×4×6, 2×2×6, 2×3×4 the longest side 4 is the least
+        (16, (2, 2, 4)),  # 1×4×4 and 2×2×4 tie on the longest side (4); 2×2×4 spreads less (4 − 2 < 4 − 1)
+        (26, (1, 2, 13)),  # 2 × 13: x = 1 is the best (a search from x = 2 finds nothing and says 1×1×26)
+        (1000, (10, 10, 10)),
+        (1, (1, 1, 1)),
+    ],
+)
+def test_torus_dims_by_hand(chips, dims):
+    assert torus_dims_for(chips) == dims
+
+
+def test_a_small_torus_by_hand():
+    """2 × 3 × 5 = 30 chips (as given): every dimension longer than 1 → 6 links a chip, 30 × 3 = 90 links; the size-2
+    dimension 0 is named. Mean ring distances: k = 2 → 0.5, k = 3 → (0 + 1 + 1)/3 = 0.6667, k = 5 → (0+1+2+2+1)/5
+    = 1.2; sum 2.36667 × 30/29 = 2.448276 hops."""
+    plan = plan_fabric(FabricRequest(topology=Topology.TORUS_3D, node_count=30, torus_dims=(2, 3, 5)))
+    assert plan.derivations["torus_dims"] == "2 × 3 × 5 — as given"
+    assert plan.extras["links_per_chip"] == 6 and plan.endpoint_link_count == 90
+    assert plan.derivations["links_per_chip"] == "± neighbour in each of 3 dimensions = 6; dimension 0 has size 2"
+    assert plan.extras["avg_hop_count"] == 2.448276
+    flat = plan_fabric(FabricRequest(topology=Topology.TORUS_3D, node_count=16, torus_dims=(1, 4, 4)))
+    assert flat.derivations["links_per_chip"] == (
+        "± neighbour in each of 2 dimensions = 4 (only 2 dimension(s) longer than 1: fewer than 6 links per chip)"
+    )
+    twos = plan_fabric(FabricRequest(topology=Topology.TORUS_3D, node_count=12, torus_dims=(3, 2, 2)))
+    assert twos.derivations["links_per_chip"].endswith("= 6; dimension 1 has size 2; dimension 2 has size 2")
+    one = plan_fabric(FabricRequest(topology=Topology.TORUS_3D, node_count=1, torus_dims=(1, 1, 1)))
+    assert one.extras["avg_hop_count"] == 0.0
+
+
+def test_torus_dims_that_do_not_multiply_to_the_chips_are_refused_saying_so():
+    from topology import FabricRequestError
+
+    with pytest.raises(FabricRequestError) as exc:
+        plan_fabric(FabricRequest(topology=Topology.TORUS_3D, node_count=32, torus_dims=(2, 3, 5)))
+    assert exc.value.errors["torus_dims"] == ("2×3×5 = 30 chips, but the design has 32 (node_count × chips_per_node)")
