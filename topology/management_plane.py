@@ -17,19 +17,21 @@ from topology.spec import FabricRequestError
 
 @dataclass(frozen=True)
 class ManagementRequest:
+    """Every figure comes from the requirements (cluster/requests.py): no policy defaults here."""
+
     compute_node_count: int
-    storage_node_count: int = 8
-    mgmt_node_count: int = 5
-    login_node_count: int = 4
-    nodes_per_tor: int = 8
-    ports_per_node: int = 2  # 25GbE management + 1GbE BMC on the same ToR
-    tor_access_ports: int = 48
-    tor_access_gbps: float = 25.0
-    tor_uplinks: int = 2
-    tor_uplink_ports: int = 8
-    uplink_gbps: float = 100.0
-    spine_ports: int = 48
-    min_spines: int = 2
+    storage_node_count: int
+    mgmt_node_count: int
+    login_node_count: int
+    nodes_per_tor: int
+    ports_per_node: int  # 25GbE management + 1GbE BMC on the same ToR
+    tor_access_ports: int
+    tor_access_gbps: float
+    tor_uplinks: int
+    tor_uplink_ports: int
+    uplink_gbps: float
+    spine_ports: int
+    min_spines: int
 
     def __post_init__(self) -> None:
         errors: dict[str, str] = {}

@@ -31,7 +31,7 @@ SEED_STORAGE = dict(
 
 def test_d5_management_plane():
     plan = plan_management(
-        ManagementRequest(compute_node_count=250, storage_node_count=8, mgmt_node_count=5, login_node_count=4)
+        management_request(compute_node_count=250, storage_node_count=8, mgmt_node_count=5, login_node_count=4)
     )
     assert plan.server_count == 267
     assert plan.tor_count == 34
@@ -95,7 +95,7 @@ def test_d6_chapter_storage_switches_cannot_serve_the_ports():
 def test_management_refusals(kw, field):
     base = {"compute_node_count": 250}
     with pytest.raises(FabricRequestError) as exc:
-        plan_management(ManagementRequest(**{**base, **kw}))
+        plan_management(management_request(**{**base, **kw}))
     assert field in exc.value.errors
 
 
@@ -103,3 +103,29 @@ def test_storage_refusals():
     with pytest.raises(FabricRequestError) as exc:
         plan_storage(StorageRequest(**{**SEED_STORAGE, "raid_data_drives": 30}))
     assert "raid_data_drives" in exc.value.errors
+
+
+def management_request(**kw) -> ManagementRequest:
+    """The seed's management plane (D5) for what a case does not set: 8 storage, 5 management and 4 login servers;
+    8 servers a ToR with 2 ports each (25GbE + BMC) of 48 access ports at 25G; 2 of 8 uplink ports at 100G; 48-port
+    spines, at least 2."""
+    seed = dict(storage_node_count=8, mgmt_node_count=5, login_node_count=4, nodes_per_tor=8, ports_per_node=2,
+                tor_access_ports=48, tor_access_gbps=25.0, tor_uplinks=2, tor_uplink_ports=8, uplink_gbps=100.0,
+                spine_ports=48, min_spines=2)  # fmt: skip
+    return ManagementRequest(**{**seed, **kw})
+
+
+def test_management_limits_are_inclusive_and_the_refusal_says_what_fits():
+    """24 servers × 2 ports = 48 = the ToR's access ports: allowed; 25 × 2 = 50 > 48 refused, at most 48 ÷ 2 = 24;
+    8 of 8 uplink ports used: allowed; one compute node is a plane. ToR ratio: 24 × 25G ÷ 8 × 100G = 0.75:1 → 0.75;
+    3 × 25G ÷ 7 × 100G = 0.107142857 → 0.107143 in the JSON."""
+    full = plan_management(management_request(compute_node_count=1, nodes_per_tor=24, tor_uplinks=8))
+    assert full.to_dict()["tor_oversubscription_ratio"] == 0.75
+    with pytest.raises(FabricRequestError) as exc:
+        plan_management(management_request(compute_node_count=250, nodes_per_tor=25))
+    assert exc.value.errors["nodes_per_tor"].endswith("access ports; at most 24 servers per ToR")
+    odd = plan_management(management_request(compute_node_count=10, nodes_per_tor=3, tor_uplinks=7))
+    assert odd.to_dict()["tor_oversubscription_ratio"] == 0.107143
+    with pytest.raises(FabricRequestError) as exc:
+        plan_management(management_request(compute_node_count=10, storage_node_count=-1, spine_ports=0))
+    assert set(exc.value.errors) == {"storage_node_count", "spine_ports"}
