@@ -94,3 +94,15 @@ def test_a_pod_size_alone_asks_for_three_tiers():
     p = plan_fabric(FabricRequest(**base, pod_nodes=32))
     assert p.tier_count == 3
     assert p.tier("leaf").switch_count == 8
+
+
+def test_automatic_tiers_go_up_to_three():
+    """16-port switches at 1:1: one tier holds 16 endpoints, two hold k²/2 = 128, three k³/4 = 1,024 — so 17
+    endpoints take 2 tiers and 129 take 3, chosen without asking; 1,025 fit none."""
+    base = {"topology": F, "nics_per_node": 1, "switch_radix": 16}
+    assert [plan_fabric(FabricRequest(**base, node_count=n)).tier_count for n in (16, 17, 128, 129, 1024)] == [
+        1, 2, 2, 3, 3,
+    ]  # fmt: skip
+    with pytest.raises(FabricRequestError) as exc:
+        plan_fabric(FabricRequest(**base, node_count=1025))
+    assert "node_count" in exc.value.errors
