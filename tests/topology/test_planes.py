@@ -129,3 +129,23 @@ def test_management_limits_are_inclusive_and_the_refusal_says_what_fits():
     with pytest.raises(FabricRequestError) as exc:
         plan_management(management_request(compute_node_count=10, storage_node_count=-1, spine_ports=0))
     assert set(exc.value.errors) == {"storage_node_count", "spine_ports"}
+
+
+def test_a_small_management_plane_by_hand():
+    """10 compute servers, no storage, management or login (zero is allowed): ⌈10 ÷ 3⌉ = 4 ToRs × 7 uplinks = 28
+    uplinks → max(2, ⌈28 ÷ 48⌉) = 2 spines, the busiest with ⌈28 ÷ 2⌉ = 14 ports; 4 + 2 = 6 switches; 10 × 2 = 20
+    access ports; the ToR: 3 × 25G down ÷ 7 × 100G up = 0.107:1."""
+    plan = plan_management(management_request(compute_node_count=10, storage_node_count=0, mgmt_node_count=0,
+                                              login_node_count=0, nodes_per_tor=3, tor_uplinks=7))  # fmt: skip
+    d = plan.to_dict()
+    assert (d["server_count"], d["tor_count"], d["spine_count"], d["switch_count"]) == (10, 4, 2, 6)
+    assert (d["tor_uplink_count"], d["spine_ports_used_max"], d["access_port_count"], d["bmc_port_count"]) == (
+        28, 14, 20, 10,
+    )  # fmt: skip
+    assert d["derivations"]["access_port_count"] == "10 servers × 2 ports (management + BMC) = 20"
+    assert d["derivations"]["tor_oversubscription_ratio"] == "3 × 25G down ÷ 7 × 100G up = 0.107:1"
+    with pytest.raises(FabricRequestError) as exc:
+        plan_management(management_request(compute_node_count=250, nodes_per_tor=25))
+    assert exc.value.errors["nodes_per_tor"] == (
+        "25 servers × 2 ports = 50 exceed the ToR's 48 access ports; at most 24 servers per ToR"
+    )
