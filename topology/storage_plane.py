@@ -26,29 +26,32 @@ ADAM_MIXED_PRECISION_BYTES_PER_PARAM = 14.0
 
 @dataclass(frozen=True)
 class StorageRequest:
+    """Every figure but the mesh's links per pair comes from the requirements (cluster/requests.py): no policy
+    defaults here."""
+
     compute_node_count: int
     gpu_count: int
-    storage_nics_per_node: int = 2
-    storage_nic_gbps: float = 100.0
-    storage_node_count: int = 8
-    drives_per_node: int = 24
-    drive_tb: float = 15.36
-    raid_data_drives: int = 8
-    raid_parity_drives: int = 2
-    storage_node_nics: int = 2
-    storage_node_nic_gbps: float = 200.0
-    switch_radix: int = 32
-    switch_port_gbps: float = 100.0
-    oversubscription: float = 1.0
-    switch_count: int | None = None
-    mesh_links_per_pair: int = 1
-    model_params_billion: float = 70.0
-    weights_bytes_per_param: float = 2.0
-    checkpoint_bytes_per_param: float = ADAM_MIXED_PRECISION_BYTES_PER_PARAM
-    checkpoint_shard_mb: float | None = None
-    checkpoint_window_s: float = 60.0
-    dataloader_read_gbyte_s_per_gpu: float = 0.1
-    required_usable_tb: float | None = None
+    storage_nics_per_node: int
+    storage_nic_gbps: float
+    storage_node_count: int
+    drives_per_node: int
+    drive_tb: float
+    raid_data_drives: int
+    raid_parity_drives: int
+    storage_node_nics: int
+    storage_node_nic_gbps: float
+    switch_radix: int
+    switch_port_gbps: float
+    oversubscription: float
+    switch_count: int | None  # None: sized from the bandwidth
+    model_params_billion: float
+    weights_bytes_per_param: float
+    checkpoint_bytes_per_param: float
+    checkpoint_shard_mb: float | None  # None: the whole checkpoint of the model's parameters
+    checkpoint_window_s: float
+    dataloader_read_gbyte_s_per_gpu: float
+    required_usable_tb: float | None
+    mesh_links_per_pair: int = 1  # the requirements have no field for it: one link per switch pair
 
     def __post_init__(self) -> None:
         errors: dict[str, str] = {}

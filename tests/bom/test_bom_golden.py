@@ -135,9 +135,12 @@ def test_catalog_prices_carry_provenance():
 def test_full_mesh_storage_switches_are_cabled_to_each_other():
     from bom.layout import RackLayout
     from bom.links import ClusterShape, storage_links
+    from tests.topology.test_planes import SEED_STORAGE
     from topology.storage_plane import StorageRequest, plan_storage
 
-    plan = plan_storage(StorageRequest(compute_node_count=20, gpu_count=160, switch_count=4))
+    plan = plan_storage(
+        StorageRequest(**{**SEED_STORAGE, "compute_node_count": 20, "gpu_count": 160, "switch_count": 4})
+    )
     shape = ClusterShape(20, 8, 8, 2, 100.0, 8, 2, 200.0, 5, 4, 8, 25.0, 2, 100.0)
     links = list(storage_links(plan, shape, RackLayout()))
     mesh = [ln for ln in links if ln.segment == "switch–switch mesh"]

@@ -22,10 +22,15 @@ SEED_STORAGE = dict(
     storage_node_nic_gbps=200,
     switch_radix=32,
     switch_port_gbps=100,
+    oversubscription=1.0,
+    switch_count=None,  # sized from the bandwidth
     model_params_billion=70,
     weights_bytes_per_param=2,
+    checkpoint_bytes_per_param=14.0,  # Adam, mixed precision (topology.storage_plane)
     checkpoint_shard_mb=274,
     checkpoint_window_s=60,
+    dataloader_read_gbyte_s_per_gpu=0.1,
+    required_usable_tb=None,
 )
 
 
@@ -70,16 +75,16 @@ def test_d10_weights():
 def test_d6_chapter_storage_switches_cannot_serve_the_ports():
     """The chapter's 4 × 32-port switches, fully meshed, give 116 ports for 516 NIC ports."""
     with pytest.raises(FabricRequestError) as exc:
-        plan_storage(StorageRequest(**SEED_STORAGE, switch_count=4))
+        plan_storage(StorageRequest(**{**SEED_STORAGE, "switch_count": 4}))
     msg = exc.value.errors["switch_count"]
     assert "4 × (32 − 3) = 116" in msg and "516" in msg
     sized = plan_storage(StorageRequest(**SEED_STORAGE))
     assert sized.access_port_count == 516
     assert sized.switch_layout == "three_tier"
-    two_to_one = plan_storage(StorageRequest(**SEED_STORAGE, oversubscription=2))
+    two_to_one = plan_storage(StorageRequest(**{**SEED_STORAGE, "oversubscription": 2}))
     assert two_to_one.switch_layout == "leaf_spine"
     assert two_to_one.switch_count == 25 + 11
-    small = plan_storage(StorageRequest(**{**SEED_STORAGE, "compute_node_count": 20}, switch_count=4))
+    small = plan_storage(StorageRequest(**{**SEED_STORAGE, "compute_node_count": 20, "switch_count": 4}))
     assert small.switch_layout == "full_mesh"
 
 
@@ -149,3 +154,31 @@ def test_a_small_management_plane_by_hand():
     assert exc.value.errors["nodes_per_tor"] == (
         "25 servers × 2 ports = 50 exceed the ToR's 48 access ports; at most 24 servers per ToR"
     )
+
+
+def test_storage_figures_by_hand():
+    """4 compute nodes × 2 × 100G = 800 Gbit/s = 100 GB/s against 8 storage nodes × 2 × min(200G NIC, 100G port)
+    = 200 GB/s: the burst is the compute side's 100 GB/s. Seed shards: 274 MB × 2,000 GPUs = 548 GB exactly.
+    Raw 8 × 24 × 15.36123 TB = 2,949.35616 TB → 2,949.356; RAID 8+2 usable × 0.8 = 2,359.484928 → 2,359.485;
+    reads 2,000 GPUs × 0.1234567 GB/s = 246.9134 → 246.913."""
+    plan = plan_storage(StorageRequest(**{**SEED_STORAGE, "compute_node_count": 4, "drive_tb": 15.36123,
+                                          "dataloader_read_gbyte_s_per_gpu": 0.1234567}))  # fmt: skip
+    d = plan.to_dict()
+    assert d["checkpoint_burst_gbyte_s"] == 100.0
+    assert (
+        "min(compute side 4 × 2 × 100G = 100 GB/s, storage side 200 GB/s) = 100 GB/s offered"
+        in (plan.derivations["checkpoint_burst_gbyte_s"])
+    )
+    assert d["checkpoint_gbyte"] == 548.0
+    assert (d["raw_tb"], d["usable_tb"], d["read_need_gbyte_s"]) == (2949.356, 2359.485, 246.913)
+
+
+def test_storage_edge_values_that_are_allowed():
+    """RAID 8+0 (no parity) keeps all 8/8 of the raw capacity; a 0.5 MB shard is small but positive."""
+    no_parity = plan_storage(StorageRequest(**{**SEED_STORAGE, "raid_parity_drives": 0}))
+    assert no_parity.usable_tb == pytest.approx(no_parity.raw_tb)
+    tiny = plan_storage(StorageRequest(**{**SEED_STORAGE, "checkpoint_shard_mb": 0.5}))
+    assert tiny.checkpoint_gbyte == pytest.approx(0.5 * 2000 / 1000)
+    with pytest.raises(FabricRequestError) as exc:
+        plan_storage(StorageRequest(**{**SEED_STORAGE, "raid_parity_drives": -1, "checkpoint_shard_mb": 0}))
+    assert set(exc.value.errors) == {"raid_parity_drives", "checkpoint_shard_mb"}
