@@ -307,48 +307,16 @@ def _nccl_pair(c: _Ctx, collective: Collective, alg: Algorithm, pi: int):
     return np.where(c.g == 1, bw, 0.0), lat
 
 
-def _launched_share(c: _Ctx, alg: Algorithm, pi: int) -> np.ndarray:
-    """The share of the tuned busBw that runs: src/enqueue.cc ``topoGetAlgoInfo`` after NCCL's choice.
-
-    Ring, Tree and CollNet Chain drop channels while bytes < nc × nt × threadThreshold (nc ≥ 1), then —
-    on one channel — Ring and CollNet Chain halve threads while bytes are still below it and nt is a
-    multiple of 128 (at least 3 warps run; Tree and PAT run all threads, PAT has no channel rule: its
-    maxThreads entry is 0). The thresholds are comm.h's per-thread bytes (8 LL, 8 LL128, 64 Simple; Ring
-    LL × nRanks; CollNet Chain 512), nt starts at device.h's maxThreads (512 LL and Simple, 640 LL128;
-    CollNet Chain 640). The bandwidth that runs is the tuned busBw × nc ÷ nChannels × data threads ÷ nt."""
-    proto = T.PROTOS[pi]
-    chain = alg == Algorithm.COLLNET_CHAIN
-    nt0 = T.NCCL_MAX_NTHREADS if chain else T.MAX_THREADS[proto]
-    thr = T.COLLNET_THREAD_THRESHOLD if chain else T.THREAD_THRESHOLD[proto]
-    thr = thr * (c.n if alg == Algorithm.RING and pi == 0 else 1.0)
-    nc = np.clip(np.floor(c.s / (nt0 * thr)), 1.0, c.channels)
-    if alg == Algorithm.TREE:
-        return nc / c.channels
-    nt = np.full(c.shape, float(nt0))
-    for _ in range(3):  # 640 → 320 stops (320 % 128 ≠ 0); 512 → 256 → 128 → 64 stops
-        nt = np.where((c.s < nc * nt * thr) & (nt % 128 == 0), nt / 2, nt)
-    data_threads = nt if (alg == Algorithm.RING and pi == 2) else np.maximum(nt, T.MIN_THREADS)  # + a sync warp
-    return nc / c.channels * data_threads / nt0
-
-
-def _nccl_time_us(c: _Ctx, collective: Collective, alg: Algorithm, pi: int) -> tuple[np.ndarray, np.ndarray | None]:
-    """ncclTopoGetAlgoTime: latency (×1.4 ring plateau) + bytes ÷ (1000 × bw × tree correction) — the time
-    NCCL chooses by — and the time it runs in, on the channels and threads it launches for the size (None:
-    the same; only Ring, Tree and CollNet Chain drop channels)."""
+def _nccl_time_us(c: _Ctx, collective: Collective, alg: Algorithm, pi: int) -> np.ndarray:
+    """ncclTopoGetAlgoTime: latency (×1.4 ring plateau) + bytes ÷ (1000 × bw × tree correction)."""
     algbw, lat = _nccl_pair(c, collective, alg, pi)
     if alg == Algorithm.TREE and collective == Collective.ALL_REDUCE:
         algbw = algbw * _tree_correction(c.s, pi)
     if alg == Algorithm.RING and pi == 2 and collective == Collective.ALL_REDUCE:
         plateau = c.multi & (c.s / (c.channels * c.n) >= 64)
         lat = lat * np.where(plateau, T.RING_PLATEAU, 1.0)
-    ok = algbw > 0
-    if not ok.any():
-        return np.inf, None
-    bw = np.where(ok, algbw, 1.0)
-    tuned = np.where(ok, lat + c.s / (1000 * bw), np.inf)
-    if alg not in (Algorithm.RING, Algorithm.TREE, Algorithm.COLLNET_CHAIN):
-        return tuned, None
-    return tuned, np.where(ok, lat + c.s / (1000 * bw * _launched_share(c, alg, pi)), np.inf)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(algbw > 0, lat + c.s / (1000 * np.where(algbw > 0, algbw, 1.0)), np.inf)
 
 
 def _hierarchical_us(c: _Ctx) -> np.ndarray:
@@ -364,54 +332,34 @@ def _hierarchical_us(c: _Ctx) -> np.ndarray:
 
 
 def _pair_us(c: _Ctx, collective: Collective, alg: Algorithm, proto: Protocol):
-    """One (algorithm, protocol) pair's (tuned, run) times [µs], +inf where NCCL would not run it; run is None
-    where it is the tuned time."""
+    """One (algorithm, protocol) pair's time [µs], +inf where NCCL would not run it."""
     pi = PROTOCOLS.index(proto)
     simple = proto == Protocol.SIMPLE
     if collective == Collective.ALL_TO_ALL:
-        t = _all_to_all_us(c) if alg == Algorithm.PAIRWISE and simple else np.inf
-    elif alg == Algorithm.PAIRWISE:
-        t = np.inf
-    elif c.fabric.torus_dims is not None:
-        t = _torus_us(collective, c.s, c.fabric, pi) if alg == Algorithm.RING else np.inf
-    elif alg == Algorithm.HIERARCHICAL:
-        t = _hierarchical_us(c) if collective == Collective.ALL_REDUCE and simple else np.inf
-    else:
-        return _nccl_time_us(c, collective, alg, pi)
-    return t, None
-
-
-def _pair_times(
-    collective: Collective, size_bytes, fabric: Fabric, algorithms, protocols
-) -> dict[tuple[Algorithm, Protocol], tuple[np.ndarray, np.ndarray]]:
-    """Every allowed pair's calibrated (tuned, run) times [µs]; disallowed pairs are +inf."""
-    c = _context(check_sizes(size_bytes), fabric)
-    coll = Collective(collective)
-    out = {}
-    with np.errstate(divide="ignore", invalid="ignore"):  # one rank: nothing to time (collective_cost)
-        for alg in algorithms:
-            for proto in protocols:
-                tuned, run = (
-                    None if t is None else calibrated_us(np.broadcast_to(t, c.shape).astype(float), fabric, proto)
-                    for t in _pair_us(c, coll, alg, proto)
-                )
-                out[(alg, proto)] = (tuned, tuned if run is None else run)
-    return out
+        if alg != Algorithm.PAIRWISE or not simple:
+            return np.inf
+        return _all_to_all_us(c)
+    if alg == Algorithm.PAIRWISE:
+        return np.inf
+    if c.fabric.torus_dims is not None:
+        return _torus_us(collective, c.s, c.fabric, pi) if alg == Algorithm.RING else np.inf
+    if alg == Algorithm.HIERARCHICAL:
+        return _hierarchical_us(c) if collective == Collective.ALL_REDUCE and simple else np.inf
+    return _nccl_time_us(c, collective, alg, pi)
 
 
 def algorithm_times_us(
-    collective: Collective,
-    size_bytes,
-    fabric: Fabric,
-    algorithms=NCCL_ALGORITHMS,
-    protocols=PROTOCOLS,
-    tuned: bool = False,
+    collective: Collective, size_bytes, fabric: Fabric, algorithms=NCCL_ALGORITHMS, protocols=PROTOCOLS
 ) -> dict[tuple[Algorithm, Protocol], np.ndarray]:
-    """Time [µs] each allowed (algorithm, protocol) runs in, on the channels and threads NCCL launches for
-    the size — or, with ``tuned``, the time NCCL's tuning model gives it (what NCCL chooses by). Disallowed
-    pairs are +inf."""
-    times = _pair_times(collective, size_bytes, fabric, algorithms, protocols)
-    return {k: pair[0] if tuned else pair[1] for k, pair in times.items()}
+    """Time [µs] of every allowed (algorithm, protocol); disallowed pairs are +inf."""
+    c = _context(check_sizes(size_bytes), fabric)
+    return {
+        (alg, proto): calibrated_us(
+            np.broadcast_to(_pair_us(c, Collective(collective), alg, proto), c.shape).astype(float), fabric, proto
+        )
+        for alg in algorithms
+        for proto in protocols
+    }
 
 
 def calibrated_us(t, fabric: Fabric, proto: Protocol):
@@ -493,10 +441,11 @@ def collective_cost(
     if algorithms is None:
         algorithms = (Algorithm.PAIRWISE,) if collective == Collective.ALL_TO_ALL else NCCL_ALGORITHMS
     with np.errstate(divide="ignore", invalid="ignore"):  # single-rank points are masked below
-        times = _pair_times(collective, size_bytes, fabric, algorithms, protocols)
+        times = algorithm_times_us(collective, size_bytes, fabric, algorithms, protocols)
     keys = list(times)
-    best = np.argmin(np.stack([times[k][0] for k in keys]), axis=0)  # NCCL chooses by its tuned time
-    t = np.take_along_axis(np.stack([times[k][1] for k in keys]), best[None, ...], axis=0)[0]
+    stack = np.stack([times[k] for k in keys])
+    best = np.argmin(stack, axis=0)
+    t = np.take_along_axis(stack, best[None, ...], axis=0)[0]
     s = np.broadcast_to(_arr(size_bytes), t.shape)
     n = np.broadcast_to(_arr(fabric.gpus_per_node) * _arr(fabric.node_count), t.shape)
     single = n < 2  # one rank: nothing to communicate
@@ -527,14 +476,13 @@ def scalar_cost(collective: str, size_bytes: float, f: dict, algorithms=None, pr
     if n < 2:
         return {"time_us": 0.0, "algbw_gbyte_s": 0.0, "busbw_gbyte_s": 0.0, "algorithm": "local", "protocol": "none"}
     env = _scalar_env(fab, size)
-    best = (math.inf, math.inf, "none", "none")
+    best = (math.inf, "none", "none")
     for alg in algorithms:
         for proto in protocols:
-            tuned, run = _scalar_pair_us(coll, alg, PROTOCOLS.index(proto), size, fab, env)
-            tuned, run = (calibrated_us(x, fab, Protocol(proto)) for x in (tuned, run))
-            if tuned < best[0]:  # NCCL chooses by its tuned time and runs on the channels it launches
-                best = (tuned, run, alg.value, proto.value)
-    _, t, alg, proto = best
+            t = calibrated_us(_scalar_pair_us(coll, alg, PROTOCOLS.index(proto), size, fab, env), fab, Protocol(proto))
+            if t < best[0]:
+                best = (t, alg.value, proto.value)
+    t, alg, proto = best
     algbw = size / (1000 * t) if math.isfinite(t) and t > 0 else 0.0
     factor = {Collective.ALL_REDUCE: 2 * (n - 1) / n}.get(coll, (n - 1) / n if coll != Collective.BROADCAST else 1.0)
     return {"time_us": t, "algbw_gbyte_s": algbw, "busbw_gbyte_s": algbw * factor, "algorithm": alg, "protocol": proto}
@@ -557,28 +505,7 @@ def _scalar_env(fab: Fabric, size: float) -> dict:
             "log2_nodes": math.floor(math.log2(max(nodes, 1))), "ll_max": ll_max, "size": size}  # fmt: skip
 
 
-def _scalar_pair_us(
-    coll: Collective, alg: Algorithm, pi: int, size: float, fab: Fabric, e: dict
-) -> tuple[float, float]:
-    """One pair's (tuned, run) times [µs] at one point."""
-    t = _scalar_other_us(coll, alg, pi, size, fab, e)
-    if t is not None:
-        return t, t
-    bw, lat = _scalar_nccl(coll, alg, pi, fab, e)
-    if bw <= 0:
-        return math.inf, math.inf
-    if alg == Algorithm.TREE and coll == Collective.ALL_REDUCE and size >= 64:
-        k = int(math.log2(int(size) >> 6)) if int(size) >> 6 >= 1 else -1
-        if 0 <= k < 23:
-            bw *= T.TREE_CORRECTION[T.PROTOS[pi]][k]
-    plateau = alg == Algorithm.RING and pi == 2 and coll == Collective.ALL_REDUCE and e["multi"]
-    if plateau and size / (e["channels"] * e["n"]) >= 64:
-        lat *= T.RING_PLATEAU
-    return lat + size / (1000 * bw), lat + size / (1000 * bw * _scalar_launched_share(alg, pi, size, e))
-
-
-def _scalar_other_us(coll: Collective, alg: Algorithm, pi: int, size: float, fab: Fabric, e: dict) -> float | None:
-    """All-to-all, the torus, the hierarchical all-reduce (one time each), or None for NCCL's own pairs."""
+def _scalar_pair_us(coll: Collective, alg: Algorithm, pi: int, size: float, fab: Fabric, e: dict) -> float:
     simple = pi == 2
     if coll == Collective.ALL_TO_ALL:
         return _scalar_all_to_all_us(size, fab, e) if alg == Algorithm.PAIRWISE and simple else math.inf
@@ -592,27 +519,17 @@ def _scalar_other_us(coll: Collective, alg: Algorithm, pi: int, size: float, fab
         g, nodes, a_nvl, a_net = e["g"], e["nodes"], T.NVLINK_LATENCY_US["ring"][2], T.NET_LATENCY_US["ring"][2]
         return (2 * (g - 1) * a_nvl + 2 * (g - 1) / g * size / (1000 * e["b_nvl"]) + 2 * (nodes - 1) * a_net
                 + 2 * (nodes - 1) / nodes * (size / g) / (1000 * e["nics"] * e["nic"] / g))  # fmt: skip
-    return None
-
-
-def _scalar_launched_share(alg: Algorithm, pi: int, size: float, e: dict) -> float:
-    """enqueue.cc topoGetAlgoInfo's loops as NCCL writes them (see _launched_share)."""
-    if alg not in (Algorithm.RING, Algorithm.TREE, Algorithm.COLLNET_CHAIN):
-        return 1.0
-    chain = alg == Algorithm.COLLNET_CHAIN
-    nt0 = T.NCCL_MAX_NTHREADS if chain else T.MAX_THREADS[T.PROTOS[pi]]
-    thr = T.COLLNET_THREAD_THRESHOLD if chain else T.THREAD_THRESHOLD[T.PROTOS[pi]]
-    if alg == Algorithm.RING and pi == 0:
-        thr *= e["n"]
-    nc, nt = e["channels"], nt0
-    while size < nc * nt * thr and nc >= 2:
-        nc -= 1
-    if alg == Algorithm.TREE:
-        return nc / e["channels"]
-    while size < nc * nt * thr and nt % 128 == 0:
-        nt //= 2
-    data_threads = nt if (alg == Algorithm.RING and pi == 2) else max(nt, T.MIN_THREADS)
-    return nc / e["channels"] * data_threads / nt0
+    bw, lat = _scalar_nccl(coll, alg, pi, fab, e)
+    if bw <= 0:
+        return math.inf
+    if alg == Algorithm.TREE and coll == Collective.ALL_REDUCE and size >= 64:
+        k = int(math.log2(int(size) >> 6)) if int(size) >> 6 >= 1 else -1
+        if 0 <= k < 23:
+            bw *= T.TREE_CORRECTION[T.PROTOS[pi]][k]
+    plateau = alg == Algorithm.RING and simple and coll == Collective.ALL_REDUCE and e["multi"]
+    if plateau and size / (e["channels"] * e["n"]) >= 64:
+        lat *= T.RING_PLATEAU
+    return lat + size / (1000 * bw)
 
 
 def _scalar_enabled(coll: Collective, alg: Algorithm, pi: int, fab: Fabric, e: dict) -> bool:
@@ -770,15 +687,9 @@ ASSUMPTIONS: tuple[str, ...] = (
     "NVLS and NVLS-tree fill a chunk pipeline before data flows at busBw: + 4 (NCCL_STEPS ÷ 2, the model's "
     "choice) × chunk ÷ (busBw ÷ (NVLS channels × heads)), the chunk by src/enqueue.cc's size rules (128 KiB "
     "down to 16 KiB), at most a head's share of the message (H200: 2 MiB–8 GiB within 8 % of Azure's curve).",
-    "NCCL chooses by its tuned time, then launches fewer channels and threads for small messages "
-    "(src/enqueue.cc topoGetAlgoInfo): Ring, Tree and CollNet Chain drop a channel while bytes < channels × "
-    "threads × threshold (8 B LL, 8 B LL128, 64 B Simple a thread; Ring LL × ranks; CollNet 512 B), then on one "
-    "channel Ring and CollNet Chain halve threads (at least 3 warps); the time reported is the chosen pair's on "
-    "that share of its busBw (8 × H100 Ring LL: 2 of 12 channels at 64 KiB, 1 channel × 96 of 512 threads at "
-    "1 KiB). NVLS keeps its channels; PAT has no such rule.",
-    "Not modelled: the ring and tree chunk pipelines, so mid-size ring messages (≈ 1–64 MiB) come out faster "
-    "than measured, and launch and host overheads nccl-tests includes, so small messages do too (see the "
-    "golden-measurement table); PCIe-only nodes; non-NVIDIA GPUs (MI300X runs RCCL) are refused.",
+    "Not modelled: NCCL's per-size channel and thread reduction and the ring and tree pipelines, so "
+    "mid-size ring messages (≈ 1–64 MiB) come out faster than measured (see the golden-measurement table); "
+    "PCIe-only nodes; non-NVIDIA GPUs (MI300X runs RCCL) are refused.",
     "A calibration (fitted to the cluster's own nccl-tests log, topology/calibration.py) maps every "
     "(algorithm, protocol) time before NCCL's choice: t' = latency_offset_us (+ simple_latency_offset_us on "
     "Simple) + t ÷ bw_efficiency; the latency term is stretched by 1/e too. Without one, the bare model.",

@@ -118,15 +118,9 @@ NVLS_TREE_CHUNK_STEPS = ((4, 65536), (1, 32768))
 # The model's own (not NCCL's): a pipeline of NCCL_STEPS / 2 = 4 chunks in flight per NVLS channel-head
 # (src/include/device.h NCCL_STEPS 8) is filled before data flows at busBw: + 4 × chunk ÷ (busBw ÷ ops).
 NVLS_PIPELINE_CHUNKS = 4
-# src/include/comm.h thread thresholds [bytes per thread] (NCCL_*_THREAD_THRESHOLD; tuning.cc multiplies
-# Ring LL's by nRanks and sets CollNet's Simple threshold to 512) and src/include/device.h thread counts
-# (NCCL_LL_MAX_NTHREADS 512, NCCL_LL128_MAX_NTHREADS 640, NCCL_SIMPLE_MAX_NTHREADS 512, NCCL_MAX_NTHREADS
-# 640); enqueue.cc topoGetAlgoInfo runs at least 3 warps.
+# src/include/comm.h thread thresholds [bytes per thread] and src/include/device.h thread counts
 THREAD_THRESHOLD = {"LL": 8, "LL128": 8, "Simple": 64}
 MAX_THREADS = {"LL": 512, "LL128": 640, "Simple": 512}
-COLLNET_THREAD_THRESHOLD = 512
-NCCL_MAX_NTHREADS = 640
-MIN_THREADS = 3 * 32
 
 
 def node_class(nodes: int) -> int:
