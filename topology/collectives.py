@@ -690,6 +690,10 @@ ASSUMPTIONS: tuple[str, ...] = (
     "Not modelled: NCCL's per-size channel and thread reduction and the ring and tree pipelines, so "
     "mid-size ring messages (≈ 1–64 MiB) come out faster than measured (see the golden-measurement table); "
     "PCIe-only nodes; non-NVIDIA GPUs (MI300X runs RCCL) are refused.",
+    "NCCL's latencies are the GPU's; a measured call also pays host enqueue and kernel launch, which depend "
+    "on the CPU, driver, NCCL release and virtualisation, not on the fabric: Azure's curves show + 5 µs "
+    "(GB200, NCCL 2.25) to + 25 µs (A100 VM, NCCL 2.18) per call, so the bare model is up to 2–3× fast "
+    "below ≈ 1 MiB. A calibration from the cluster's own log carries it (latency_offset_us).",
     "A calibration (fitted to the cluster's own nccl-tests log, topology/calibration.py) maps every "
     "(algorithm, protocol) time before NCCL's choice: t' = latency_offset_us (+ simple_latency_offset_us on "
     "Simple) + t ÷ bw_efficiency; the latency term is stretched by 1/e too. Without one, the bare model.",

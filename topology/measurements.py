@@ -5,16 +5,24 @@ vendor result pages, maintainers' statements and logs in NCCL / nccl-tests issue
 run on each row's fabric with nothing fitted to it; the error is reported per size class as the
 geometric mean of |model ÷ measured| (so +10 % and −10 % count alike) and the bias as the geometric
 mean of model ÷ measured.
+
+:func:`held_out` answers a second question — how close the model gets once calibrated to a cluster
+(topology/calibration.py, the fit a user runs on their own nccl-tests log) — without fitting any row
+to itself: each row of a measured curve is predicted by a calibration fitted on the *other* rows of
+the same curve (leave-one-out). Rows whose curve has too few others to fit keep the bare model.
 """
 
 from __future__ import annotations
 
 import csv
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from topology.collectives import Algorithm, Collective, Fabric, collective_cost
+import numpy as np
+
+from topology.calibration import MIN_ROWS, CalibrationError, fit_calibration
+from topology.collectives import Algorithm, Collective, Fabric, bus_factor, collective_cost
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "topology" / "data" / "nccl_measurements.csv"
 MIB = 2**20
@@ -52,22 +60,79 @@ def _fabric(row: dict) -> Fabric:
     )
 
 
+def _rows(path: Path) -> list[dict]:
+    with path.open(newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+def _cost(row: dict, fabric: Fabric):
+    algs = None if row["algorithm"] == "auto" else (Algorithm(row["algorithm"]),)
+    return collective_cost(Collective(row["collective"]), float(row["size_bytes"]), fabric, algorithms=algs)
+
+
+def _comparison(row: dict, cost, note: str = "") -> Comparison:
+    if row["time_us"]:
+        measured, model, unit = float(row["time_us"]), float(cost.time_us), "µs"
+    else:
+        measured, model, unit = float(row["busbw_gbyte_s"]), float(cost.busbw_gbyte_s), "GB/s busbw"
+    return Comparison(row["source"], row["system"], row["collective"], int(row["size_bytes"]), measured, model,
+                      unit, f"{cost.algorithm}/{cost.protocol}{note}")  # fmt: skip
+
+
+def measured_time_us(row: dict) -> float:
+    """A row's measured time: its time column, or size × bus factor ÷ busbw (nccl-tests PERFORMANCE.md)."""
+    if row["time_us"]:
+        return float(row["time_us"])
+    ranks = int(row["gpus_per_node"]) * int(row["node_count"])
+    factor = float(bus_factor(Collective(row["collective"]), ranks))
+    return int(row["size_bytes"]) * factor / float(row["busbw_gbyte_s"]) / 1000.0  # B ÷ (GB/s) = ns
+
+
 def compare(path: Path = DATA) -> list[Comparison]:
     """Every measurement beside the model's figure for it."""
-    out = []
-    with path.open(newline="", encoding="utf-8") as fh:
-        for row in csv.DictReader(fh):
-            coll, size = Collective(row["collective"]), int(row["size_bytes"])
-            algs = None if row["algorithm"] == "auto" else (Algorithm(row["algorithm"]),)
-            f = _fabric(row)
-            cost = collective_cost(coll, float(size), f, algorithms=algs)
-            if row["time_us"]:
-                measured, model, unit = float(row["time_us"]), float(cost.time_us), "µs"
-            else:
-                measured, model, unit = float(row["busbw_gbyte_s"]), float(cost.busbw_gbyte_s), "GB/s busbw"
-            out.append(Comparison(row["source"], row["system"], coll.value, size, measured, model, unit,
-                                  f"{cost.algorithm}/{cost.protocol}"))  # fmt: skip
-    return out
+    return [_comparison(row, _cost(row, _fabric(row))) for row in _rows(path)]
+
+
+def held_out(path: Path = DATA) -> list[Comparison]:
+    """Every measurement beside the model *calibrated on the other rows of its curve* (leave-one-out).
+
+    A curve is one system's rows of one collective and algorithm choice. Row i is predicted by
+    fit_calibration (the fit the calibration page runs) on the curve's rows other than i; a curve with
+    fewer than MIN_ROWS others keeps the bare model for each row (marked "bare"). No row's own figure
+    enters the calibration that predicts it."""
+    rows = _rows(path)
+    curves: dict[tuple[str, ...], list[int]] = {}
+    for i, row in enumerate(rows):  # a curve: one system (so one fabric), one collective, one algorithm choice
+        key = tuple(v for k, v in row.items() if k not in ("source", "size_bytes", "busbw_gbyte_s", "time_us"))
+        curves.setdefault(key, []).append(i)
+    out: list[Comparison | None] = [None] * len(rows)
+    for members in curves.values():
+        first, fabric = rows[members[0]], _fabric(rows[members[0]])
+        sizes = np.array([float(rows[i]["size_bytes"]) for i in members])
+        measured = np.array([measured_time_us(rows[i]) for i in members])
+        algs = None if first["algorithm"] == "auto" else (Algorithm(first["algorithm"]),)
+
+        def curve(cal, fabric=fabric, sizes=sizes, first=first, algs=algs):
+            f = replace(fabric, **cal.to_dict())
+            return collective_cost(Collective(first["collective"]), sizes, f, algorithms=algs)
+
+        for k, i in enumerate(members):
+            row, others = rows[i], np.arange(len(members)) != k
+            if others.sum() < MIN_ROWS:
+                out[i] = _comparison(row, _cost(row, fabric), " (bare: curve too short to fit)")
+                continue
+            try:
+                fit = fit_calibration(measured[others], lambda cal, o=others: np.asarray(curve(cal).time_us)[o])
+            except CalibrationError as exc:
+                out[i] = _comparison(row, _cost(row, fabric), f" (bare: {exc})")
+                continue
+            cal = fit.calibration
+            out[i] = _comparison(
+                row,
+                _cost(row, replace(fabric, **cal.to_dict())),
+                f" · cal. on {int(others.sum())}: e={cal.bw_efficiency:.3g}, +{cal.latency_offset_us:.3g} µs",
+            )
+    return [c for c in out if c is not None]
 
 
 def class_errors(rows: list[Comparison]) -> list[dict]:
