@@ -38,6 +38,15 @@ class LeafLayer:
     endpoints_per_node: int = 1  # a fat-tree's NICs per node (whole nodes per leaf, pods in nodes)
     reserved_slots: int = 0  # rail-optimized: empty node slots at the start of the first SU
 
+    def __post_init__(self) -> None:
+        # a plain fat-tree's leaves are their own units: rails and leaves per SU rail mean nothing there, so
+        # anything but 1 is a generator's mistake, not a design
+        if not self.su_nodes and (self.rails, self.leaves_per_su_rail) != (1, 1):
+            raise ValueError(
+                f"a leaf layer without scalable units has 1 rail and 1 leaf per unit, "
+                f"got rails={self.rails}, leaves_per_su_rail={self.leaves_per_su_rail}"
+            )
+
     @property
     def leaves_per_unit(self) -> int:
         return self.rails * self.leaves_per_su_rail if self.su_nodes else 1
@@ -162,6 +171,13 @@ def stack_clos(
     core radix default to it. Raises :class:`FabricRequestError` on ``node_count`` when the fabric
     does not fit, on ``pod_nodes`` when the pod does not fit its spines.
     """
+    if tiers not in (1, 2, 3):
+        raise ValueError(f"tiers: 1, 2 or 3, got {tiers!r}")
+    if tiers == 1 and (leaf.leaf_up, leaf.leaf_oversubscription) != (0, 1.0):
+        raise ValueError(
+            f"a one-tier leaf layer has no uplinks (0 up, 1:1), got {leaf.leaf_up} up at "
+            f"{leaf.leaf_oversubscription:g}:1"
+        )
     up = Upper(spine_radix or radix, core_radix or radix, port_gbps, agg_oversubscription, pod_nodes)
     leaf_tier = _leaf_tier(leaf, tiers, radix, port_gbps)
     if tiers == 1:
@@ -192,26 +208,25 @@ def _leaf_tier(leaf: LeafLayer, tiers: int, k: int, s: float) -> Tier:
             f"; each {k}-port leaf: {d} × {b:g}G down, {u} × {s:g}G up "
             f"→ {d * b:,.0f} ÷ {u * s:,.0f} = {leaf.leaf_oversubscription:.3g}:1"
         )
-    up = tiers > 1
-    return Tier(
+    return Tier(  # a one-tier leaf layer has u = 0 at 1:1 (stack_clos checks)
         name="leaf",
         switch_count=leaf_count,
         radix=k,
         port_gbps=s,
         down_ports_per_switch=d,
-        up_ports_per_switch=u if up else 0,
+        up_ports_per_switch=u,
         down_ports_used_total=n,
-        up_ports_used_total=leaf_count * u if up else 0,
-        uplink_count=leaf_count * u if up else 0,
+        up_ports_used_total=leaf_count * u,
+        uplink_count=leaf_count * u,
         uplink_gbps=s,
-        oversubscription=leaf.leaf_oversubscription if up else 1.0,
+        oversubscription=leaf.leaf_oversubscription,
         derivation=why,
     )
 
 
 def _one_tier(leaf: LeafLayer, leaf_tier: Tier, k: int) -> ClosTiers:
     leaf_count = leaf_tier.switch_count
-    wiring = _wiring(leaf, 1, leaf_up=0, leaves_per_pod=leaf_count, aggs_per_pod=0, leaf_to_agg_links=0)
+    wiring = _wiring(leaf, 1, leaf_up=leaf.leaf_up, leaves_per_pod=leaf_count, aggs_per_pod=0, leaf_to_agg_links=0)
     why = f"one tier: {k} ports per switch" + (f" per rail × {leaf.rails} rails" if leaf.su_nodes else "")
     return ClosTiers((leaf_tier,), wiring, 0, _max_endpoints(leaf, 1, k, leaf_count), {"max_endpoint_count": why})
 

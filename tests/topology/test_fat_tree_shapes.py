@@ -106,3 +106,39 @@ def test_automatic_tiers_go_up_to_three():
     with pytest.raises(FabricRequestError) as exc:
         plan_fabric(FabricRequest(**base, node_count=1025))
     assert "node_count" in exc.value.errors
+
+
+def test_the_clos_stacker_refuses_a_tier_count_it_does_not_build():
+    """stack_clos builds 1, 2 or 3 tiers; a 4 (or 0) used to come back as a 3-tier fabric without a word."""
+    from topology.clos import LeafLayer, stack_clos
+
+    leaf = LeafLayer(64, 1, 64, 0, 1, 32, 32, 400.0, 1.0)
+    assert stack_clos(leaf, tiers=2, radix=64, port_gbps=400.0, agg_oversubscription=1.0).wiring.tiers == 2
+    for tiers in (0, 4):
+        with pytest.raises(ValueError, match=f"tiers: 1, 2 or 3, got {tiers}"):
+            stack_clos(leaf, tiers=tiers, radix=64, port_gbps=400.0, agg_oversubscription=1.0)
+
+
+@pytest.mark.parametrize(("up", "ratio"), [(1, 1.0), (0, 2.0), (32, 1.0)])
+def test_a_one_tier_leaf_layer_has_no_uplinks(up, ratio):
+    """One switching tier: 0 up ports at 1:1, or the generator built the wrong leaf (the stacker used to
+    overwrite what it was given)."""
+    from topology.clos import LeafLayer, stack_clos
+
+    with pytest.raises(ValueError, match="a one-tier leaf layer has no uplinks"):
+        stack_clos(LeafLayer(64, 1, 64, 0, 1, 64, up, 400.0, ratio), tiers=1, radix=64, port_gbps=400.0,
+                   agg_oversubscription=1.0)  # fmt: skip
+    one = stack_clos(LeafLayer(64, 1, 64, 0, 1, 64, 0, 400.0, 1.0), tiers=1, radix=64, port_gbps=400.0,
+                     agg_oversubscription=1.0)  # fmt: skip
+    (leaf,) = one.tiers
+    assert (leaf.up_ports_per_switch, leaf.uplink_count, leaf.oversubscription) == (0, 0, 1.0)
+
+
+@pytest.mark.parametrize(("rails", "leaves_per_su_rail"), [(2, 1), (1, 2), (0, 1), (1, 0)])
+def test_a_leaf_layer_without_scalable_units_has_one_rail(rails, leaves_per_su_rail):
+    """Without SUs every leaf is its own unit; rails/leaves per SU rail other than 1 are a generator's bug."""
+    from topology.clos import LeafLayer
+
+    with pytest.raises(ValueError, match="1 rail and 1 leaf per unit"):
+        LeafLayer(64, rails, 64, 0, leaves_per_su_rail, 32, 32, 400.0, 1.0)
+    assert LeafLayer(64, 8, 64, 32, 2, 32, 32, 400.0, 1.0).leaves_per_unit == 16  # with SUs: 8 rails × 2
