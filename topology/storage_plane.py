@@ -19,7 +19,7 @@ from typing import Any
 from topology.fat_tree import plan_fat_tree
 from topology.spec import FabricPlan, FabricRequest, FabricRequestError, Topology
 
-GBYTE = 1e9
+MB_PER_GB = 1000  # decimal units, as drive and NIC vendors count
 ADAM_MIXED_PRECISION_BYTES_PER_PARAM = 14.0
 """bf16 weights (2) + fp32 master weights (4) + Adam first and second moments (4 + 4)."""
 
@@ -200,13 +200,13 @@ def _capacity(req: StorageRequest, d: dict[str, str]):
 
 def _checkpoint(req: StorageRequest, d: dict[str, str]):
     # checkpoint (D9, D10)
-    weights = req.model_params_billion * 1e9 * req.weights_bytes_per_param / GBYTE
+    weights = req.model_params_billion * req.weights_bytes_per_param  # 10⁹ parameters × bytes = GB
     d["weights_gbyte"] = (
         f"{req.model_params_billion:g}B parameters × {req.weights_bytes_per_param:g} bytes = {weights:,.1f} GB"
     )
     if req.checkpoint_shard_mb is not None:
-        ckpt = req.checkpoint_shard_mb * 1e6 * req.gpu_count / GBYTE
-        per_param = ckpt * GBYTE / (req.model_params_billion * 1e9)
+        ckpt = req.checkpoint_shard_mb * req.gpu_count / MB_PER_GB
+        per_param = ckpt / req.model_params_billion  # GB ÷ 10⁹ parameters = bytes per parameter
         d["checkpoint_gbyte"] = (
             f"{req.checkpoint_shard_mb:g} MB shard per GPU × {req.gpu_count:,} GPUs = {ckpt:,.1f} GB "
             f"(= {per_param:.2f} bytes per parameter: more than the weights alone at "
@@ -214,7 +214,7 @@ def _checkpoint(req: StorageRequest, d: dict[str, str]):
             f"{ADAM_MIXED_PRECISION_BYTES_PER_PARAM:g})"
         )
     else:
-        ckpt = req.model_params_billion * 1e9 * req.checkpoint_bytes_per_param / GBYTE
+        ckpt = req.model_params_billion * req.checkpoint_bytes_per_param
         d["checkpoint_gbyte"] = (
             f"{req.model_params_billion:g}B parameters × {req.checkpoint_bytes_per_param:g} bytes "
             f"(weights + optimizer state) = {ckpt:,.1f} GB"
@@ -280,7 +280,7 @@ def _servers_needed(
         f"{req.dataloader_read_gbyte_s_per_gpu:g} GB/s per GPU × {req.gpu_count:,} GPUs = {read_need:,.1f} GB/s"
     )
     per_node_bw = req.storage_node_nics * storage_link / 8
-    need_bw_nodes = math.ceil(max(read_need, write) / per_node_bw - 1e-9) if per_node_bw else 0
+    need_bw_nodes = math.ceil(max(read_need, write) / per_node_bw - 1e-9)  # per_node_bw > 0: NICs ≥ 1, speeds > 0
     need_cap_nodes = math.ceil(req.required_usable_tb / usable_per_node - 1e-9) if req.required_usable_tb else 0
     d["storage_nodes_for_bandwidth"] = (
         f"⌈max(read {read_need:,.1f}, checkpoint write {write:,.2f}) GB/s ÷ {per_node_bw:,.0f} GB/s "
@@ -321,7 +321,7 @@ def _switches(req: StorageRequest, d: dict[str, str], compute_link: float, stora
         s = req.switch_count
         mesh_ports = (s - 1) * req.mesh_links_per_pair
         free = s * (req.switch_radix - mesh_ports)
-        if mesh_ports >= req.switch_radix or free < access:
+        if free < access:  # a mesh that takes every port (mesh_ports ≥ radix) leaves free ≤ 0 < access
             raise FabricRequestError.single(
                 "switch_count",
                 f"{s} × {req.switch_radix}-port switches in a full mesh ({req.mesh_links_per_pair} link(s) "
