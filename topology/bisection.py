@@ -78,9 +78,8 @@ def clos_bisection(w: ClosWiring, endpoint_gbps: float, port_gbps: float) -> Bis
         )
         return Bisection(total, "; ".join(parts) + f"; bisection = {_fmt(total)}")
     pod = leaf_pod_ids(w)
-    pods = int(pod.max()) + 1
-    s_p = np.bincount(pod, weights=send, minlength=pods)
-    r_p = np.bincount(pod, weights=recv, minlength=pods)
+    s_p = np.bincount(pod, weights=send)  # one entry per pod 0 … max (both from the same pod ids)
+    r_p = np.bincount(pod, weights=recv)
     local_pod = float(np.minimum(s_p, r_p).sum())
     pod_cap = w.aggs_per_pod * w.agg_up * port_gbps
     send_p, recv_p = _push_up(s_p, r_p, pod_cap)
@@ -164,7 +163,7 @@ def dragonfly_bisection(
 
 def _ring_cut_links(k: int, arc: int) -> int:
     """Links of a ring of k positions (k=2: two parallel links) cut by an arc of ``arc``."""
-    if k == 1 or arc in (0, k):
+    if arc in (0, k):  # includes k = 1 (arc is 0 or 1): a ring of one position has no link
         return 0
     return 2
 
@@ -176,7 +175,7 @@ def torus_cut_links(dims: tuple[int, ...], a_count: int) -> int:
     the cut is a ring crossed twice (wrap-around doubles a mesh's single crossing),
     plus the cut inside the one partly filled plane, counted the same way.
     """
-    if not dims or a_count <= 0:
+    if not dims:  # a_count = 0 needs no case: no full plane, no remainder, every ring uncut
         return 0
     k = dims[0]
     plane = math.prod(dims[1:])
@@ -261,16 +260,14 @@ def max_flow_bisection_networkx_gbps(plan) -> float:
 
 
 def _integer_capacities(caps: np.ndarray) -> tuple[np.ndarray, float]:
-    """Scale float capacities to int32 by a common unit (exact for rational link speeds)."""
-    unit = 1.0
-    for scale in (1.0, 10.0, 100.0, 1000.0):
-        if np.allclose(caps * scale, np.round(caps * scale)):
-            unit = 1.0 / scale
-            break
-    ints = np.round(caps / unit).astype(np.int64)
-    g = int(np.gcd.reduce(ints[ints > 0])) if np.any(ints > 0) else 1
+    """Scale float capacities to int32 by a common unit: their greatest common divisor in Mbit/s."""
+    milli = np.round(caps * 1000.0)  # link speeds in Gbit/s are multiples of 1 Mbit/s
+    if not np.allclose(milli, caps * 1000.0, rtol=0.0, atol=1e-6):
+        raise ValueError("capacities must be multiples of 0.001 Gbit/s for an exact integer max-flow")
+    ints = milli.astype(np.int64)
+    g = int(np.gcd.reduce(ints)) or 1  # gcd(0, x) = x; all zero: nothing to scale
     ints //= g
-    unit *= g
+    unit = g / 1000.0
     if ints.sum() >= 2**31:
         raise OverflowError("capacities too large for scipy's int32 max-flow")
     return ints.astype(np.int32), unit

@@ -21,6 +21,7 @@ from topology.bisection import (
     _ring_cut_links,
     dragonfly_bisection_split,
     max_flow_bisection_gbps,
+    max_flow_bisection_networkx_gbps,
     torus_cut_links,
     torus_order,
 )
@@ -123,7 +124,58 @@ def test_integer_capacities():
     ints, unit = _integer_capacities(np.array([0.25, 0.5, 0.0]))
     assert ints.tolist() == [1, 2, 0] and unit == 0.25
     ints, unit = _integer_capacities(np.array([0.0]))
-    assert ints.tolist() == [0] and unit == 1.0
+    assert ints.tolist() == [0]  # nothing flows, in any unit
+    ints, unit = _integer_capacities(np.array([0.001, 0.003]))  # 1 and 3 Mbit/s: the finest unit accepted
+    assert ints.tolist() == [1, 3] and unit == 0.001
+    with pytest.raises(ValueError, match=r"multiples of 0\.001 Gbit/s"):
+        _integer_capacities(np.array([400.0, 0.0005]))  # would round to 0 or 1 Mbit/s: refused, not rounded
     _integer_capacities(np.array([2.0**31 - 2, 1.0]))  # 2³¹ − 1 fits
     with pytest.raises(OverflowError):
         _integer_capacities(np.array([2.0**31 - 1, 1.0]))
+
+
+def test_bisection_texts_by_hand():
+    """1,024 endpoints × 400G, 64-port switches at 1:1: 2 tiers (32 leaves of 32 down, 32 up); halves of 512:
+    leaves 0–15 send 16 × 32 × 400G = 204,800 Gbit/s = 25.600 TB/s (÷ 8,000), all through the spines.
+    One tier (64 endpoints on one switch): every pair shares the leaf, 32 × 400G = 12,800 Gbit/s."""
+    two = plan_fabric(FabricRequest(topology=Topology.FAT_TREE, node_count=1024, nics_per_node=1))
+    assert two.tier_count == 2 and two.bisection_gbps == 204_800
+    assert two.derivations["bisection_gbps"] == (
+        "halves of 512 and 512 endpoints × 400G → at most 204,800 Gbit/s (25.600 TB/s); leaf-local 0 Gbit/s "
+        "(0.000 TB/s); through the spines min(send 204,800 Gbit/s (25.600 TB/s), receive 204,800 Gbit/s "
+        "(25.600 TB/s)) with each leaf capped at 32 × 400G; bisection = 204,800 Gbit/s (25.600 TB/s)"
+    )
+    one = plan_fabric(FabricRequest(topology=Topology.FAT_TREE, node_count=64, nics_per_node=1))
+    assert one.derivations["bisection_gbps"] == (
+        "halves of 32 and 32 endpoints × 400G → at most 12,800 Gbit/s (1.600 TB/s); one tier: only traffic that "
+        "shares a leaf (same rail) crosses; bisection = 12,800 Gbit/s (1.600 TB/s)"
+    )
+
+
+def test_two_dragonfly_groups_of_unequal_size_split_between_the_groups():
+    """k = 8 at 1:1: a group is 16 endpoints. 24 hosts → 2 groups of 16 and 8: the cut runs between the groups
+    (16 against 8), not through the middle of the endpoints (12 / 12)."""
+    two = _dragonfly(24, nics_per_node=1, switch_radix=8)
+    assert two.extras["group_count"] == 2
+    assert dragonfly_bisection_split(two.wiring, 24) == 16
+    assert two.derivations["bisection_gbps"].startswith("groups 0–0 (16 endpoints) against groups 1–1 (8)")
+
+
+def test_networkx_max_flow_agrees_with_scipy():
+    """The slow networkx max-flow (what the benchmark compares) on the 3:1 tapered fabric above and on a 1:1
+    16-endpoint one-switch fabric (N·B/2 = 8 × 400 = 3,200 Gbit/s)."""
+    tapered = plan_fabric(
+        FabricRequest(topology=Topology.FAT_TREE, node_count=32, nics_per_node=1, switch_radix=8, oversubscription=3)
+    )
+    assert max_flow_bisection_networkx_gbps(tapered) == pytest.approx(max_flow_bisection_gbps(tapered))
+    flat = plan_fabric(FabricRequest(topology=Topology.FAT_TREE, node_count=16, nics_per_node=1, switch_radix=16))
+    assert max_flow_bisection_networkx_gbps(flat) == pytest.approx(3200.0)
+    assert max_flow_bisection_gbps(flat) == pytest.approx(3200.0)
+
+
+def test_smallest_tori():
+    """Two nodes on a k = 2 ring: node 0 against node 1 over the two parallel links = 2; three in a ring: node 0
+    against nodes 1–2 cuts its two links = 2; a 2 × 2 × 2 torus halves across 4 lines of 2 links each = 8."""
+    assert torus_cut_links((2, 1, 1), 1) == 2
+    assert torus_cut_links((3, 1, 1), 1) == 2
+    assert torus_cut_links((2, 2, 2), 4) == 8
