@@ -57,7 +57,7 @@ def slurm_conf(
         f"# slurm.conf — {title}",
         "# generated from the design's partition plan; Slurm 22.05 or later",
         f"ClusterName={cluster_name(title)}",
-        *(f"SlurmctldHost={h}" for h in ctl[:2]),
+        *(f"SlurmctldHost={h}" for h in ctl),  # primary, then backups (the caller picks how many)
         "AuthType=auth/munge",
         "SlurmUser=slurm",
         "StateSaveLocation=/var/spool/slurmctld",
