@@ -214,7 +214,8 @@ def _class_at(source: str, line: int) -> str | None:
 
 def _read_at_import(source: str, line: int) -> bool:
     """Whether a name the statement at ``line`` assigns is read while the module is imported — in a default,
-    a decorator, a class body or another top-level statement (``B = A * 2``, ``def f(x=A)``). Such values
+    a decorator, a class body, another top-level statement (``B = A * 2``, ``def f(x=A)``) or the body of a
+    module function a top-level statement calls (``LAYOUTS = _layouts()``, which reads ``_SHAPES``). Such values
     were computed from the pristine name; re-running only the statement would not reach them, so the mutant
     goes to the slow path (the fast path may err towards survival, never towards a kill — and should not err
     at all where it can be helped)."""
@@ -226,12 +227,18 @@ def _read_at_import(source: str, line: int) -> bool:
         n.id for t in getattr(target, "targets", [getattr(target, "target", None)]) if t is not None
         for n in ast.walk(t) if isinstance(n, ast.Name)
     }  # fmt: skip
+    defs = {st.name: st for st in tree.body if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    called: set[str] = set()  # module functions called at import (``LAYOUTS = _layouts()``): their bodies run too
     eager: list[ast.AST] = [st for st in tree.body if st is not target]
     while eager:
         node = eager.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             eager.extend([*node.decorator_list, *node.args.defaults, *(d for d in node.args.kw_defaults if d)])
             continue
+        name = node.func.id if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) else None
+        if name in defs and name not in called:
+            called.add(name)
+            eager.extend(defs[name].body)
         if isinstance(node, ast.Lambda):
             eager.extend([*node.args.defaults, *(d for d in node.args.kw_defaults if d)])
             continue

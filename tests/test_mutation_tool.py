@@ -199,3 +199,37 @@ def test_a_class_with_instances_made_before_the_fork_goes_to_the_slow_path(tmp_p
         fork._CALLED_BEFORE_FORK.clear()
         fork._CALLED_BEFORE_FORK.update(before)
         del sys.modules["made_mod"]
+
+
+def test_a_constant_read_by_a_function_called_at_import_goes_to_the_slow_path():
+    """scheduling/mig.py's _SHAPES is read by _layouts(), which LAYOUTS = _layouts() calls at import: re-running
+    the mutated _SHAPES left LAYOUTS as built from the pristine shapes, so 28 of its mutants survived the fast
+    path though the tests pin 7 × 1g per GPU. A function's body counts as read at import when a top-level
+    statement calls it (transitively); a function nobody calls at import stays on the fast path."""
+    src = textwrap.dedent(
+        """
+        S = {"1g": 1}
+        T = 2
+        U = 3
+
+
+        def helper():
+            return T
+
+
+        def build():
+            return dict(S, n=helper())
+
+
+        def later():
+            return U
+
+
+        LAYOUTS = build()
+        """
+    )
+    line = {name: n for n, text in enumerate(src.splitlines(), 1) for name in "STU" if text.startswith(f"{name} =")}
+    assert [fork._read_at_import(src, line[name]) for name in "STU"] == [True, True, False]
+    mig = (CI.parent / "scheduling" / "mig.py").read_text()
+    shapes = next(n for n, t in enumerate(mig.splitlines(), 1) if t.startswith("_SHAPES"))
+    assert fork._read_at_import(mig, shapes)
