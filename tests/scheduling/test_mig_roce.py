@@ -93,3 +93,58 @@ def test_roce_sheet_of_the_roce_design():
     assert "the longest compute cable 500 m" in roce["derivations"]["inputs"]
     seed = yaml.safe_load((EXAMPLES / "seed-2000-gpu.yaml").read_text())
     assert plan_cluster(validate(seed)).result()["roce"] is None  # InfiniBand: no RoCE sheet
+
+
+@pytest.mark.parametrize(
+    ("layout", "fits"),
+    [
+        # NVIDIA MIG User Guide, "Supported MIG Profiles" (A100/H100 80GB placements, memory slices start:size):
+        # 1g {0..6}:1, 1g.20gb {0,2,4,6}:2, 2g {0,2,4}:2, 3g {0,4}:4, 4g {0}:4, 7g {0}:8; compute slices ≤ 7
+        ({"1g2": 4}, True),  # 0,2,4,6: all 8 memory slices, 4 compute
+        ({"1g2": 3, "1g": 1}, True),  # 1g2 at 0,2,4 + 1g at 6
+        ({"1g2": 1, "1g": 6}, True),  # 1g2 at 6 (slices 6–7) + 1g at 0–5: 7 compute slices
+        ({"1g2": 2, "1g": 4}, True),  # 1g2 at 0 and 6 + 1g at 2–5 (or at 4, 6 + 1g at 0–3)
+        ({"1g2": 2, "1g": 5}, False),  # 2 × 2 + 5 = 9 memory slices
+        ({"1g2": 1, "1g": 7}, False),  # 8 compute slices
+        ({"3g": 1, "2g": 1, "1g": 2}, True),  # 2g at 0, 1g at 2 and 3, 3g at 4: 7 compute slices
+        ({"4g": 1, "2g": 1, "1g": 1}, True),  # 4g at 0, 2g at 4, 1g at 6
+        ({"4g": 1, "1g": 3}, True),  # 4g at 0, 1g at 4–6
+        ({"4g": 1, "1g": 4}, False),  # 8 compute slices
+        ({"3g": 2, "1g": 1}, False),  # two 3g take all 8 memory slices
+        ({"3g": 1, "1g2": 2}, True),  # 1g2 at 0 and 2, 3g at 4
+        ({"2g": 3, "1g": 1}, True),  # 2g at 0, 2, 4 + 1g at 6: 7 compute
+        ({"2g": 3, "1g2": 1}, True),  # 1g2 at 6 (slices 6–7): 7 compute
+        ({"7g": 1, "1g": 1}, False),  # 7g takes the whole GPU
+    ],
+)
+def test_layouts_follow_nvidias_placements(layout, fits):
+    full = {"1g": 0, "1g2": 0, "2g": 0, "3g": 0, "4g": 0, "7g": 0, **layout}
+    assert (full in LAYOUTS) is fits
+
+
+def test_mig_prefers_whole_gpus_of_one_profile_and_nothing_beyond_the_demand():
+    """7 × 1g.10gb + 3 × 2g.20gb on 2 H100s: one GPU of each (not two mixed ones); 1 × 1g.10gb on one GPU
+    carves one instance, not seven. A100-80GB names the same shapes."""
+    p = plan_mig("H100-SXM5", 2, {"1g.10gb": 7, "2g.20gb": 3})
+    assert [(g.gpus, g.layout) for g in p.groups] == [((0,), {"1g.10gb": 7}), ((1,), {"2g.20gb": 3})]
+    one = plan_mig("A100-SXM4-80GB", 1, {"1g.10gb": 1})
+    assert [(g.gpus, g.layout) for g in one.groups] == [((0,), {"1g.10gb": 1})] and one.instance_count == 1
+    assert one.derivation.startswith("1 × (1×1g.10gb) = 1 instances on 1 GPUs")
+
+
+@pytest.mark.parametrize(("gpus", "ok"), [(0, False), (1, True), (16, True), (17, False)])
+def test_mig_gpus_per_node_from_1_to_16(gpus, ok):
+    if ok:
+        assert plan_mig("H100-SXM5", gpus, {"1g.10gb": 1}).gpu_count == gpus
+    else:
+        with pytest.raises(SchedulerInputError) as e:
+            plan_mig("H100-SXM5", gpus, {"1g.10gb": 1})
+        assert e.value.errors["gpu_count"] == f"GPUs per node: 1 to 16, got {gpus}"
+
+
+@pytest.mark.parametrize("n", [-1, 1.5, True, "2"])
+def test_mig_demand_is_a_whole_number(n):
+    with pytest.raises(SchedulerInputError) as e:
+        plan_mig("H100-SXM5", 8, {"1g.10gb": n, "2g.20gb": 1})
+    assert e.value.errors["demand.1g.10gb"] == f"a whole number of instances ≥ 0, got {n!r}"
+    assert plan_mig("H100-SXM5", 8, {"1g.10gb": 0, "2g.20gb": 1}).satisfied == {"2g.20gb": 1}
