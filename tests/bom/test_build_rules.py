@@ -1,0 +1,125 @@
+"""bom/build.py's small rules by hand: spares, growth headroom, catalog look-ups, price-list net prices, policy limits.
+
+Each figure is derived in the docstring; a buyer reads these lines and checks as they are.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from bom.build import (
+    BomLine,
+    BomPolicy,
+    Purchase,
+    _catalog_and_headroom_checks,
+    _headroom_check,
+    _spare_lines,
+    find_nic,
+    find_switch,
+)
+from bom.parts import PartKind, PartSpec
+
+
+def part(sku: str, kind: PartKind, price: str = "100", **kw) -> PartSpec:
+    return PartSpec(sku, kind, "Vendor", f"{sku} part", Decimal(price), "price book", False, **kw)
+
+
+def line(qty: int, kind: PartKind = PartKind.CABLE, sku: str = "C1", source: str = "price book") -> BomLine:
+    return BomLine("compute", "cable", sku, "a cable", qty, Decimal("10"), "links", source, False, kind)
+
+
+@pytest.mark.parametrize(("qty", "pct", "spares"), [(100, "2", 2), (101, "2", 3), (1, "2", 1), (50, "0", 0)])
+def test_spares_are_rounded_up_per_line(qty, pct, spares):
+    """⌈100 × 2 %⌉ = 2 exactly; ⌈101 × 2 %⌉ = ⌈2.02⌉ = 3; one cable at 2 % still buys a spare; 0 % buys none."""
+    policy = BomPolicy(spares_pct={PartKind.CABLE: Decimal(pct)})
+    out = _spare_lines([line(qty)], policy)
+    assert sum(s.quantity for s in out) == spares
+    if spares:
+        (s,) = out
+        assert s.spare and s.power_w == 0.0 and s.derivation == f"spares: ⌈{qty:,} × {pct}%⌉ = {spares:,}"
+    assert _spare_lines([line(qty, PartKind.SWITCH)], policy) == []  # no percentage for switches: none
+
+
+@pytest.mark.parametrize(
+    ("used", "free", "need", "ok"), [(100, 20, 20, True), (100, 19, 20, False), (101, 20, 21, False)]
+)
+def test_growth_headroom_target(used, free, need, ok):
+    """20 % of 100 used ports = 20: 20 free pass, 19 fail; 20 % of 101 = ⌈20.2⌉ = 21, so 20 free fail."""
+    c = _headroom_check("compute", "leaf", used, free, Decimal("20"))
+    assert c["ok"] is ok and "info" not in c
+    assert c["message"].startswith(
+        f"compute leaf: {free:,} free ports vs 20% growth headroom of {used:,} used = {need}"
+    )
+    assert c["message"].endswith("or add switches") is (not ok)
+
+
+def test_growth_headroom_without_a_target_is_information():
+    """No target: free ÷ used as a share, 512 of 2,048 = 25 %; nothing used: a dash, not a division by zero."""
+    c = _headroom_check("compute", "spine", 2048, 512, None)
+    assert (c["ok"], c["info"]) == (True, True)
+    assert c["message"].startswith("compute spine: 512 free ports (25 % of the 2,048 used) for growth;")
+    assert "(— of the 0 used)" in _headroom_check("storage", "leaf", 0, 8, None)["message"]
+
+
+def test_missing_parts_and_a_foreign_price_book_are_failed_checks():
+    lines = [line(1, sku="NIC-800G", source="no catalog part: add one and a price"), line(2)]
+    checks = _catalog_and_headroom_checks(lines, {}, BomPolicy())
+    assert checks == [
+        {"ok": False, "field": "catalog", "message": "compute: no catalog part for NIC-800G; priced at $0 until one "
+                                                     "is added"},
+    ]  # fmt: skip
+    eur = BomLine("compute", "nic", "N", "n", 1, Decimal("1"), "", "book", False, PartKind.NIC,
+                  purchase=Purchase(currency="EUR"))  # fmt: skip
+    (check,) = _catalog_and_headroom_checks([eur], {}, BomPolicy())
+    assert check["field"] == "price_book" and check["message"].startswith("the price book is in EUR, but the totals")
+
+
+def test_find_switch_prefers_the_named_model_of_the_right_shape():
+    """Two 64 × 400G switches: the named one wins; a name of another shape falls back to the first that fits;
+    no 128 × 800G part: a $0 placeholder that says what it stands for."""
+    a = part("SW-A", PartKind.SWITCH, port_count=64, port_gbps=400.0)
+    b = part("SW-B", PartKind.SWITCH, port_count=64, port_gbps=400.0)
+    c = part("SW-C", PartKind.SWITCH, port_count=32, port_gbps=400.0)
+    assert find_switch([a, b, c], name="SW-B", radix=64, port_gbps=400.0) is b
+    assert find_switch([a, b, c], name="SW-C", radix=64, port_gbps=400.0) is a
+    assert find_switch([a, b, c], radix=32, port_gbps=400.0) is c
+    ph = find_switch([a, b, c], radix=128, port_gbps=800.0)
+    assert (ph.sku, ph.description, ph.port_count, ph.port_gbps, ph.unit_price_usd) == (
+        "SWITCH-128x800G", "switch with 128 × 800G ports", 128, 800.0, Decimal("0"),
+    )  # fmt: skip
+    assert ph.price_source.startswith("no catalog part") and ph.price_is_assumption
+
+
+def test_find_nic_takes_the_exact_speed_and_the_asked_form():
+    """400G OSFP and 400G QSFP112 in the book: the form asked for wins, else the first; an 800G NIC is not bought
+    for a 200G design (a placeholder says 200G)."""
+    osfp = part("N-OSFP", PartKind.NIC, port_count=1, port_gbps=400.0, form_factor="OSFP")
+    qsfp = part("N-QSFP", PartKind.NIC, port_count=1, port_gbps=400.0, form_factor="QSFP112")
+    fast = part("N-800", PartKind.NIC, port_count=1, port_gbps=800.0, form_factor="OSFP")
+    assert find_nic([osfp, qsfp, fast], 400.0, "QSFP112") is qsfp
+    assert find_nic([osfp, qsfp, fast], 400.0, "OSFP") is osfp
+    assert find_nic([osfp, qsfp, fast], 400.0, "CX") is osfp
+    ph = find_nic([osfp, qsfp, fast], 200.0)
+    assert (ph.sku, ph.description, ph.port_gbps, ph.port_count) == ("NIC-200G", "200G NIC", 200.0, 1)
+
+
+@pytest.mark.parametrize(("pct", "ok"), [("0", True), ("100", True), ("-0.01", False), ("100.01", False)])
+def test_spares_percentages_from_0_to_100(pct, ok):
+    if ok:
+        BomPolicy(spares_pct={PartKind.CABLE: Decimal(pct)})
+    else:
+        with pytest.raises(ValueError, match="must be 0–100 %"):
+            BomPolicy(spares_pct={PartKind.CABLE: Decimal(pct)})
+
+
+def test_list_price_and_discount_are_kept_only_when_they_give_the_net_price():
+    """$1,000 list at 25 % off = $750.00 net: kept. A line priced otherwise ($0, a NIC in the node price) keeps
+    list = net and no discount, so list × (1 − discount) is always the net price."""
+    listed = part("P", PartKind.SWITCH, "750", list_price_usd=Decimal("1000"), discount_pct=Decimal("25"))
+    assert (Purchase.of(listed).list_price_usd, Purchase.of(listed).discount_pct) == (Decimal("1000"), Decimal("25"))
+    free = part("P", PartKind.NIC, "0", list_price_usd=Decimal("1000"), discount_pct=Decimal("25"))
+    assert (Purchase.of(free).list_price_usd, Purchase.of(free).discount_pct) == (Decimal("0"), Decimal("0"))
+    rounded = part("P", PartKind.CABLE, "66.67", list_price_usd=Decimal("100"), discount_pct=Decimal("33.333"))
+    assert Purchase.of(rounded).list_price_usd == Decimal("100")  # 100 × 66.667 % = 66.667 → $66.67 (half up)
