@@ -53,7 +53,7 @@ class RackLayout:
         return rack // self.racks_per_row, rack % self.racks_per_row
 
     def compute_rows(self, node_count: int) -> int:
-        return max(1, math.ceil(math.ceil(node_count / self.nodes_per_rack) / self.racks_per_row))
+        return max(1, -(-node_count // (self.nodes_per_rack * self.racks_per_row)))  # ⌈⌈n ÷ a⌉ ÷ b⌉ = ⌈n ÷ ab⌉
 
     def row_network_rack(self, row: int) -> tuple[int, int]:
         return row, self.racks_per_row
