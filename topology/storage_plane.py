@@ -291,12 +291,8 @@ def _servers_needed(
         if req.required_usable_tb
         else "no capacity target given"
     )
-    for need, what in (
-        (need_bw_nodes, "bandwidth"),
-        (need_cap_nodes if req.required_usable_tb else None, "capacity"),
-    ):
-        if need is None:
-            continue
+    needs = [(need_bw_nodes, "bandwidth")] + ([(need_cap_nodes, "capacity")] if req.required_usable_tb else [])
+    for need, what in needs:
         checks.append(
             {
                 "ok": req.storage_node_count >= need,

@@ -173,3 +173,49 @@ def test_reads_may_be_zero_but_not_negative():
     with pytest.raises(FabricRequestError) as exc:
         storage(dataloader_read_gbyte_s_per_gpu=-0.01)
     assert exc.value.errors == {"dataloader_read_gbyte_s_per_gpu": "must be ≥ 0"}
+
+
+def test_a_raid_group_may_take_every_drive_but_no_more():
+    """RAID 8+2 needs 10 drives: 10 a node is allowed, 9 refused on raid_data_drives."""
+    assert storage(drives_per_node=10).raw_tb == pytest.approx(8 * 10 * 15.36)
+    with pytest.raises(FabricRequestError) as exc:
+        storage(drives_per_node=9)
+    assert exc.value.errors == {
+        "raid_data_drives": "a RAID group of 8+2 needs 10 drives, more than the 9 per node",
+    }
+
+
+POSITIVE = ("storage_nic_gbps", "drive_tb", "storage_node_nic_gbps", "switch_port_gbps", "model_params_billion",
+            "weights_bytes_per_param", "checkpoint_bytes_per_param", "checkpoint_window_s")  # fmt: skip
+
+
+@pytest.mark.parametrize("name", POSITIVE)
+def test_every_rate_size_and_window_is_positive(name):
+    with pytest.raises(FabricRequestError) as exc:
+        storage(**{name: 0})
+    assert exc.value.errors == {name: "must be positive, got 0"}
+
+
+@pytest.mark.parametrize(("ratio", "ok"), [(0.99, False), (1.0, True), (1.5, True)])
+def test_oversubscription_from_one(ratio, ok):
+    if ok:
+        storage(oversubscription=ratio)
+    else:
+        with pytest.raises(FabricRequestError) as exc:
+            storage(oversubscription=ratio)
+        assert exc.value.errors == {"oversubscription": "must be ≥ 1, got 0.99"}
+
+
+def test_capacities_read_in_terabytes_and_petabytes():
+    """Below 1,000 TB two decimals; from 1,000 TB one decimal and the petabytes: seed raw 8 × 24 × 15.36 =
+    2,949.12 TB → "2,949.1 TB (2.95 PB)"; 1 node × 24 × 41.6666 = 999.9984 TB → "1,000.00 TB" (still below)."""
+    assert storage().derivations["raw_tb"] == "8 nodes × 24 drives × 15.36 TB = 2,949.1 TB (2.95 PB)"
+    one = storage(storage_node_count=1, drive_tb=41.6666)
+    assert one.derivations["raw_tb"] == "1 nodes × 24 drives × 41.6666 TB = 1,000.00 TB"
+
+
+def test_storage_switches_that_cannot_be_built_are_refused_on_the_radix():
+    """516 access ports on 4-port switches: even 3 tiers reach 4³ ÷ 4 = 16 endpoints."""
+    with pytest.raises(FabricRequestError) as exc:
+        storage(switch_radix=4)
+    assert exc.value.errors["switch_radix"].startswith("storage switches: ")
