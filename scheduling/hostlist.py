@@ -31,15 +31,15 @@ def compress(names: Iterable[str]) -> str:
     >>> compress(["leaf1", "leaf2", "spine1"])
     'leaf[1-2],spine1'
     """
-    groups: list[tuple[str, int, list[tuple[int, int]]]] = []  # (prefix, width, [(lo, hi)])
+    groups: list[tuple[str, int | None, list[tuple[int, int]]]] = []  # (prefix, width or None, [(lo, hi)])
     for name in names:
         m = _NAME.match(name)
         if m is None:
-            groups.append((name, -1, []))
+            groups.append((name, None, []))  # no number: the name stands as it is
             continue
         prefix, digits = m.group(1), m.group(2)
         width, n = len(digits), int(digits)
-        if groups and groups[-1][0] == prefix and groups[-1][1] == width and groups[-1][2]:
+        if groups and groups[-1][0] == prefix and groups[-1][1] == width:  # a name without digits has width None
             ranges = groups[-1][2]
             if ranges[-1][1] + 1 == n:
                 ranges[-1] = (ranges[-1][0], n)
@@ -49,13 +49,9 @@ def compress(names: Iterable[str]) -> str:
             groups.append((prefix, width, [(n, n)]))
     out = []
     for prefix, width, ranges in groups:
-        if width < 0:
-            out.append(prefix)
-        elif len(ranges) == 1 and ranges[0][0] == ranges[0][1]:
-            out.append(f"{prefix}{ranges[0][0]:0{width}d}")
-        else:
-            parts = [f"{lo:0{width}d}" if lo == hi else f"{lo:0{width}d}-{hi:0{width}d}" for lo, hi in ranges]
-            out.append(f"{prefix}[{','.join(parts)}]")
+        parts = [f"{lo:0{width}d}" if lo == hi else f"{lo:0{width}d}-{hi:0{width}d}" for lo, hi in ranges]
+        single = len(parts) == 1 and "-" not in parts[0]
+        out.append(prefix if width is None else f"{prefix}{parts[0]}" if single else f"{prefix}[{','.join(parts)}]")
     return ",".join(out)
 
 

@@ -122,7 +122,7 @@ def roce_tuning(
     wire = 2 * cable_m * PROPAGATION_NS_PER_M * bytes_per_ns
     response = response_ns * bytes_per_ns
     headroom = int(2 * mtu_bytes + PFC_FRAME_BYTES + wire + response + 0.999999)
-    bdp = link_gbps * 1e9 / 8 * base_rtt_us * 1e-6
+    bdp = bytes_per_ns * base_rtt_us * 1000  # B/ns × ns
     kmin, kmax = round(bdp), round(2 * bdp)
     eth_mtu = mtu_bytes + ROCE_HEADER_BYTES
     if switch_buffer_mb is None:

@@ -99,3 +99,28 @@ def test_a_share_exactly_the_headroom_leaves_no_room_for_xoff():
     t = roce_tuning(**{**S8, "switch_buffer_mb": 4.688384})
     assert t.xoff_bytes == 0
     assert t.checks[1] == (False, "the port's buffer share 73,256 B cannot hold the 73,256 B headroom")
+
+
+@pytest.mark.parametrize("mtu", [256, 512, 1024, 2048, 4096])
+def test_every_roce_mtu_is_accepted(mtu):
+    """The InfiniBand/RoCE path MTUs (IBTA: 256 … 4096 B); the Ethernet MTU must carry it + 66 B of headers."""
+    assert roce_tuning(**S8, mtu_bytes=mtu).ethernet_mtu_min_bytes == mtu + 66
+
+
+def test_without_a_buffer_the_sheet_says_what_is_missing():
+    t = roce_tuning(**{**S8, "switch_buffer_mb": None})
+    assert (t.xoff_bytes, t.xon_bytes) == (None, None)
+    assert t.checks == (
+        (False, "switch buffer not given: PFC XOFF/XON cannot be placed, nor checked against ECN Kmax (400,000 B); "
+                "give the switch's packet buffer (datasheet)"),
+    )  # fmt: skip
+    assert t.derivations["xoff_bytes"] == t.derivations["xon_bytes"] == "switch buffer not given"
+
+
+def test_ecn_kmax_equal_to_xoff_is_not_below_it():
+    """XOFF = Kmax = 400,000 B when a port's share is 400,000 + 73,256 = 473,256 B: × 64 = 30.288384 MB. Marking
+    and pausing would start together — the check wants ECN strictly first."""
+    t = roce_tuning(**{**S8, "switch_buffer_mb": 30.288384})
+    assert (t.xoff_bytes, t.ecn_kmax_bytes) == (400_000, 400_000)
+    assert t.checks[0] == (False, "ECN Kmax 400,000 B is not below PFC XOFF 400,000 B: PFC would pause before ECN "
+                                  "acts; lower Kmax or give the lossless class more buffer")  # fmt: skip
