@@ -131,32 +131,24 @@ def plan_mig(gpu_model: str, gpu_count: int, demand: dict[str, int]) -> MigPlan:
     cap = np.array([[lay[s] for s in shapes] for lay in LAYOUTS], dtype=float)  # layouts × shapes
     mixed = np.array([sum(1 for v in lay.values() if v) > 1 for lay in LAYOUTS], dtype=float)
     n_l, n_s = len(LAYOUTS), len(shapes)
-    # variables: x (GPUs per layout), y (satisfied instances per shape), z (instances beyond the demand)
-    c = np.concatenate([mixed, -1e6 * np.ones(n_s), 1e3 * np.ones(n_s)])
-    a_gpus = np.concatenate([np.ones(n_l), np.zeros(2 * n_s)])[None, :]
-    a_sat = np.hstack([-cap.T, np.eye(n_s), np.zeros((n_s, n_s))])  # y ≤ capacity
-    a_over = np.hstack([cap.T, -np.eye(n_s), -np.eye(n_s)])  # capacity − y − z ≤ 0 … z ≥ capacity − y
-    cons = [
-        LinearConstraint(a_gpus, gpu_count, gpu_count),
-        LinearConstraint(a_sat, -np.inf, 0),
-        LinearConstraint(a_over, -np.inf, 0),
-    ]
-    bounds = Bounds(np.zeros(n_l + 2 * n_s), np.concatenate([np.full(n_l, gpu_count), want, np.full(n_s, np.inf)]))
-    res = milp(c, constraints=cons, bounds=bounds, integrality=np.ones(n_l + 2 * n_s))
+    # variables: x (GPUs per layout), y (satisfied instances per shape); minimised, in strict order of weight:
+    # −10⁶ a satisfied instance, +10³ a carved one (≤ 16 GPUs × 7 = 112: 1.1 × 10⁵ < 10⁶), +1 a mixed GPU (≤ 16)
+    c = np.concatenate([mixed + 1e3 * cap.sum(axis=1), np.full(n_s, -1e6)])
+    a_gpus = np.concatenate([np.ones(n_l), np.zeros(n_s)])[None, :]
+    a_sat = np.hstack([-cap.T, np.eye(n_s)])  # y ≤ what the chosen layouts carve
+    cons = [LinearConstraint(a_gpus, gpu_count, gpu_count), LinearConstraint(a_sat, -np.inf, 0)]
+    bounds = Bounds(np.zeros(n_l + n_s), np.concatenate([np.full(n_l, gpu_count), want]))
+    res = milp(c, constraints=cons, bounds=bounds, integrality=np.ones(n_l + n_s))
     if not res.success:  # pragma: no cover - the programme is always feasible (all GPUs empty)
         raise SchedulerInputError({"demand": f"no layout found ({res.message})"})
     x = np.round(res.x[:n_l]).astype(int)
     y = np.round(res.x[n_l : n_l + n_s]).astype(int)
-    groups, gpu = [], 0
-    for i in np.flatnonzero(x):
-        layout = {names[s]: int(LAYOUTS[i][s]) for s in shapes if LAYOUTS[i][s]}
-        groups.append(MigGroup(tuple(range(gpu, gpu + int(x[i]))), layout))
-        gpu += int(x[i])
-    groups.sort(key=lambda g: min((_rank(shape_of, p) for p in g.layout), default=len(_SHAPES)))
+    groups = [(int(x[i]), {names[s]: int(LAYOUTS[i][s]) for s in shapes if LAYOUTS[i][s]}) for i in np.flatnonzero(x)]
+    groups.sort(key=lambda g: min((_rank(shape_of, p) for p in g[1]), default=len(_SHAPES)))  # small profiles first
     renumbered, gpu = [], 0
-    for g in groups:
-        renumbered.append(MigGroup(tuple(range(gpu, gpu + len(g.gpus))), g.layout))
-        gpu += len(g.gpus)
+    for count, layout in groups:
+        renumbered.append(MigGroup(tuple(range(gpu, gpu + count)), layout))
+        gpu += count
     satisfied = {names[s]: int(y[k]) for k, s in enumerate(shapes) if want[k]}
     short = {p: demand[p] - satisfied.get(p, 0) for p in demand if demand[p] > satisfied.get(p, 0)}
     if short:

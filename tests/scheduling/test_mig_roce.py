@@ -19,7 +19,9 @@ def test_s7_seed_split_is_reproduced():
         ((6, 7), {"3g.40gb": 2}),
     ]
     assert p.instance_count == 38 and p.satisfied == {"1g.10gb": 28, "2g.20gb": 6, "3g.40gb": 4}
-    cfg = yaml.safe_load(p.mig_parted())
+    text = p.mig_parted()
+    assert text.startswith("version: v1\nmig-configs:\n  cluster-designer:\n")  # mig-parted's key order, unsorted
+    cfg = yaml.safe_load(text)
     assert cfg["version"] == "v1"
     entries = cfg["mig-configs"]["cluster-designer"]
     assert entries[0] == {"devices": [0, 1, 2, 3], "mig-enabled": True, "mig-devices": {"1g.10gb": 7}}

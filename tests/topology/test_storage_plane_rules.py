@@ -219,3 +219,13 @@ def test_storage_switches_that_cannot_be_built_are_refused_on_the_radix():
     with pytest.raises(FabricRequestError) as exc:
         storage(switch_radix=4)
     assert exc.value.errors["switch_radix"].startswith("storage switches: ")
+
+
+def test_exactly_a_petabyte_reads_in_petabytes_and_small_positive_inputs_are_allowed():
+    """1 node × 25 drives × 40 TB = 1,000 TB → "1,000.0 TB (1.00 PB)". Half a terabyte drives, a 0.5B-parameter
+    model at 0.5 bytes and a 0.5 s window are small but positive: allowed."""
+    assert storage(storage_node_count=1, drives_per_node=25, drive_tb=40).derivations["raw_tb"] == (
+        "1 nodes × 25 drives × 40 TB = 1,000.0 TB (1.00 PB)"
+    )
+    small = storage(drive_tb=0.5, model_params_billion=0.5, weights_bytes_per_param=0.5, checkpoint_window_s=0.5)
+    assert small.weights_gbyte == pytest.approx(0.25)
