@@ -50,8 +50,9 @@ def compress(names: Iterable[str]) -> str:
     out = []
     for prefix, width, ranges in groups:
         parts = [f"{lo:0{width}d}" if lo == hi else f"{lo:0{width}d}-{hi:0{width}d}" for lo, hi in ranges]
-        single = len(parts) == 1 and "-" not in parts[0]
-        out.append(prefix if width is None else f"{prefix}{parts[0]}" if single else f"{prefix}[{','.join(parts)}]")
+        body = ",".join(parts)
+        single = len(parts) == 1 and "-" not in body  # one number: no brackets
+        out.append(prefix if width is None else f"{prefix}{body}" if single else f"{prefix}[{body}]")
     return ",".join(out)
 
 

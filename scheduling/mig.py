@@ -150,7 +150,7 @@ def plan_mig(gpu_model: str, gpu_count: int, demand: dict[str, int]) -> MigPlan:
         renumbered.append(MigGroup(tuple(range(gpu, gpu + count)), layout))
         gpu += count
     satisfied = {names[s]: int(y[k]) for k, s in enumerate(shapes) if want[k]}
-    short = {p: demand[p] - satisfied.get(p, 0) for p in demand if demand[p] > satisfied.get(p, 0)}
+    short = {p: n - satisfied[p] for p, n in demand.items() if n and n > satisfied[p]}  # asked for: in satisfied
     if short:
         raise SchedulerInputError(
             {

@@ -58,7 +58,10 @@ def test_positions():
     assert L.row_network_rack(3) == (3, 10)
     assert (L.leaf_rack(2, 15), L.leaf_rack(2, 16)) == ((2, 10), (2, 11))
     assert (L.storage_position(5, 7), L.storage_position(5, 8), L.storage_position(5, 80)) == ((5, 0), (5, 1), (6, 0))
-    assert (L.server_position(5, 9, 0), L.server_position(5, 9, 8)) == ((5, 2), (5, 3))
+    assert (L.server_position(5, 9, 0), L.server_position(5, 9, 8), L.server_position(5, 9, 9)) == (
+        (5, 2), (5, 3), (5, 3),
+    )  # fmt: skip
+    assert L.server_position(5, 80, 8) == (6, 1)  # 10 storage racks fill row 5; server rack 11 is row 6, column 1
     assert (L.spine_row_rack(15), L.spine_row_rack(16)) == ((-1, 0), (-1, 1))
 
 

@@ -124,3 +124,10 @@ def test_ecn_kmax_equal_to_xoff_is_not_below_it():
     assert (t.xoff_bytes, t.ecn_kmax_bytes) == (400_000, 400_000)
     assert t.checks[0] == (False, "ECN Kmax 400,000 B is not below PFC XOFF 400,000 B: PFC would pause before ECN "
                                   "acts; lower Kmax or give the lossless class more buffer")  # fmt: skip
+
+
+def test_one_byte_above_the_headroom_holds_it():
+    """(73,256 + 1) B × 64 = 4.688448 MB: XOFF 1 B — the share holds the headroom, barely."""
+    t = roce_tuning(**{**S8, "switch_buffer_mb": 4.688448})
+    assert t.xoff_bytes == 1
+    assert t.checks[1] == (True, "the port's buffer share 73,257 B holds the 73,256 B headroom")

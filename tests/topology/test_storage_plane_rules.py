@@ -229,3 +229,10 @@ def test_exactly_a_petabyte_reads_in_petabytes_and_small_positive_inputs_are_all
     )
     small = storage(drive_tb=0.5, model_params_billion=0.5, weights_bytes_per_param=0.5, checkpoint_window_s=0.5)
     assert small.weights_gbyte == pytest.approx(0.25)
+
+
+def test_petabytes_to_two_decimals():
+    """9,999 TB = 9.999 PB → "10.00 PB" (÷ 1,000, not 999 or 1,001)."""
+    assert storage(storage_node_count=1, drives_per_node=10, drive_tb=999.9).derivations["raw_tb"] == (
+        "1 nodes × 10 drives × 999.9 TB = 9,999.0 TB (10.00 PB)"
+    )
