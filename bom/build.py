@@ -376,7 +376,7 @@ def _count_modules(t: LinkTable, row_module: dict[str, np.ndarray], modules: lis
             cols[i].append(col[has])
         weights.append(t.weight[has])
     keys = [np.concatenate(x) for x in cols]
-    if keys[0].size == 0:
+    if not keys[0].size:  # no end with a module
         return
     first, inverse = group_rows([k - min(0, int(k.min())) for k in keys])
     ports = np.bincount(inverse, weights=np.concatenate(weights), minlength=len(first)).astype(np.int64)
@@ -393,16 +393,6 @@ def _count_modules(t: LinkTable, row_module: dict[str, np.ndarray], modules: lis
         entry = c.modules.setdefault((t.planes[pl], group, module.sku), [module, 0, []])
         entry[1] += int(sums[2][i])
         entry[2].append(_module_why(module, role_name, int(sums[0][i]), int(sums[1][i]), int(sums[2][i])))
-
-
-def _grouped_sum(cols: list[np.ndarray], weights: np.ndarray) -> list[tuple[tuple[int, ...], int]]:
-    """Sum weights over equal rows of integer columns (−1 allowed: columns are shifted)."""
-    if cols[0].size == 0:
-        return []
-    first, inverse = group_rows([c - min(0, int(c.min())) for c in cols])
-    sums = np.bincount(inverse, weights=weights, minlength=len(first)).astype(np.int64)
-    keys = np.stack([c[first] for c in cols], axis=1).tolist()
-    return [(tuple(k), int(n)) for k, n in zip(keys, sums.tolist(), strict=True)]
 
 
 def _module_why(module: PartSpec, role: str, ports: int, holders: int, count: int) -> str:
@@ -453,11 +443,24 @@ def build_bom(
             if qty
         ]
     lines += _spare_lines(lines, policy)
-    plane_order = {"nvlink": 0, "compute": 1, "storage": 2, "management": 3, "infrastructure": 4}
-    cat_order = {"switch": 0, "nic": 1, "fabric": 2, "transceiver": 3, "cable": 4, "rack": 5, "pdu": 6, "patch": 7}
-    lines.sort(key=lambda ln: (plane_order.get(ln.plane, 9), ln.spare, cat_order.get(ln.category.split()[0], 9)))
+    lines.sort(key=_line_order)
     checks += _catalog_and_headroom_checks(lines, tier_ports or {}, policy)
     return Bom(tuple(lines), tuple(checks), counts.link_count, 2 * counts.link_count, dict(counts.media), counts.trunks)
+
+
+PLANE_ORDER = ("nvlink", "compute", "storage", "management", "infrastructure")
+CATEGORY_ORDER = ("switch", "nic", "fabric", "transceiver", "cable", "rack", "pdu", "patch")
+
+
+def _line_order(ln: BomLine) -> tuple[int, bool, int]:
+    """Plane by plane; in each, the parts bought for the design, then their spares; by category ("switch (leaf)"
+    sorts as "switch"); an unknown plane or category last."""
+    category = ln.category.split()[0]
+    return (
+        PLANE_ORDER.index(ln.plane) if ln.plane in PLANE_ORDER else len(PLANE_ORDER),
+        ln.spare,
+        CATEGORY_ORDER.index(category) if category in CATEGORY_ORDER else len(CATEGORY_ORDER),
+    )
 
 
 def _switch_and_nic_lines(switches, nic_counts, roles: Roles) -> tuple[list[BomLine], list[dict[str, Any]]]:
@@ -535,7 +538,7 @@ def _spare_lines(lines: list[BomLine], policy: BomPolicy) -> list[BomLine]:
     spares = []
     for ln in lines:
         pct = policy.spares_pct.get(ln.kind, Decimal("0"))
-        n = math.ceil(ln.quantity * pct / 100) if pct > 0 else 0
+        n = math.ceil(ln.quantity * pct / 100)
         if n:
             spares.append(
                 BomLine(

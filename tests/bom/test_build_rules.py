@@ -10,16 +10,20 @@ from decimal import Decimal
 import pytest
 
 from bom.build import (
+    Bom,
     BomLine,
     BomPolicy,
     Purchase,
+    Roles,
     _catalog_and_headroom_checks,
     _headroom_check,
+    _module_why,
     _spare_lines,
+    _switch_and_nic_lines,
     find_nic,
     find_switch,
 )
-from bom.parts import PartKind, PartSpec
+from bom.parts import CableMedia, PartKind, PartSpec
 
 
 def part(sku: str, kind: PartKind, price: str = "100", **kw) -> PartSpec:
@@ -123,3 +127,71 @@ def test_list_price_and_discount_are_kept_only_when_they_give_the_net_price():
     assert (Purchase.of(free).list_price_usd, Purchase.of(free).discount_pct) == (Decimal("0"), Decimal("0"))
     rounded = part("P", PartKind.CABLE, "66.67", list_price_usd=Decimal("100"), discount_pct=Decimal("33.333"))
     assert Purchase.of(rounded).list_price_usd == Decimal("100")  # 100 × 66.667 % = 66.667 → $66.67 (half up)
+
+
+def module(ppm: int = 1, media: str = "") -> PartSpec:
+    return part("M", PartKind.TRANSCEIVER, ports_per_module=ppm, media=media)
+
+
+def test_module_derivations_name_who_holds_them():
+    """The 'why' of each transceiver line: BMC copper SFPs, fabric-management and attached devices one a port, NIC
+    cages (twin-port: one per cage), switch ports ÷ ports per module (2: rounded up per switch) or × 1."""
+    assert _module_why(module(), "bmc", 267, 34, 267) == (
+        "267 BMC links into SFP ports of management ToRs × 1 1000BASE-T SFP = 267"
+    )
+    rj45 = module(media=CableMedia.COPPER_RJ45)
+    assert _module_why(rj45, "mgmt_tor", 3, 1, 3).startswith("3 BMC links into SFP ports")
+    assert _module_why(module(), "ufm", 4, 4, 4) == "4 fabric-management server ports × 1 module = 4"
+    assert _module_why(module(), "device", 2, 2, 2) == "2 fabric-attached device ports × 1 module = 2"
+    assert _module_why(module(2), "nic", 2000, 1000, 1000) == (
+        "2,000 NIC ports in twin-port cages: one module per cage with an optical port = 1,000"
+    )
+    assert _module_why(module(), "nic", 1840, 1840, 1840) == "1,840 NIC ends of optical links × 1 module = 1,840"
+    assert _module_why(module(2), "compute_switch", 5936, 96, 2968) == (
+        "5,936 optical switch ports on 96 compute switches ÷ 2 ports per module (rounded up per switch) = 2,968"
+    )
+    assert (
+        _module_why(module(), "mgmt_tor", 68, 34, 68) == "68 optical switch ports on 34 management ToRs × 1 module = 68"
+    )
+    assert _module_why(module(0), "mgmt_spine", 68, 2, 68).endswith("on 2 management spines × 1 module = 68")
+
+
+def test_switches_and_nics_of_none_are_not_lines():
+    """A role with 0 switches (no spine on one tier) or 0 NICs buys nothing; 1 is a line of 1."""
+    sw = part("SW", PartKind.SWITCH, port_count=64, port_gbps=400.0)
+    nic = part("NIC", PartKind.NIC, port_count=1, port_gbps=400.0)
+    roles = Roles(sw, sw, sw, sw, nic, nic, nic)
+    lines, checks = _switch_and_nic_lines(
+        [("compute", "compute_switch", "leaf", 1, "one"), ("compute", "compute_spine_switch", "spine", 0, "none")],
+        {"compute": [(nic, 0, "none"), (nic, 1, "one")]},
+        roles,
+    )
+    assert [(ln.category, ln.quantity) for ln in lines] == [("switch (leaf)", 1), ("nic", 1)] and checks == []
+
+
+def test_quantity_by_kind_counts_one_kind_without_spares():
+    lines = (line(10), line(3, kind=PartKind.TRANSCEIVER), line(1), BomLine("storage", "cable", "C", "c", 5,
+             Decimal("1"), "", "book", False, PartKind.CABLE), _spare_lines([line(100)], BomPolicy())[0])  # fmt: skip
+    bom = Bom(lines, (), 0, 0, {})
+    assert bom.quantity_by_kind(PartKind.CABLE) == 16
+    assert bom.quantity_by_kind(PartKind.CABLE, plane="compute") == 11
+    assert bom.quantity_by_kind(PartKind.TRANSCEIVER) == 3
+
+
+def test_bom_lines_run_plane_by_plane_parts_before_spares():
+    """The seed design's BOM: compute, storage, management, infrastructure; in each, what the design needs, then
+    spares; switches, NICs, fabric devices, transceivers, cables, racks, PDUs, patch panels."""
+    import yaml
+
+    from cluster.pipeline import plan_cluster
+    from cluster.validate import validate
+    from tests.conftest import EXAMPLES
+
+    planes = ("compute", "storage", "management", "infrastructure")  # the order a buyer reads, stated here
+    categories = ("switch", "nic", "fabric", "transceiver", "cable", "rack", "pdu", "patch")
+    lines = plan_cluster(validate(yaml.safe_load((EXAMPLES / "seed-2000-gpu.yaml").read_text()))).bom.lines
+    keys = [(planes.index(ln.plane), ln.spare, categories.index(ln.category.split()[0])) for ln in lines]
+    assert keys == sorted(keys)
+    assert list(dict.fromkeys(ln.plane for ln in lines))[:3] == ["compute", "storage", "management"]
+    compute = [(ln.spare, ln.category.split()[0]) for ln in lines if ln.plane == "compute"]
+    assert compute[:3] == [(False, "switch"), (False, "switch"), (False, "nic")] and compute[-1][0] is True
