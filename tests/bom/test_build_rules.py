@@ -65,6 +65,7 @@ def test_growth_headroom_without_a_target_is_information():
     assert (c["ok"], c["info"]) == (True, True)
     assert c["message"].startswith("compute spine: 512 free ports (25 % of the 2,048 used) for growth;")
     assert "(— of the 0 used)" in _headroom_check("storage", "leaf", 0, 8, None)["message"]
+    assert "1 free ports (33 % of the 3 used)" in _headroom_check("storage", "leaf", 3, 1, None)["message"]  # 33.3
 
 
 def test_missing_parts_and_a_foreign_price_book_are_failed_checks():
