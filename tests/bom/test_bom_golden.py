@@ -32,6 +32,17 @@ def test_2000_gpu_all_optics_counts():
     fibre = sum(ln.quantity for ln in b.lines if ln.plane == "compute" and ln.sku.startswith("MPO12-") and not ln.spare)
     assert fibre == 4048  # one fibre per link
     assert ev.fabric.link_end_count == 8096 == 2000 + 2 * 3048
+    # the module lines say where they go: 2,000 NIC-leaf + 64 leaves × 32 up = 2,048 leaf-spine = 4,048 optical
+    # links; switch ports 2,000 + 2 × 2,048 = 6,096 on 64 leaves + 32 spines, ÷ 2 per twin-port module = 3,048
+    per_end = ". Per link end, not per link: 4,048 optical links have 8,096 ends"
+    per_end += " (the seed chapter counts one module per link)"
+    (twin,) = [ln for ln in b.lines if ln.sku == "MMA4Z00-NS" and not ln.spare]
+    assert twin.derivation == (
+        "6,096 optical switch ports on 96 compute switches ÷ 2 ports per module (rounded up per switch) = 3,048"
+        + per_end
+    )
+    (single,) = [ln for ln in b.lines if ln.sku == "MMA4Z00-NS400" and not ln.spare]
+    assert single.derivation == "2,000 NIC ends of optical links × 1 module = 2,000" + per_end
     assert b.quantity("7050SX3-48YC8") == 34 and b.quantity("7280SR3-48YC8") == 2
     assert b.quantity("SFP28-25G-SR") == 2 * 267  # server end + ToR end
     assert b.quantity("QSFP28-100G-SR4", plane="management") == 2 * 68
