@@ -43,6 +43,16 @@ def test_2000_gpu_all_optics_counts():
     )
     (single,) = [ln for ln in b.lines if ln.sku == "MMA4Z00-NS400" and not ln.spare]
     assert single.derivation == "2,000 NIC ends of optical links × 1 module = 2,000" + per_end
+    # storage: 250 compute nodes × 2 + 8 storage servers × 2 = 516 single-port NIC ends; management: 267 servers ×
+    # one 25G port, the same on the ToR side, + 34 ToRs × 2 uplinks = 335 optical links
+    (storage,) = [ln for ln in b.lines if ln.plane == "storage" and ln.kind == PartKind.TRANSCEIVER and not ln.spare]
+    assert storage.derivation.startswith("516 NIC ends of optical links × 1 module = 516; ")
+    (mgmt,) = [ln for ln in b.lines if ln.sku == "SFP28-25G-SR" and not ln.spare]
+    assert mgmt.derivation == (
+        "267 NIC ends of optical links × 1 module = 267; 267 optical switch ports on 34 management ToRs × 1 module "
+        "= 267. Per link end, not per link: 335 optical links have 670 ends (the seed chapter counts one module per "
+        "link)"
+    )
     assert b.quantity("7050SX3-48YC8") == 34 and b.quantity("7280SR3-48YC8") == 2
     assert b.quantity("SFP28-25G-SR") == 2 * 267  # server end + ToR end
     assert b.quantity("QSFP28-100G-SR4", plane="management") == 2 * 68
