@@ -368,7 +368,7 @@ def _count_modules(t: LinkTable, row_module: dict[str, np.ndarray], modules: lis
     for end, role, dev, nic in (("a", t.a_role, t.a_dev, t.a_nic), ("z", t.z_role, t.z_dev, t.z_nic)):
         mod = row_module[end]
         has = mod >= 0
-        width = ppm[np.maximum(mod, 0)]
+        width = ppm[mod]  # a row without a module (mod −1) reads the last module's width: dropped below by `has`
         at_nic = np.isin(role, nic_roles)
         # who holds the module: a switch, or a NIC cage of a node (only twin-port cages need telling apart)
         holder = np.where(at_nic, np.where((nic >= 0) & (width > 1), nic // width, NO_DEVICE), dev)
@@ -376,13 +376,13 @@ def _count_modules(t: LinkTable, row_module: dict[str, np.ndarray], modules: lis
             cols[i].append(col[has])
         weights.append(t.weight[has])
     keys = [np.concatenate(x) for x in cols]
-    if not keys[0].size:  # no end with a module
+    if not sum(int(w.size) for w in weights):  # no end with a module
         return
-    first, inverse = group_rows([k - min(0, int(k.min())) for k in keys])
+    first, inverse = group_rows([k - k.min() for k in keys])  # shifted to 0 (holders may be NO_DEVICE)
     ports = np.bincount(inverse, weights=np.concatenate(weights), minlength=len(first)).astype(np.int64)
     plane, mod, role, holder = (k[first] for k in keys)
     count = -(-ports // ppm[mod])
-    holders = np.where(holder == NO_DEVICE, 0, 1)  # a lumped group stands for ends, not one holder
+    holders = (holder != NO_DEVICE).astype(np.int64)  # a lumped group stands for ends, not one holder
     g_first, g_inv = group_rows([plane, mod, role])
     sums = [np.bincount(g_inv, weights=w, minlength=len(g_first)).astype(np.int64) for w in (ports, holders, count)]
     for i, (pl, md, rl) in enumerate(

@@ -66,6 +66,7 @@ def test_growth_headroom_without_a_target_is_information():
     assert c["message"].startswith("compute spine: 512 free ports (25 % of the 2,048 used) for growth;")
     assert "(— of the 0 used)" in _headroom_check("storage", "leaf", 0, 8, None)["message"]
     assert "1 free ports (33 % of the 3 used)" in _headroom_check("storage", "leaf", 3, 1, None)["message"]  # 33.3
+    assert "2 free ports (67 % of the 3 used)" in _headroom_check("storage", "leaf", 3, 2, None)["message"]  # 66.7
 
 
 def test_missing_parts_and_a_foreign_price_book_are_failed_checks():
@@ -163,11 +164,23 @@ def test_switches_and_nics_of_none_are_not_lines():
     nic = part("NIC", PartKind.NIC, port_count=1, port_gbps=400.0)
     roles = Roles(sw, sw, sw, sw, nic, nic, nic)
     lines, checks = _switch_and_nic_lines(
-        [("compute", "compute_switch", "leaf", 1, "one"), ("compute", "compute_spine_switch", "spine", 0, "none")],
+        [("compute", "compute_spine_switch", "spine", 0, "none"), ("compute", "compute_switch", "leaf", 1, "one")],
         {"compute": [(nic, 0, "none"), (nic, 1, "one")]},
         roles,
     )
     assert [(ln.category, ln.quantity) for ln in lines] == [("switch (leaf)", 1), ("nic", 1)] and checks == []
+
+
+def test_a_switch_not_in_the_catalog_is_a_failed_check_at_0_usd():
+    """No 128 × 800G switch in the book: the line stands at $0 and a check names the shape to add."""
+    nic = part("NIC", PartKind.NIC, port_count=1, port_gbps=400.0)
+    missing = find_switch([], radix=128, port_gbps=800.0)
+    lines, checks = _switch_and_nic_lines([("compute", "compute_switch", "leaf", 4, "why")], {}, Roles(
+        missing, missing, missing, missing, nic, nic, nic))  # fmt: skip
+    assert [(ln.sku, ln.quantity, ln.unit_price_usd) for ln in lines] == [("SWITCH-128x800G", 4, Decimal("0"))]
+    assert checks == [{"ok": False, "field": "catalog",
+                       "message": "compute leaf: no catalog switch with 128 × 800G ports; priced at $0 until one is "
+                                  "added"}]  # fmt: skip
 
 
 def test_quantity_by_kind_counts_one_kind_without_spares():
