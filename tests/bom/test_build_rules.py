@@ -104,6 +104,8 @@ def test_find_nic_takes_the_exact_speed_and_the_asked_form():
     osfp = part("N-OSFP", PartKind.NIC, port_count=1, port_gbps=400.0, form_factor="OSFP")
     qsfp = part("N-QSFP", PartKind.NIC, port_count=1, port_gbps=400.0, form_factor="QSFP112")
     fast = part("N-800", PartKind.NIC, port_count=1, port_gbps=800.0, form_factor="OSFP")
+    switch = part("SW", PartKind.SWITCH, port_count=64, port_gbps=400.0, form_factor="OSFP")
+    assert find_nic([switch, osfp], 400.0, "OSFP") is osfp  # a 400G switch port is not a NIC
     assert find_nic([osfp, qsfp, fast], 400.0, "QSFP112") is qsfp
     assert find_nic([osfp, qsfp, fast], 400.0, "OSFP") is osfp
     assert find_nic([osfp, qsfp, fast], 400.0, "CX") is osfp
