@@ -65,9 +65,11 @@ def _rows(path: Path) -> list[dict]:
         return list(csv.DictReader(fh))
 
 
-def _cost(row: dict, fabric: Fabric):
+def _cost(row: dict, fabric: Fabric, sizes=None):
+    """The model on the row's fabric, at its size (or at ``sizes``: every size of its curve)."""
     algs = None if row["algorithm"] == "auto" else (Algorithm(row["algorithm"]),)
-    return collective_cost(Collective(row["collective"]), float(row["size_bytes"]), fabric, algorithms=algs)
+    size = float(row["size_bytes"]) if sizes is None else sizes
+    return collective_cost(Collective(row["collective"]), size, fabric, algorithms=algs)
 
 
 def _comparison(row: dict, cost, note: str = "") -> Comparison:
@@ -110,11 +112,9 @@ def held_out(path: Path = DATA) -> list[Comparison]:
         first, fabric = rows[members[0]], _fabric(rows[members[0]])
         sizes = np.array([float(rows[i]["size_bytes"]) for i in members])
         measured = np.array([measured_time_us(rows[i]) for i in members])
-        algs = None if first["algorithm"] == "auto" else (Algorithm(first["algorithm"]),)
 
-        def curve(cal, fabric=fabric, sizes=sizes, first=first, algs=algs):
-            f = replace(fabric, **cal.to_dict())
-            return collective_cost(Collective(first["collective"]), sizes, f, algorithms=algs)
+        def curve(cal, fabric=fabric, sizes=sizes, first=first):
+            return _cost(first, replace(fabric, **cal.to_dict()), sizes)
 
         for k, i in enumerate(members):
             row, others = rows[i], np.arange(len(members)) != k

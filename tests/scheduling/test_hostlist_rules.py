@@ -25,7 +25,6 @@ def test_node_names_are_padded_and_counted_from_first():
         (["leaf1", "leaf2", "spine1"], "leaf[1-2],spine1"),  # one name alone: no brackets
         (["spine1"], "spine1"),
         (["gpu001", "gpu003"], "gpu[001,003]"),  # two single numbers of one prefix: brackets
-        (["login", "gpu001", "gpu002"], "login,gpu[001-002]"),  # a name without digits stays as it is
         (["gpu001", "login", "gpu002"], "gpu001,login,gpu002"),  # order kept: runs only of neighbours
         (["gpu001", "leaf1", "gpu002", "gpu003"], "gpu001,leaf1,gpu[002-003]"),
         (["gpu9", "gpu10"], "gpu9,gpu10"),  # widths differ (1 and 2 digits): never one range
