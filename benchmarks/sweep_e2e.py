@@ -75,6 +75,27 @@ def start_workers(env: dict[str, str], n: int) -> list[subprocess.Popen]:
     ]
 
 
+def timeline(sweep, wall0: float, create_s: float, wall_s: float) -> dict[str, float]:
+    """Where one run's wall time went, from the chunks' own timestamps (claim = lease end − lease).
+
+    create: validating, planning and enqueueing (create_sweep returns; a worker may already have
+    claimed a chunk by then); first claim: from the clock's start; busy: the workers' summed
+    claim → finished time (the rest of their time is fetching the next message and idling); tail:
+    from the last chunk's finish to the bench seeing the sweep done (its 0.05 s poll included)."""
+    from django.conf import settings
+
+    chunks = list(sweep.chunks.values_list("lease_until", "finished_at", "worker"))
+    claims = [lease.timestamp() - settings.SWEEP_LEASE_S for lease, _, _ in chunks]
+    finishes = [fin.timestamp() for _, fin, _ in chunks]
+    return {
+        "create_s": create_s,
+        "first_claim_s": min(claims) - wall0,
+        "busy_s": sum(f - c for c, f in zip(claims, finishes, strict=True)),
+        "tail_s": wall0 + wall_s - max(finishes),
+        "workers_seen": len({w for _, _, w in chunks}),
+    }
+
+
 def main(setup: str, workers: int) -> None:
     env = environment(setup)
     subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
@@ -95,6 +116,7 @@ def main(setup: str, workers: int) -> None:
     design = create_design(user, r, evaluate_flat(r))
     procs = start_workers(env, workers)
     runs: list[tuple[float, float, Sweep]] = []
+    timelines: list[dict[str, float]] = []
     try:
         from designer.celery import app
 
@@ -103,12 +125,14 @@ def main(setup: str, workers: int) -> None:
             if time.time() > deadline:
                 raise SystemExit(f"{setup}: the workers did not answer a ping in 60 s")
         for _ in range(REPEATS):
-            t0 = time.perf_counter()
+            t0, wall0 = time.perf_counter(), time.time()
             sweep = create_sweep(user, design.head, SPEC)
             create_s = time.perf_counter() - t0
             while Sweep.objects.get(pk=sweep.pk).status not in ("done", "failed", "cancelled"):
                 time.sleep(0.05)
-            runs.append((time.perf_counter() - t0, create_s, Sweep.objects.get(pk=sweep.pk)))
+            wall_s = time.perf_counter() - t0
+            runs.append((wall_s, create_s, Sweep.objects.get(pk=sweep.pk)))
+            timelines.append(timeline(sweep, wall0, create_s, wall_s))
     finally:
         for p in procs:
             os.killpg(p.pid, signal.SIGTERM)
@@ -136,7 +160,13 @@ def main(setup: str, workers: int) -> None:
         f"→ end-to-end / model {rate / model_rate:5.1%}; {max(c for _, c, _ in runs):.2f} s of it validating and "
         f"planning {len(grid.fabrics)} variants; {stored_mb:.1f} MB stored in {s.chunks.count()} chunks"
     )
-    RESULT.update(setup=setup, workers=workers, median_s=median_s, rate=rate, model_rate=model_rate)
+    t = timelines[[w for w, _, _ in runs].index(median_s)]
+    print(
+        f"    median run: create returned at {t['create_s']:.2f} s, first chunk claimed at {t['first_claim_s']:.2f} s, "
+        f"workers busy {t['busy_s']:.2f} s in all ({t['busy_s'] / workers:.2f} s each if even; {t['workers_seen']} "
+        f"took chunks), done seen {t['tail_s']:.2f} s after the last chunk"
+    )
+    RESULT.update(setup=setup, workers=workers, median_s=median_s, rate=rate, model_rate=model_rate, **t)
     if setup == "embedded":
         shutil.rmtree(env["VAR_DIR"], ignore_errors=True)
 
