@@ -114,7 +114,7 @@ def _mig_objects(parts: PartitionPlan) -> list[dict]:
     ]
 
 
-def kueue_and_volcano(parts: PartitionPlan, *, title: str, scalable_units: bool = False) -> str:
+def kueue_and_volcano(parts: PartitionPlan, *, title: str, scalable_units: bool) -> str:
     """Namespaces, the Kueue Topology / ResourceFlavors / ClusterQueues / LocalQueues, Volcano Queues and, where
     MIG is planned, the MIG manager's config."""
     k8s_gpus = parts.kubernetes.count * parts.gpus_per_node

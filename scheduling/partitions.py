@@ -13,7 +13,9 @@ nodes, the interactive ones the last ``interactive_node_count`` Slurm nodes.
 QoS tiers (§14.8.5 and §14.3.3): ``production`` (Priority 10000, MaxWall 90 days, 10 jobs and 100
 submitted per user, 1,024 GPUs per user), ``dev`` (1000, 7 days, 30 / 500, 128 GPUs) and
 ``preemptible`` (requeued when a higher tier needs its GPUs; §14.3.3 recommends requeue with
-checkpoints over cancel or suspend, since a suspended job keeps its GPU memory).
+checkpoints over cancel or suspend, since a suspended job keeps its GPU memory). §14.3.3 lists
+``sacctmgr add qos preemptible Priority`` without a value: here it is 100, a tenth of dev's as dev's
+is a tenth of production's, with no wall, job or GPU limits of its own.
 """
 
 from __future__ import annotations
@@ -81,8 +83,8 @@ class PartitionPlan:
     qos: tuple[QosTier, ...]
     tenants: tuple[Tenant, ...]
     derivations: dict[str, str]
-    mig_nodes: NodeRange = NodeRange(0, 0)
-    mig: MigPlan | None = None
+    mig_nodes: NodeRange  # the first Kubernetes nodes; count 0 without MIG
+    mig: MigPlan | None
 
     def names(self, r: NodeRange) -> list[str]:
         return node_names(self.node_prefix, r.first, r.count, self.name_width)

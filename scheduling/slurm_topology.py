@@ -75,14 +75,14 @@ def _slurm_leaves(leaf_of_endpoint: np.ndarray, per_node: int, slurm_names: list
         for k in range(len(slurm_names))
     ]
     groups: dict[tuple[int, ...], list[str]] = {}
-    for (ids, _), name in zip(keys, slurm_names, strict=True):
+    for (ids, _), name in zip(keys, slurm_names):  # keys: one per name
         groups.setdefault(tuple(ids.tolist()), []).append(name)
     owner: dict[int, tuple[int, ...]] = {}
     disjoint = all(owner.setdefault(x, key) == key for key in groups for x in key)
     straddling: set[str] = set()
     if not disjoint:
         groups = {}
-        for (ids, counts), name in zip(keys, slurm_names, strict=True):
+        for (ids, counts), name in zip(keys, slurm_names):
             if ids.size > 1:
                 straddling.add(name)
             groups.setdefault((int(ids[np.argmax(counts)]),), []).append(name)
@@ -128,7 +128,7 @@ def slurm_topology(plan: FabricPlan, parts: PartitionPlan) -> SlurmTopology | No
     straddling = len(straddlers & slurm_set)
     upper: list[SlurmSwitch] = []
     children: dict[int, list[str]] = {}
-    for u, v in zip(e.u[~down].tolist(), e.v[~down].tolist(), strict=True):
+    for u, v in zip(e.u[~down].tolist(), e.v[~down].tolist()):
         lo, hi = (u, v) if e.node_tier[u] < e.node_tier[v] else (v, u)
         if e.node_tier[lo] == e.node_tier[hi]:
             continue  # Dragonfly+ global links between spines: the "global" switch below stands for them
@@ -202,7 +202,7 @@ def block_conf(topo: SlurmTopology | None, parts: PartitionPlan, *, title: str) 
     sizes_in_nodes = {len(b.nodes) for b in blocks}
     if len(sizes_in_nodes) == 1:
         base = sizes_in_nodes.pop()
-        sizes = [base << i for i in range(len(blocks).bit_length()) if (1 << i) <= len(blocks)]
+        sizes = [base << i for i in range(len(blocks).bit_length())]  # 2^i ≤ blocks for i < bit_length
         tail = f"BlockSizes={','.join(map(str, sizes))}"
     else:
         tail = "# blocks of unequal node counts (a partly filled last unit): BlockSizes left to Slurm's default"
@@ -230,7 +230,7 @@ def node_localities(plan: FabricPlan, parts: PartitionPlan, names: list[str]) ->
     e, down, phys, leaves, _, _ = _fabric_leaves(plan, parts.node_count, all_names)
     up = ~down & ((e.node_tier[e.u] == 0) | (e.node_tier[e.v] == 0))
     spines_of: dict[str, set[int]] = {}
-    for u, v in zip(e.u[up].tolist(), e.v[up].tolist(), strict=True):
+    for u, v in zip(e.u[up].tolist(), e.v[up].tolist()):
         leaf, spine = (u, v) if e.node_tier[u] == 0 else (v, u)
         spines_of.setdefault(phys(leaf), set()).add(spine)
     w = plan.wiring
