@@ -29,7 +29,7 @@ def _time(fn) -> float:
 
 def case(label: str, profile, *, gpus: int, per_node: int, load: float, hours: float, policy: str, ref: bool,
          failures=None) -> None:  # fmt: skip
-    jobs = generate_jobs(profile, cluster_gpus=gpus, gpus_per_node=per_node, load=load, horizon_h=hours, seed=1)
+    jobs = generate_jobs(profile, cluster_gpus=gpus, load=load, horizon_h=hours, seed=1)
     nodes = gpus // per_node
     ours = _time(lambda: simulate(jobs, node_count=nodes, gpus_per_node=per_node, horizon_h=hours, policy=policy,
                                   failures=failures))  # fmt: skip

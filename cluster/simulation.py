@@ -61,9 +61,9 @@ def make_jobs(w: Workload, b: Batch, trace_text: str | None = None, trace_format
         classes = tuple(JobClass(n, 1 / len(names), 1, b.gpus, 1, 1, 1, comm_fraction=comm.get(n, 0.0)) for n in names)
         return jobs, Profile(classes, "a replayed trace")
     try:
-        check_profile(profile, b.gpus, b.gpus_per_node, where=f" (batch partition {b.partition})")
+        check_profile(profile, b.gpus, where=f" (batch partition {b.partition})")
         jobs = generate_jobs(
-            profile, cluster_gpus=b.gpus, gpus_per_node=b.gpus_per_node, load=w.offered_load_pct / 100,
+            profile, cluster_gpus=b.gpus, load=w.offered_load_pct / 100,
             horizon_h=w.days * 24, seed=w.seed, jobs_per_day=w.jobs_per_day if w.arrival == "jobs_per_day" else None,
         )  # fmt: skip
     except SchedulerInputError as exc:

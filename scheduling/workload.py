@@ -97,7 +97,7 @@ class Jobs:
         return int(self.submit_h.size)
 
 
-def check_profile(profile: Profile, cluster_gpus: int | None, gpus_per_node: int = 1, where: str = "") -> None:
+def check_profile(profile: Profile, cluster_gpus: int | None, where: str = "") -> None:
     """Field errors for a profile that cannot run: shares not 100 %, a class larger than the cluster…
     (``cluster_gpus`` None: the classes on their own, before a cluster is known; ``where`` names the
     cluster in the message, e.g. " (its batch partition gpu-large)")."""
@@ -150,17 +150,17 @@ def arrival_rates_from_jobs_per_h(profile: Profile, jobs_per_day: float) -> np.n
 def offered_load(profile: Profile, cluster_gpus: int, jobs_per_day: float) -> float:
     """The offered load ρ that ``jobs_per_day`` puts on ``cluster_gpus`` (Σ λ_c E[GPU-h]_c ÷ C)."""
     lam = arrival_rates_from_jobs_per_h(profile, jobs_per_day)
-    return float(sum(x * c.mean_gpus() * c.mean_hours() for x, c in zip(lam, profile.classes, strict=True))
+    return float(sum(x * c.mean_gpus() * c.mean_hours() for x, c in zip(lam, profile.classes))
                  / cluster_gpus)  # fmt: skip
 
 
 def generate_jobs(
-    profile: Profile, *, cluster_gpus: int, gpus_per_node: int, load: float, horizon_h: float, seed: int,
+    profile: Profile, *, cluster_gpus: int, load: float, horizon_h: float, seed: int,
     jobs_per_day: float | None = None,
 ) -> Jobs:  # fmt: skip
     """Poisson arrivals per class over [0, horizon), sizes and durations drawn as the module says; at
     offered ``load``, or ``jobs_per_day`` when given (the load is then what they offer)."""
-    check_profile(profile, cluster_gpus, gpus_per_node)
+    check_profile(profile, cluster_gpus)
     if jobs_per_day is not None:
         if not (isinstance(jobs_per_day, int | float) and 0 < jobs_per_day <= 1e6):
             raise SchedulerInputError({"jobs_per_day": f"above 0 and at most 1,000,000, got {jobs_per_day!r}"})
@@ -179,7 +179,7 @@ def generate_jobs(
                                                 f"makes at most {MAX_JOBS:,} (simulate fewer days)"})  # fmt: skip
     rng = np.random.default_rng(seed)
     parts = []
-    for i, (c, lam) in enumerate(zip(profile.classes, rates, strict=True)):
+    for i, (c, lam) in enumerate(zip(profile.classes, rates)):
         n = rng.poisson(lam * horizon_h)
         submit = np.sort(rng.uniform(0, horizon_h, n))  # Poisson: n uniform points given the count
         gpus = rng.choice(c.gpu_choices(), n)

@@ -164,7 +164,7 @@ def test_node_hours_balance_and_no_node_is_used_twice_or_while_down(case):
 
 def test_without_failures_nothing_changes():
     """AFR 0: no failure, no checkpoint (τ = ∞, stretch 1): the same starts as the plain simulation."""
-    jobs = generate_jobs(SEED_TABLE_14_24, cluster_gpus=2000, gpus_per_node=8, load=0.85, horizon_h=24 * 60, seed=4)
+    jobs = generate_jobs(SEED_TABLE_14_24, cluster_gpus=2000, load=0.85, horizon_h=24 * 60, seed=4)
     plain = simulate(jobs, node_count=250, gpus_per_node=8, horizon_h=24 * 60)
     zero = simulate(jobs, node_count=250, gpus_per_node=8, horizon_h=24 * 60, failures=FailureModel(afr=0.0))
     assert np.array_equal(plain.start_h, zero.start_h, equal_nan=True)
@@ -173,7 +173,7 @@ def test_without_failures_nothing_changes():
 
 def test_seed_profile_with_failures_loses_work_and_goodput():
     """The seed workload, 2,000 GPUs, 120 days, AFR 5 %: failures happen, jobs restart, goodput < utilization."""
-    jobs = generate_jobs(SEED_TABLE_14_24, cluster_gpus=2000, gpus_per_node=8, load=0.85, horizon_h=24 * 120, seed=2)
+    jobs = generate_jobs(SEED_TABLE_14_24, cluster_gpus=2000, load=0.85, horizon_h=24 * 120, seed=2)
     res = simulate(jobs, node_count=250, gpus_per_node=8, horizon_h=24 * 120, failures=FailureModel(afr=0.05, seed=2))
     rep = report(res, jobs, [c.name for c in SEED_TABLE_14_24.classes])
     f = rep["failures"]
@@ -239,7 +239,7 @@ def test_preemption_only_when_it_frees_enough_and_never_of_its_own_class():
 def test_seed_profile_with_preemption_cuts_the_critical_wait():
     """The seed workload, 120 days: with preemption the critical class (pretraining) waits less at p95,
     and the preempted classes pay for it in restarts."""
-    jobs = generate_jobs(SEED_TABLE_14_24, cluster_gpus=2000, gpus_per_node=8, load=0.9, horizon_h=24 * 120, seed=5)
+    jobs = generate_jobs(SEED_TABLE_14_24, cluster_gpus=2000, load=0.9, horizon_h=24 * 120, seed=5)
     names = [c.name for c in SEED_TABLE_14_24.classes]
     base = report(simulate(jobs, node_count=250, gpus_per_node=8, horizon_h=24 * 120), jobs, names)
     pre = report(simulate(jobs, node_count=250, gpus_per_node=8, horizon_h=24 * 120, preempt=True), jobs, names)

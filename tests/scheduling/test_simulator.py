@@ -35,7 +35,7 @@ def test_fifo_on_single_gpu_jobs_matches_erlang_c(load):
     value. The Erlang value is not a tuning target: the test fails if the queue keeps time wrongly."""
     c, horizon_h = 16, 40_000.0 if load < 0.9 else 60_000.0
     profile = Profile((JobClass("x", 1.0, 1, 1, 1, 1.0, 1.0, duration="exponential"),))
-    jobs = generate_jobs(profile, cluster_gpus=c, gpus_per_node=1, load=load, horizon_h=horizon_h, seed=11)
+    jobs = generate_jobs(profile, cluster_gpus=c, load=load, horizon_h=horizon_h, seed=11)
     res = simulate(jobs, node_count=c, gpus_per_node=1, horizon_h=horizon_h, policy="fifo")
     done = ~np.isnan(res.start_h)
     waits = (res.start_h - jobs.submit_h)[done]
@@ -178,7 +178,7 @@ def test_priority_puts_critical_first():
 
 def test_seed_profile_is_deterministic_and_sane():
     """The seed's Table 14-24 on the 2,000-GPU design (250 nodes of 8) at 85 % offered load for a year."""
-    kw = {"cluster_gpus": 2000, "gpus_per_node": 8, "load": 0.85, "horizon_h": 8760.0}
+    kw = {"cluster_gpus": 2000, "load": 0.85, "horizon_h": 8760.0}
     a = generate_jobs(SEED_TABLE_14_24, seed=3, **kw)
     b = generate_jobs(SEED_TABLE_14_24, seed=3, **kw)
     assert np.array_equal(a.submit_h, b.submit_h) and np.array_equal(a.gpus, b.gpus)
@@ -197,15 +197,15 @@ def test_seed_profile_is_deterministic_and_sane():
 def test_profile_refusals():
     bad = Profile((JobClass("a", 0.6, 8, 64, 8, 1, 2), JobClass("b", 0.3, 8, 4096, 8, 1, 2)))
     with pytest.raises(SchedulerInputError) as e:
-        generate_jobs(bad, cluster_gpus=2000, gpus_per_node=8, load=0.8, horizon_h=100, seed=1)
+        generate_jobs(bad, cluster_gpus=2000, load=0.8, horizon_h=100, seed=1)
     assert "add up to 90 %, not 100 %" in e.value.errors["classes"]
     assert "larger than the 2,000-GPU cluster" in e.value.errors["classes.1.max_gpus"]
     with pytest.raises(SchedulerInputError) as e:
-        generate_jobs(SEED_TABLE_14_24, cluster_gpus=2000, gpus_per_node=8, load=0.8, horizon_h=-1, seed=1)
+        generate_jobs(SEED_TABLE_14_24, cluster_gpus=2000, load=0.8, horizon_h=-1, seed=1)
     assert "horizon_h" in e.value.errors
     neg = Profile((JobClass("a", 1.0, 8, 64, 8, -1, 2),))
     with pytest.raises(SchedulerInputError) as e:
-        generate_jobs(neg, cluster_gpus=2000, gpus_per_node=8, load=0.8, horizon_h=100, seed=1)
+        generate_jobs(neg, cluster_gpus=2000, load=0.8, horizon_h=100, seed=1)
     assert "classes.0.min_hours" in e.value.errors
 
 
