@@ -268,3 +268,38 @@ def test_failure_model_defaults_bounds_and_stream_edges():
     assert times.min() < 1.0 and times.max() < 50.0 and set(nodes.tolist()) == {0, 1}
     assert work_checkpointed(7.5, 2.5) == 7.5 and work_checkpointed(7.4, 2.5) == 5.0
     assert work_checkpointed(3.0, math.inf) == 3.0
+
+
+def test_repair_time_of_a_year_is_the_limit():
+    """repair_h: above 0 and at most a year, 24 × 365 = 8,760 h."""
+    assert FailureModel(afr=0.02, repair_h=8760.0).repair_h == 8760.0
+    with pytest.raises(SchedulerInputError) as exc:
+        FailureModel(afr=0.02, repair_h=8760.5)
+    assert exc.value.errors == {"failures.repair_h": "hours out of service, above 0 and at most a year; got 8760.5"}
+
+
+def test_daly_interval_below_and_at_half_the_mtbf():
+    """δ = 0.4 h, M = 1 h: δ < M/2, so τ = √(2 × 0.4 × 1) − 0.4 = 0.8944 − 0.4 = 0.4944 h; δ = 0.5 h = M/2: τ = M."""
+    assert daly_interval_h(0.4, 1.0) == pytest.approx(0.4944272, rel=1e-6)
+    assert daly_interval_h(0.5, 1.0) == 1.0
+
+
+def test_interval_on_the_seed_cluster_by_hand():
+    """AFR 2 % on 250 nodes × 8 GPUs, a year of 8,766 h (365.25 days): λ = 2,000 × −ln(0.98) ÷ 8,766 h = 2,000 ×
+    0.0202027 ÷ 8,766 = 0.0046093 /h, M = 216.95 h; δ = 60 s = 1/60 h: τ = √(2 × 1/60 × 216.95) − 1/60 = 2.6892 −
+    0.0167 = 2.6725 h, and a job's wall time per hour of work is 1 + δ/τ = 1.00624. Without failures (AFR 0) there
+    is nothing to checkpoint against: τ = ∞ and the stretch is exactly 1."""
+    m = FailureModel(afr=0.02)
+    assert m.interval_h(250, 8) == pytest.approx(2.6725, rel=1e-4)
+    assert m.stretch(250, 8) == pytest.approx(1.006236, rel=1e-6)
+    none = FailureModel(afr=0.0)
+    assert math.isinf(none.interval_h(250, 8)) and none.stretch(250, 8) == 1.0
+
+
+def test_failures_start_at_time_zero():
+    """AFR 90 % on 10,000 nodes × 8 GPUs over 100 h: λ = 80,000 × ln 10 ÷ 8,766 = 21.0 /h → ≈ 2,101 failures,
+    the first within half an hour (P(none in 0.5 h) = e^−10.5), none before 0 or at/after the horizon."""
+    times, nodes = failure_stream(FailureModel(afr=0.9), 10_000, 8, 100.0)
+    assert abs(len(times) - 2101) < 5 * math.sqrt(2101)
+    assert 0 <= times[0] < 0.5 and times[-1] < 100.0
+    assert nodes.min() >= 0 and nodes.max() < 10_000
