@@ -28,7 +28,7 @@ powers of two of blocks a job may span.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -124,19 +124,20 @@ def slurm_topology(plan: FabricPlan, parts: PartitionPlan) -> SlurmTopology | No
     for leaf in every_leaf:
         mine = tuple(n for n in leaf.nodes if n in slurm_set)
         if mine:
-            leaves.append(SlurmSwitch(leaf.name, 0, mine, (), leaf.members))
+            leaves.append(replace(leaf, nodes=mine))
     straddling = len(straddlers & slurm_set)
     upper: list[SlurmSwitch] = []
     children: dict[int, list[str]] = {}
-    for u, v in zip(e.u[~down].tolist(), e.v[~down].tolist()):
+    # switch-to-switch links between tiers; Dragonfly+'s global links join spines of one tier, and the "global"
+    # switch below stands for them
+    between = ~down & (e.node_tier[e.u] != e.node_tier[e.v])
+    for u, v in zip(e.u[between].tolist(), e.v[between].tolist()):
         lo, hi = (u, v) if e.node_tier[u] < e.node_tier[v] else (v, u)
-        if e.node_tier[lo] == e.node_tier[hi]:
-            continue  # Dragonfly+ global links between spines: the "global" switch below stands for them
         names = slurm_leaf_of.get(lo, []) if e.node_tier[lo] == 0 else [phys(lo)]
         kids = children.setdefault(hi, [])
         kids.extend(n for n in names if n not in kids)
     live = set(s.name for s in leaves)
-    for t in range(1, len(tier_names)):
+    for t in range(len(tier_names)):  # a leaf is nobody's parent: children holds upper ends only
         for x in np.flatnonzero(e.node_tier == t).tolist():
             kids = [k for k in children.get(x, []) if k in live]
             if kids:
@@ -150,8 +151,7 @@ def slurm_topology(plan: FabricPlan, parts: PartitionPlan) -> SlurmTopology | No
     physical: dict[str, int] = {}
     for s in (*leaves, *upper):
         if s.members:
-            tier = tier_names[0] if s.level == 0 else tier_names[s.level]
-            physical[tier] = physical.get(tier, 0) + len(s.members)
+            physical[tier_names[s.level]] = physical.get(tier_names[s.level], 0) + len(s.members)
     if any(len(s.members) > 1 for s in leaves):
         note = (
             f"each Slurm leaf lg… is one scalable unit's rail leaves ({len(leaves[0].members)} per group), "

@@ -166,3 +166,10 @@ def test_error_budget_six_hour_window_pages_at_equality():
 
 def test_cost_allocation_of_nothing_is_zero():
     assert cost_allocation(D(0), D(0), D(0), D(0)) == (D(0), "0 GPU-h × $0 = $0 + 0 GB-h × $0 = $0 → $0")
+
+
+def test_drf_work_bound_counts_whole_tasks_only():
+    """A ⟨1 GPU⟩ and B ⟨2 GPU⟩ on 10,000 GPUs: at most 10,000 tasks fit (all A's). The bound is over task counts
+    of 0 or more: a negative B would make room for 10,002 A's, which no schedule can run."""
+    r = drf_allocation({"gpu": 10_000}, [("A", {"gpu": 1}, 1), ("B", {"gpu": 2}, 1)])
+    assert r.tasks["A"] + 2 * r.tasks["B"] == 10_000
