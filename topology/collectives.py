@@ -89,6 +89,18 @@ def _arr(x) -> np.ndarray:
     return np.asarray(x, dtype=float)
 
 
+def bandwidths_gbyte_s(collective: Collective, size_bytes, n_ranks, time_us) -> tuple[np.ndarray, np.ndarray]:
+    """(algbw, busbw) in GB/s of a timed collective: algbw = bytes ÷ time, busbw = algbw × bus_factor
+    (nccl-tests doc/PERFORMANCE.md); 0 where nothing was timed (one rank, or no algorithm can run).
+    The one place both are formed: the model's results and the sweep's stored times (topology/sweep.py)
+    give the same bits."""
+    t = _arr(time_us)
+    s, n = np.broadcast_to(_arr(size_bytes), t.shape), np.broadcast_to(_arr(n_ranks), t.shape)
+    ok = np.isfinite(t) & (n >= 2) & (t > 0)
+    algbw = np.where(ok, s / (1000 * np.where(ok, t, 1.0)), 0.0)
+    return algbw, algbw * bus_factor(collective, n)
+
+
 @dataclass(frozen=True)
 class _Ctx:
     """The arrays every algorithm's time needs, broadcast once (see :data:`ASSUMPTIONS` for the graph)."""
@@ -450,9 +462,7 @@ def collective_cost(
     n = np.broadcast_to(_arr(fabric.gpus_per_node) * _arr(fabric.node_count), t.shape)
     single = n < 2  # one rank: nothing to communicate
     t = np.where(single, 0.0, t)
-    ok = np.isfinite(t) & ~single & (t > 0)
-    algbw = np.where(ok, s / (1000 * np.where(ok, t, 1.0)), 0.0)
-    busbw = algbw * bus_factor(collective, n)
+    algbw, busbw = bandwidths_gbyte_s(collective, s, n, t)
     names_a = np.array([k[0].value for k in keys])
     names_p = np.array([k[1].value for k in keys])
     found = np.isfinite(t)

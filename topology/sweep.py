@@ -14,7 +14,14 @@ from typing import Any
 
 import numpy as np
 
-from topology.collectives import NCCL_ALGORITHMS, Algorithm, Collective, Fabric, collective_cost
+from topology.collectives import (
+    NCCL_ALGORITHMS,
+    Algorithm,
+    Collective,
+    Fabric,
+    bandwidths_gbyte_s,
+    collective_cost,
+)
 
 AUTO = "auto"
 MAX_POINTS = 20_000_000
@@ -160,13 +167,16 @@ def product_of(values: Mapping[str, Sequence[Any]]) -> list[dict[str, Any]]:
 # --- column-wise storage of a chunk's results -----------------------------------------------
 # A chunk's points are stored as one compressed blob of columns, not one row per point: the
 # grid coordinates (fabric, collective, size, requested algorithm) follow from the index and are
-# never stored; what the model computed is. Format "SWC1": magic, then zlib(level 1) of an .npy
-# archive (np.savez, allow_pickle=False on read) holding time_us, algbw_gbyte_s, busbw_gbyte_s
-# (float64, exactly as computed), algorithm/protocol as uint8 codes plus their names, and the
-# chunk's start/stop so a blob can be checked against the range it claims to hold.
+# never stored; what the model computed is. Format "SWC2": magic, then zlib(level 1) of an .npy
+# archive (np.savez, allow_pickle=False on read) holding time_us (float64, exactly as computed),
+# algorithm/protocol as uint8 codes plus their names, and the chunk's start/stop so a blob can be
+# checked against the range it claims to hold. algbw and busbw are not stored: they follow from
+# the time, the size and the rank count (collectives.bandwidths_gbyte_s, the formula the model
+# itself uses, so they read back bit for bit) — a third of the bytes and of the compression work.
+# "SWC1" blobs (time, algbw and busbw all stored) are still read.
 
-CHUNK_MAGIC = b"SWC1"
-FLOAT_COLUMNS = ("time_us", "algbw_gbyte_s", "busbw_gbyte_s")
+CHUNK_MAGIC = b"SWC2"
+CHUNK_MAGIC_V1 = b"SWC1"
 
 
 def _codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -195,8 +205,6 @@ def pack_chunk(res: ChunkResult) -> bytes:
         buf,
         range=np.array([start, start + len(res)], dtype=np.int64),
         time_us=res.time_us.astype(np.float64),
-        algbw_gbyte_s=res.algbw_gbyte_s.astype(np.float64),
-        busbw_gbyte_s=res.busbw_gbyte_s.astype(np.float64),
         algorithm_names=alg_names,
         algorithm=alg_codes,
         protocol_names=proto_names,
@@ -211,27 +219,41 @@ def unpack_chunk(grid: SweepGrid, blob: bytes) -> ChunkResult:
     import zlib
 
     blob = bytes(blob)
-    if not blob.startswith(CHUNK_MAGIC):
+    if not blob.startswith((CHUNK_MAGIC, CHUNK_MAGIC_V1)):
         raise ValueError("not a stored sweep chunk (bad magic)")
+    stored = ("time_us",) if blob.startswith(CHUNK_MAGIC) else ("time_us", "algbw_gbyte_s", "busbw_gbyte_s")
     with np.load(io.BytesIO(zlib.decompress(blob[len(CHUNK_MAGIC) :])), allow_pickle=False) as z:
         start, stop = (int(x) for x in z["range"])
-        cols = {k: z[k] for k in FLOAT_COLUMNS}
+        cols = {k: z[k] for k in stored}
         algorithm = z["algorithm_names"][z["algorithm"]].astype(object)
         protocol = z["protocol_names"][z["protocol"]].astype(object)
     if not 0 <= start <= stop <= grid.point_count or any(c.size != stop - start for c in cols.values()):
         raise ValueError(f"stored chunk [{start}, {stop}) does not fit the sweep's grid")
     idx = np.arange(start, stop, dtype=np.int64)
     fi, ci, si, ai = np.unravel_index(idx, grid.shape)
+    sizes = np.asarray(grid.sizes_bytes, dtype=np.int64)[si]
+    if len(stored) == 1:
+        cols["algbw_gbyte_s"], cols["busbw_gbyte_s"] = _bandwidths(grid, fi, ci, sizes, cols["time_us"])
     return ChunkResult(
         index=idx,
         fabric_index=fi.astype(np.int64),
         collective=np.asarray(grid.collectives, dtype=object)[ci],
-        size_bytes=np.asarray(grid.sizes_bytes, dtype=np.int64)[si],
+        size_bytes=sizes,
         requested=np.asarray(grid.algorithms, dtype=object)[ai],
         algorithm=algorithm,
         protocol=protocol,
         **cols,
     )
+
+
+def _bandwidths(grid: SweepGrid, fi: np.ndarray, ci: np.ndarray, sizes: np.ndarray, time_us: np.ndarray):
+    """algbw and busbw of stored times, per collective (its bus factor), from each point's size and rank count."""
+    ranks = np.array([float(f["gpus_per_node"]) * float(f["node_count"]) for f in grid.fabrics])[fi]
+    algbw, busbw = np.empty(time_us.size), np.empty(time_us.size)
+    for k, name in enumerate(grid.collectives):
+        m = ci == k
+        algbw[m], busbw[m] = bandwidths_gbyte_s(Collective(name), sizes[m].astype(float), ranks[m], time_us[m])
+    return algbw, busbw
 
 
 def parse_size_bytes(value: Any) -> int | None:
