@@ -130,13 +130,15 @@ def test_progress_is_reported_every_few_thousand_turns():
 
 
 def test_report_wait_percentiles_by_hand():
-    """One node, three 1-node jobs at t=0 of 1, 9 and 1 h, FIFO: waits 0, 1, 10. numpy's linear percentiles:
-    p50 = 1; p95 at rank 0.95 × 2 = 1.9 → 1 + 0.9 × 9 = 9.1; p99 → 1 + 0.98 × 9 = 9.82; mean 11/3."""
-    jobs = _jobs([0, 0, 0], [8, 8, 8], [1, 9, 1])
+    """One node, FIFO: P (t=0, 1 h), Q (t=0.5, 9 h), R (t=0.5, 1 h) run 0–1, 1–10, 10–11: waits 0, 0.5, 9.5.
+    numpy's linear percentiles: p50 = 0.5; p95 at rank 0.95 × 2 = 1.9 → 0.5 + 0.9 × 9 = 8.6; p99 → 0.5 + 0.98 × 9
+    = 9.32; mean 10/3. Stretch (end − submit) ÷ hours: 1, 9.5/9, 10.5; p95 = 9.5/9 + 0.9 × (10.5 − 9.5/9)."""
+    jobs = _jobs([0, 0.5, 0.5], [8, 8, 8], [1, 9, 1])
     res = simulate(jobs, node_count=1, gpus_per_node=8, horizon_h=100, policy="fifo")
     row = report(res, jobs, ["all"])["classes"][0]
-    assert (row["wait_h_p50"], row["wait_h_p95"], row["wait_h_p99"]) == (1.0, pytest.approx(9.1), pytest.approx(9.82))
-    assert row["wait_h_mean"] == pytest.approx(11 / 3) and row["one_group_frac"] is None  # no multi-node job
+    assert (row["wait_h_p50"], row["wait_h_p95"], row["wait_h_p99"]) == (0.5, pytest.approx(8.6), pytest.approx(9.32))
+    assert row["wait_h_mean"] == pytest.approx(10 / 3) and row["one_group_frac"] is None  # no multi-node job
+    assert row["stretch_p95"] == pytest.approx(9.5 / 9 + 0.9 * (10.5 - 9.5 / 9))
 
 
 def test_report_one_group_share_counts_two_node_jobs():
