@@ -384,7 +384,7 @@ class _Faults:
         self.inference_spans: list[tuple[float, float, int]] = []  # (from, to, node) held by inference
         self.unserved_node_h = 0.0
 
-    def begin(self, j: int, t: float, nodes: list[int], factor: float = 1.0) -> float:
+    def begin(self, j: int, t: float, nodes: list[int], factor: float) -> float:
         restart = self.model.restart_h if self.restarts[j] else 0.0
         self.seg[j] = (t, restart, factor)
         for x in nodes:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from scheduling.failures import FailureModel
 from scheduling.reference import reference_starts
 from scheduling.simulator import PROGRESS_EVERY, _Pool, _Timeline, report, simulate
 from scheduling.workload import Jobs
@@ -155,3 +156,20 @@ def test_report_of_a_window_nobody_arrived_in():
     rep = report(simulate(jobs, node_count=2, gpus_per_node=8, horizon_h=10), jobs, ["all"])
     assert rep["little"]["wait_h_mean"] == 0.0 and rep["utilization_frac"] == 0.0
     assert rep["derivations"]["spine_gpu_h"].startswith("0 of 0 busy node-hours (0.0%) ran on jobs spanning")
+
+
+def test_without_leaf_groups_nothing_crosses_the_spine():
+    """No groups given: the nodes are one group, so a 4-node job spans nothing (no spine or core node-hours)."""
+    jobs = _jobs([0], [32], [2])
+    res = simulate(jobs, node_count=4, gpus_per_node=8, horizon_h=10)
+    assert (res.spine_node_h, res.core_node_h) == (0.0, 0.0)
+
+
+def test_a_job_running_at_the_horizon_loses_nothing():
+    """AFR 10⁻⁹ on 2 nodes × 8 GPUs for 10 h: no failure happens (expected 2 × 10⁻¹⁴), yet checkpoints are
+    planned (τ finite). A 2-node, 100-hour job cut by the 10-hour window has done 10 h of work, all of it
+    productive at the horizon — only a failure loses work since the last checkpoint."""
+    jobs = _jobs([0], [16], [100])
+    res = simulate(jobs, node_count=2, gpus_per_node=8, horizon_h=10, failures=FailureModel(afr=1e-9))
+    assert res.failures["failures"] == 0 and res.failures["lost_node_h"] == 0.0
+    assert res.failures["productive_node_h"] + res.failures["checkpoint_node_h"] == pytest.approx(20.0)
