@@ -1,0 +1,61 @@
+"""The sweep grid's sizes, bounds and chunks (topology/sweep.py), by hand."""
+
+from __future__ import annotations
+
+import pytest
+
+from topology.sweep import MAX_POINTS, SweepGrid, sizes_bytes
+
+FABRIC = {"gpus_per_node": 8, "node_count": 2, "nvlink_gbyte_s": 370.8, "nics_per_node": 8, "nic_gbps": 400.0}
+
+
+def test_sizes_are_nccl_tests_steps_with_the_end_included():
+    """-b 1 -e 1000 -f 10: 1, 10, 100, 1000 (the end is a size when a step lands on it, as in nccl-tests); one size
+    when -b = -e; a factor just above 1 gives every byte while rounding keeps sizes whole."""
+    assert sizes_bytes(1, 1000, 10) == [1, 10, 100, 1000]
+    assert sizes_bytes(1, 999, 10) == [1, 10, 100]
+    assert sizes_bytes(64, 64) == [64]
+    assert sizes_bytes(8, 64) == [8, 16, 32, 64]  # the default factor is 2
+    assert sizes_bytes(3, 3 * 1.1**5, 1.1) == [3, 3, 4, 4, 4, 5]  # 3 × 1.1^k rounded; the last step lands on the end
+
+
+@pytest.mark.parametrize(("lo", "hi", "factor"), [(0, 10, 2), (10, 9, 2), (1, 10, 1.0), (1, 10, 0.5)])
+def test_sizes_refuse_an_empty_or_endless_range(lo, hi, factor):
+    with pytest.raises(ValueError, match="need 1 ≤ min ≤ max and factor > 1"):
+        sizes_bytes(lo, hi, factor)
+
+
+def test_a_sweep_may_have_exactly_the_point_limit():
+    """1,000 fabrics × 5 collectives × 4,000 sizes = 20,000,000 points: allowed; 4,001 sizes: 20,005,000, refused."""
+    assert MAX_POINTS == 20_000_000
+    colls = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast")
+    grid = SweepGrid((FABRIC,) * 1000, colls, tuple(range(1, 4001)))
+    assert grid.point_count == 20_000_000 and grid.shape == (1000, 5, 4000, 1)
+    with pytest.raises(ValueError) as exc:
+        SweepGrid((FABRIC,) * 1000, colls, tuple(range(1, 4002)))
+    assert str(exc.value) == "20,005,000 points is more than the 20,000,000 a sweep may have"
+
+
+def test_chunks_cover_every_point_once():
+    """3 sizes × 2 collectives × 2 algorithms = 12 points in chunks of 5: [0, 5), [5, 10), [10, 12)."""
+    grid = SweepGrid((FABRIC,), ("all_reduce", "all_gather"), (1, 2, 4), ("auto", "ring"))
+    assert grid.chunks(5) == [(0, 5), (5, 10), (10, 12)]
+    assert grid.chunks(12) == [(0, 12)] and grid.chunks(100) == [(0, 12)]
+    assert SweepGrid.from_dict(grid.to_dict()) == grid
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"fabrics": ()},
+        {"collectives": ()},
+        {"sizes_bytes": ()},
+        {"algorithms": ()},
+        {"collectives": ("all_sum",)},
+        {"algorithms": ("spiral",)},
+    ],
+)
+def test_a_grid_refuses_an_empty_axis_or_an_unknown_name(bad):
+    args = {"fabrics": (FABRIC,), "collectives": ("all_reduce",), "sizes_bytes": (8,), "algorithms": ("auto",), **bad}
+    with pytest.raises(ValueError):
+        SweepGrid(**args)
