@@ -429,7 +429,7 @@ class _Faults:
     def spread_of(self, j: int) -> float:
         return self.sim.spread[j] if self.sim.spread is not None else 1.0
 
-    def next_time(self, t: float = 0.0) -> float:
+    def next_time(self, t: float) -> float:
         nf = self.fail_t[self.next_fail] if self.next_fail < len(self.fail_t) else math.inf
         return min(nf, self.repairs[0][0] if self.repairs else math.inf, self.next_tide(t))
 

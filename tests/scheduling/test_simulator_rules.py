@@ -30,6 +30,9 @@ def test_pool_groups_of_consecutive_nodes_best_fit():
     assert pool.take(2) == [4, 5] and pool.take(2) == [6, 7]
     assert (pool.count, pool.pod_free, pool.free_count) == ([1, 0], [1], 1)
     assert _Pool(8, 0).group_of == [0] * 8  # no leaf size: one group of every node
+    # groups of 3 with 2 and 3 free: a 2-node job takes the group it fills exactly (best fit), not the fuller one
+    exact = _Pool(6, 3)
+    assert exact.take(1) == [0] and exact.take(2) == [1, 2]
 
 
 def test_pool_prefers_the_fullest_pod_that_holds_a_job():
@@ -173,3 +176,30 @@ def test_a_job_running_at_the_horizon_loses_nothing():
     res = simulate(jobs, node_count=2, gpus_per_node=8, horizon_h=10, failures=FailureModel(afr=1e-9))
     assert res.failures["failures"] == 0 and res.failures["lost_node_h"] == 0.0
     assert res.failures["productive_node_h"] + res.failures["checkpoint_node_h"] == pytest.approx(20.0)
+
+
+def test_two_backfills_share_one_spare_node():
+    """6 nodes. A takes 3 for 10 h; B (5 nodes) heads the queue: at t=10 6 are free, one spare. At t=2 come C
+    (1 node, 8 h: done by 10), D and E (1 node, 20 h each: past 10). C starts without the spare; D takes it; E
+    would need a second spare node and waits: B starts at 10 with A's and C's nodes, E when B ends at 15."""
+    submit, nodes, hours = [0, 1, 2, 2, 2], [3, 5, 1, 1, 1], [10, 5, 8, 20, 20]
+    res = simulate(_jobs(submit, [8 * k for k in nodes], hours), node_count=6, gpus_per_node=8, horizon_h=100)
+    assert res.start_h.tolist() == [0.0, 10.0, 2.0, 2.0, 15.0]
+    assert reference_starts(submit, nodes, hours, [1] * 5, node_count=6, horizon_h=100, policy="easy") == [
+        0.0, 10.0, 2.0, 2.0, 15.0,
+    ]  # fmt: skip
+
+
+def test_plain_runs_have_no_failure_books_or_timeline():
+    """Without failures, preemption, spread or tides nothing is booked; without bins no timeline."""
+    res = simulate(_jobs([0], [8], [1]), node_count=1, gpus_per_node=8, horizon_h=10)
+    assert (res.failures, res.outages, res.timeline) == (None, None, None)
+
+
+def test_each_outage_lasts_the_repair_time():
+    """AFR 90 % on 64 nodes × 8 GPUs for 1,000 h: 512 × ln 10 ÷ 8,766 × 1,000 ≈ 134 failures (a few on a node
+    already down); each node is back 24 h (repair_h) after it went down."""
+    res = simulate(_jobs([0], [8], [1]), node_count=64, gpus_per_node=8, horizon_h=1000,
+                   failures=FailureModel(afr=0.9, repair_h=24.0))  # fmt: skip
+    assert len(res.outages) > 100
+    assert all(back - down == pytest.approx(24.0) for down, back, _ in res.outages)
