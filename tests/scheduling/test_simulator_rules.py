@@ -203,3 +203,41 @@ def test_each_outage_lasts_the_repair_time():
                    failures=FailureModel(afr=0.9, repair_h=24.0))  # fmt: skip
     assert len(res.outages) > 100
     assert all(back - down == pytest.approx(24.0) for down, back, _ in res.outages)
+
+
+def test_a_job_submitted_at_the_horizon_is_outside_the_window():
+    """The window is [0, horizon): a job submitted at t = 10 of a 10-hour run has not arrived and never starts."""
+    jobs = _jobs([0, 10], [8, 8], [1, 1])
+    res = simulate(jobs, node_count=1, gpus_per_node=8, horizon_h=10)
+    assert np.isnan(res.start_h[1]) and res.allocations is None and res.segments is None
+    assert report(res, jobs, ["all"])["little"]["arrival_rate_per_h"] == pytest.approx(0.1)  # 1 job in 10 h
+
+
+def test_cross_pod_books_and_texts_by_hand():
+    """8 nodes, groups of 2 in pods {g0, g1}, {g2, g3}; one 5-node job for 2 h: no pod holds 5, so it spans both
+    pods — 10 node-hours through the spine and the core (80 GPU-hours each), all 10 busy node-hours."""
+    jobs = _jobs([0], [40], [2])
+    res = simulate(
+        jobs, node_count=8, gpus_per_node=8, horizon_h=10, groups=[0, 0, 1, 1, 2, 2, 3, 3], pods=[0, 0, 1, 1]
+    )
+    rep = report(res, jobs, ["all"])
+    assert (rep["spine_gpu_h"], rep["core_gpu_h"]) == (pytest.approx(80.0), pytest.approx(80.0))
+    assert rep["derivations"]["spine_gpu_h"] == (
+        "10 of 10 busy node-hours (100.0%) ran on jobs spanning leaf groups (their traffic crosses the spine), "
+        "10 on jobs spanning pods (it crosses the core)"
+    )
+    assert rep["classes"][0]["one_pod_frac"] == 0.0
+
+
+def test_fragmentation_and_little_texts_by_hand():
+    """4 nodes for 30 h. A takes 3 for 10 h at t=0; B (4 nodes, 5 h) waits from 1 to 10 beside 1 idle node: 9 idle
+    node-hours × 8 GPUs = 72 GPU-h, 9 ÷ 120 node-hours = 7.5 % of the capacity. L = ∫ queue dt ÷ T = 9 ÷ 30 = 0.3;
+    λ = 2 jobs ÷ 30 h, W = (0 + 9) ÷ 2 = 4.5 h: λW = 0.3."""
+    jobs = _jobs([0, 1], [24, 32], [10, 5])
+    rep = report(simulate(jobs, node_count=4, gpus_per_node=8, horizon_h=30), jobs, ["all"])
+    assert rep["derivations"]["idle_waiting_gpu_h"].startswith(
+        "∫ idle nodes dt while a job waits = 9 node-h × 8 GPUs = 72 GPU-h (7.5% of the capacity)"
+    )
+    assert rep["derivations"]["little"] == (
+        "L = ∫ queue dt ÷ T = 0.3 jobs; λ W = 0.06667/h × 4.5 h = 0.3 (time in the queue within the window)"
+    )
