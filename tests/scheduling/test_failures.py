@@ -303,3 +303,17 @@ def test_failures_start_at_time_zero():
     assert abs(len(times) - 2101) < 5 * math.sqrt(2101)
     assert 0 <= times[0] < 0.5 and times[-1] < 100.0
     assert nodes.min() >= 0 and nodes.max() < 10_000
+
+
+def test_a_slow_failure_rate_still_fails():
+    """AFR 2 % on 250 nodes × 8 GPUs: 2,000 × 0.0202027 ÷ 8,766 = 0.00461 failures an hour — below one an hour,
+    yet over 10,000 h ≈ 46 of them."""
+    times, _ = failure_stream(FailureModel(afr=0.02), 250, 8, 10_000.0)
+    assert abs(len(times) - 46.1) < 5 * math.sqrt(46.1)
+
+
+def test_repair_time_must_be_above_zero():
+    assert FailureModel(afr=0.02, repair_h=0.5).repair_h == 0.5
+    with pytest.raises(SchedulerInputError) as exc:
+        FailureModel(afr=0.02, repair_h=0)
+    assert exc.value.errors == {"failures.repair_h": "hours out of service, above 0 and at most a year; got 0"}
