@@ -97,6 +97,7 @@ MODULES: dict[str, list[str]] = {
     "scheduling/failures.py": ["tests/scheduling"],
     "cluster/workload.py": [
         "tests/scheduling",
+        "tests/cluster/test_workload_batch.py",
         "tests/designer/test_simulations.py",
         "tests/designer/test_field_errors.py",
     ],

@@ -34,6 +34,7 @@ def test_the_batch_partition_and_its_leaf_groups_come_from_the_fabric_plan(seed)
     assert three_tier.pod_count == 16 and len(set(three_tier.hierarchy[0])) == 512
     torus = batch_of(evaluate_file(EXAMPLES / "torus-tpu-v4-4096.yaml"))
     assert torus.hierarchy is None and torus.pod_count == 1 and torus.placement()["groups"] is None
+    assert torus.leaf_nodes == 0  # no switches, no leaf groups to pack into
 
 
 def test_the_report_states_its_inputs(seed):
