@@ -183,7 +183,7 @@ def _codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Labels as uint8 codes into a sorted name list (a handful of names: no sort of the column)."""
     items = [str(v) for v in values.tolist()] if values.dtype != object else values.tolist()
     names = sorted(set(items))
-    if len(names) > 255:
+    if len(names) > 256:  # codes 0 … 255
         raise ValueError(f"{len(names)} distinct labels do not fit a uint8 code")
     lookup = {name: i for i, name in enumerate(names)}
     codes = np.fromiter((lookup[v] for v in items), dtype=np.uint8, count=len(items))

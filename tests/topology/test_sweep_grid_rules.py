@@ -59,3 +59,45 @@ def test_a_grid_refuses_an_empty_axis_or_an_unknown_name(bad):
     args = {"fabrics": (FABRIC,), "collectives": ("all_reduce",), "sizes_bytes": (8,), "algorithms": ("auto",), **bad}
     with pytest.raises(ValueError):
         SweepGrid(**args)
+
+
+def test_vectorised_points_match_the_scalar_oracle_with_more_collectives_than_algorithms():
+    """5 collectives × 2 algorithms × 2 fabrics: every (fabric, collective, algorithm) group of points is
+    evaluated apart (its key must not collide with another's) — each point equals the scalar oracle's."""
+    from topology.sweep import evaluate_chunk, evaluate_chunk_scalar
+
+    colls = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast")
+    grid = SweepGrid((FABRIC, {**FABRIC, "node_count": 16}), colls, (8, 2**20, 2**30), ("auto", "ring"))
+    res = evaluate_chunk(grid, 0, grid.point_count)
+    oracle = evaluate_chunk_scalar(grid, 0, grid.point_count)
+    assert [str(a) for a in res.algorithm] == [o["algorithm"] for o in oracle]
+    assert res.time_us.tolist() == pytest.approx([o["time_us"] for o in oracle], rel=1e-9)
+
+
+def test_labels_fit_a_byte_and_pickles_are_never_read():
+    """256 distinct labels take codes 0–255; a 257th does not fit a byte. A stored blob holding Python objects
+    (a pickle) is refused on read, not unpickled."""
+    import io
+    import zlib
+
+    import numpy as np
+
+    from topology.sweep import _codes, unpack_chunk
+
+    names, codes = _codes(np.array([f"l{i:03d}" for i in range(256)], dtype=object))
+    assert len(names) == 256 and codes.max() == 255
+    with pytest.raises(ValueError, match="257 distinct labels do not fit a uint8 code"):
+        _codes(np.array([f"l{i:03d}" for i in range(257)], dtype=object))
+    grid = SweepGrid((FABRIC,), ("all_reduce",), (8,))
+    buf = io.BytesIO()
+    objects = np.array([{"x": 1}], dtype=object)
+    np.savez(buf, range=np.array([0, 1]), time_us=np.array([1.0]), algorithm_names=objects,
+             algorithm=np.zeros(1, np.uint8), protocol_names=np.array(["ll"]), protocol=np.zeros(1, np.uint8))  # fmt: skip
+    with pytest.raises(ValueError, match="allow_pickle"):
+        unpack_chunk(grid, b"SWC2" + zlib.compress(buf.getvalue()))
+
+
+def test_a_size_of_forty_characters_is_read():
+    from topology.sweep import parse_size_bytes
+
+    assert parse_size_bytes("0" * 39 + "8") == 8 and parse_size_bytes("0" * 40 + "8") is None
