@@ -91,8 +91,9 @@ def test_labels_fit_a_byte_and_pickles_are_never_read():
     grid = SweepGrid((FABRIC,), ("all_reduce",), (8,))
     buf = io.BytesIO()
     objects = np.array([{"x": 1}], dtype=object)
-    np.savez(buf, range=np.array([0, 1]), time_us=np.array([1.0]), algorithm_names=objects,
-             algorithm=np.zeros(1, np.uint8), protocol_names=np.array(["ll"]), protocol=np.zeros(1, np.uint8))  # fmt: skip
+    code = np.zeros(1, np.uint8)
+    np.savez(buf, range=np.array([0, 1]), time_us=np.array([1.0]), algorithm_names=objects, algorithm=code,
+             protocol_names=np.array(["ll"]), protocol=code)  # fmt: skip
     with pytest.raises(ValueError, match="allow_pickle"):
         unpack_chunk(grid, b"SWC2" + zlib.compress(buf.getvalue()))
 
