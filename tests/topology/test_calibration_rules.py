@@ -31,18 +31,19 @@ def test_a_log_made_with_known_parameters_gives_them_back():
 
 
 def test_rows_the_model_or_the_log_cannot_time_are_left_out():
-    """A row the model gives 0 or ∞ for, or the log 0 for, does not count: of 5 rows 3 are usable — enough; a row
-    of 0.5 µs counts (only 0 does not). With 2 usable rows there is nothing to fit."""
-    base = np.array([0.5, 2.0, 8.0, 0.0, np.inf])
+    """A row the model gives 0 or ∞ for, or the log 0 for, does not count: of 5 rows 3 are usable — enough; rows
+    under 1 µs count (only 0 does not). Made with e = 1, +0.5 µs: 0.25 + 0.5 = 0.75, 2.5, 8.5 µs — given back. With
+    2 usable rows there is nothing to fit."""
+    base = np.array([0.25, 2.0, 8.0, 0.0, np.inf])
 
     def small(cal):
         return base / cal.bw_efficiency + cal.latency_offset_us
 
-    fit = fit_calibration(np.array([1.5, 3.0, 9.0, 1.0, 1.0]), small)
-    assert fit.error_after < 0.01  # three rows: 0.5 + 1, 2 + 1, 8 + 1 → e = 1, +1 µs
-    assert fit.calibration.latency_offset_us == pytest.approx(1.0, rel=1e-3)
+    fit = fit_calibration(np.array([0.75, 2.5, 8.5, 1.0, 1.0]), small)
+    assert fit.error_after == pytest.approx(0.0, abs=1e-4)
+    assert fit.calibration.latency_offset_us == pytest.approx(0.5, rel=1e-3)
     with pytest.raises(CalibrationError, match=r"^2 usable rows; a calibration needs at least 3$"):
-        fit_calibration(np.array([1.5, 0.0, 9.0, 1.0, 1.0]), small)
+        fit_calibration(np.array([0.75, 0.0, 8.5, 1.0, 1.0]), small)
 
 
 def test_a_log_of_another_shape_is_refused():
