@@ -70,7 +70,7 @@ MODULES: dict[str, list[str]] = {
     "topology/sweep.py": [T, "tests/sweeps"],
     "topology/nccl_logs.py": [T, "tests/designer/test_calibrations.py"],
     "topology/calibration.py": [T, "tests/designer/test_calibrations.py"],
-    "cluster/calibrate.py": [T, "tests/designer/test_calibrations.py"],
+    "cluster/calibrate.py": [T, "tests/designer/test_calibrations.py", "tests/cluster/test_calibrate_rules.py"],
     "power/facility.py": ["tests/power"],
     "power/racks.py": ["tests/power", "tests/bom/test_part_table.py"],
     "power/cooling.py": ["tests/power"],
