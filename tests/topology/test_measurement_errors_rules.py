@@ -45,3 +45,36 @@ def test_class_errors_by_hand():
     assert large["error_frac"] == pytest.approx(1 / 0.9 - 1) and large["bias_frac"] == pytest.approx(-0.1)
     assert large["worst_frac"] == pytest.approx(1 / 0.9 - 1)
     assert class_errors([_row(8, 1, 1)])[0]["size_class"] == "< 1 MiB"  # an empty class is left out
+
+
+def _csv_row(**changes) -> dict:
+    row = {"source": "s", "system": "x", "arch": "hopper", "gpus_per_node": "8", "node_count": "2",
+           "nvlink_gbyte_s": "370.8", "nics_per_node": "8", "nic_gbps": "400", "nvls": "1", "sharp": "0",
+           "rail_optimized": "1", "collective": "all_reduce", "algorithm": "auto", "size_bytes": "1048576",
+           "busbw_gbyte_s": "100", "time_us": ""}  # fmt: skip
+    return {**row, **changes}
+
+
+def test_a_data_row_reads_its_flags_and_its_time():
+    """Flags are "1" or "0" per column; a row without a time has it from its busbw: all-reduce on 2 × 8 = 16 ranks
+    moves 2 × 15/16 of 1 MiB per rank, at 100 GB/s busbw: 1,048,576 × 1.875 ÷ 100 ÷ 1,000 = 19.66 µs."""
+    from topology.measurements import _fabric, measured_time_us
+
+    f = _fabric(_csv_row())
+    assert (f.nvls, f.sharp, f.rail_optimized, f.node_count, f.gpus_per_node) == (True, False, True, 2, 8)
+    g = _fabric(_csv_row(nvls="0", sharp="1", rail_optimized="0"))
+    assert (g.nvls, g.sharp, g.rail_optimized) == (False, True, False)
+    assert measured_time_us(_csv_row()) == pytest.approx(1_048_576 * 1.875 / 100 / 1000)
+    assert measured_time_us(_csv_row(time_us="12.5")) == 12.5
+
+
+def test_the_report_lists_every_row_then_the_classes():
+    """report(): a header, one line per row (system, collective, size, measured, model, unit, pick), a blank line,
+    the class header and one line per size class."""
+    from topology.measurements import report
+
+    lines = report([_row(8, 100, 200), _row(64 * MIB, 100, 90)]).splitlines()
+    assert len(lines) == 1 + 2 + 1 + 1 + 2
+    assert lines[1].split()[:4] == ["sys", "all_reduce", "8", "100.00"] and lines[1].endswith("ring")
+    assert lines[3] == "" and lines[4].startswith("size class")
+    assert lines[5].startswith("< 1 MiB") and "100.0%" in lines[5] and lines[6].startswith("≥ 64 MiB")
