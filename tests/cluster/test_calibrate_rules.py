@@ -38,3 +38,12 @@ def test_figures_are_given_to_four_decimals():
         assert any(round(v, 3) != v for v in values), key
     for key in ("error_before", "error_after"):
         assert round(out[key], 4) == out[key] and 0 <= out[key] < 1
+
+
+def test_a_part_node_log_on_a_design_with_fewer_nics_than_gpus():
+    """Nodes of 8 GPUs with 4 NICs: 3 ranks see ⌊4 × 3 ÷ 8⌋ = 1 NIC; 1 rank ⌊4 ÷ 8⌋ = 0 → still 1 NIC."""
+    from cluster.validate import validate
+
+    r = validate({"node_count": 4, "gpus_per_node": 8, "compute_fabric": {"nics_per_node": 4}})
+    assert log_fabric(r, 3)["nics_per_node"] == 1 and log_fabric(r, 1)["nics_per_node"] == 1
+    assert log_fabric(r, 6)["nics_per_node"] == 3
