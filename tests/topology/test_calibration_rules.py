@@ -64,3 +64,12 @@ def test_parameter_errors_name_their_field():
     assert IDENTITY.derivation() == (
         "t = 0 µs (+ 0 µs on Simple) + t_model ÷ 1, per algorithm and protocol, before NCCL's choice"
     )
+
+
+def test_a_fit_near_but_inside_a_bound_is_kept():
+    """Made with e = 0.08 (the bound is 0.05) or an offset of 9,000 µs (the bound is 10,000): both come back — only a
+    fit that ends on a bound (within 0.1 %) is refused."""
+    low = fit_calibration(model(Calibration(0.08, 5.0, 10.0)), model)
+    assert low.calibration.bw_efficiency == pytest.approx(0.08, rel=1e-3) and low.error_after < 1e-3
+    high = fit_calibration(model(Calibration(1.0, 9_000.0, 10.0)), model)  # e is loosely held beside 9 ms
+    assert high.calibration.latency_offset_us == pytest.approx(9_000.0, rel=1e-3) and high.error_after < 1e-3
