@@ -377,6 +377,9 @@ def algorithm_times_us(
 def calibrated_us(t, fabric: Fabric, proto: Protocol):
     """A pair's time under the fabric's calibration (topology/calibration.py), before NCCL's choice:
     t' = latency_offset_us [+ simple_latency_offset_us for Simple] + t ÷ bw_efficiency; ∞ stays ∞.
+    A negative offset removes at most half of the pair's own time (t' ≥ t ÷ 2e, the floor the fit keeps
+    on the sizes it sees): applied to a smaller fabric or message than the log's, it would otherwise give
+    a time ≤ 0 (a −5 µs calibration on a 1-byte all-to-all of 2 GPUs: −0.6 µs).
     The identity (1, 0, 0) returns t itself, so the bare model is bit-for-bit unchanged."""
     e, a = (
         fabric.bw_efficiency,
@@ -384,7 +387,7 @@ def calibrated_us(t, fabric: Fabric, proto: Protocol):
     )
     if e == 1.0 and a == 0.0:
         return t
-    return a + t / e  # inf stays inf
+    return t / e + np.maximum(a, -0.5 * t / e)  # inf stays inf
 
 
 def _all_to_all_us(c: _Ctx) -> np.ndarray:
@@ -706,7 +709,8 @@ ASSUMPTIONS: tuple[str, ...] = (
     "below ≈ 1 MiB. A calibration from the cluster's own log carries it (latency_offset_us).",
     "A calibration (fitted to the cluster's own nccl-tests log, topology/calibration.py) maps every "
     "(algorithm, protocol) time before NCCL's choice: t' = latency_offset_us (+ simple_latency_offset_us on "
-    "Simple) + t ÷ bw_efficiency; the latency term is stretched by 1/e too. Without one, the bare model.",
+    "Simple) + t ÷ bw_efficiency; the latency term is stretched by 1/e too; a negative offset removes at most half "
+    "of a pair's time (t' ≥ t ÷ 2e). Without one, the bare model.",
 )
 
 

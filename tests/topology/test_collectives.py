@@ -275,3 +275,15 @@ def test_generation_table_and_refusals():
     assert generation_for("A100-SXM4-80GB").arch == "ampere" and not generation_for("A100-SXM4-80GB").nvls
     with pytest.raises(ValueError, match=r"^gpu_model: .*MI300X runs another library"):
         generation_for("MI300X")
+
+
+def test_a_negative_calibration_offset_never_makes_a_time_negative():
+    """Hypothesis found it: a −5 µs calibration on a 1-byte all-to-all of 2 GPUs in one node (a bare time of a
+    few µs) gave −0.6 µs. A negative offset now removes at most half of a pair's time: t' = t + max(−5, −t/2) = t/2
+    when t < 10 µs, while a pair of 10 µs or more still loses the full 5 µs (1 GiB here)."""
+    f = {"gpus_per_node": 2, "node_count": 1, "nvlink_gbyte_s": 240.0, "nics_per_node": 1, "nic_gbps": 100.0}
+    bare = vector(Collective.ALL_TO_ALL, 1.0, f)["time_us"]
+    cal = vector(Collective.ALL_TO_ALL, 1.0, {**f, "latency_offset_us": -5.0})["time_us"]
+    assert 0 < bare < 10 and cal == pytest.approx(bare / 2)
+    big = vector(Collective.ALL_TO_ALL, 2**30, f)["time_us"]
+    assert vector(Collective.ALL_TO_ALL, 2**30, {**f, "latency_offset_us": -5.0})["time_us"] == pytest.approx(big - 5)
