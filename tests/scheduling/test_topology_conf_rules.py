@@ -43,6 +43,18 @@ BLOCK_HEAD = [
     "# topology.conf (block form) — Untitled cluster",
     "# TopologyPlugin=topology/block: Slurm 23.11 and later",
 ]
+TWO_RAILS = {
+    "topology": "rail_optimized",
+    "nics_per_node": 2,
+    "scalable_unit_nodes": 4,
+}  # 2 rails, scalable units of 4 nodes
+K4 = {
+    "topology": "fat_tree",
+    "nics_per_node": 1,
+    "switch_radix": 4,
+    "switch_model": "",
+    "tiers": 3,
+}  # the k = 4 fat-tree
 LABEL_HEAD = ["#!/bin/sh", "# node labels — Untitled cluster: the fabric locality Kueue's Topology reads", "set -e"]
 
 
@@ -52,7 +64,7 @@ def test_two_rail_scalable_units_become_leaf_groups():
     SU's leaves, so each SU is one Slurm leaf group: lg001 = leaf[0001-0002], lg002 = leaf[0003-0004]. Kubernetes
     takes the last 2 nodes (gpu007–008), so lg002 lists gpu005–006 only; every switch still serves a Slurm node.
     Two equal-sized blocks? No: 4 and 2 nodes, so BlockSizes is left to Slurm."""
-    slurm, kube = _files(8, {"topology": "rail_optimized", "nics_per_node": 2, "scalable_unit_nodes": 4}, 2)
+    slurm, kube = _files(8, TWO_RAILS, 2)
     assert slurm["topology.conf"].splitlines() == [
         *HEAD,
         "# leaf: 4 of the plan's 4 switches",
@@ -83,7 +95,7 @@ def test_two_rail_scalable_units_become_leaf_groups():
 def test_a_scalable_unit_run_by_kubernetes_is_left_out_and_counted():
     """The same fabric with Kubernetes on gpu005–008 (all of SU 2): lg002's two leaves serve no Slurm node, so
     the header says 2 of the 4 leaves and why; the spines list lg001 alone (one block of 4 nodes: BlockSizes=4)."""
-    slurm, _ = _files(8, {"topology": "rail_optimized", "nics_per_node": 2, "scalable_unit_nodes": 4}, 4)
+    slurm, _ = _files(8, TWO_RAILS, 4)
     assert slurm["topology.conf"].splitlines() == [
         *HEAD,
         "# leaf: 2 of the plan's 4 switches (2 serve Kubernetes nodes only and are left out)",
@@ -146,9 +158,7 @@ def test_three_tier_k4_fat_tree_pods_and_cores():
     switches, 4 cores; spine 1 of each pod goes to cores 1–2, spine 2 to cores 3–4. Kubernetes runs the last 4
     nodes = pod 4 (leaves 7–8, spines 7–8), which leave the file; the cores stay. Six blocks of 2 nodes: a job may
     span 1, 2 or 4 blocks (8 > 6): BlockSizes=2,4,8."""
-    slurm, kube = _files(
-        16, {"topology": "fat_tree", "nics_per_node": 1, "switch_radix": 4, "switch_model": "", "tiers": 3}, 4
-    )
+    slurm, kube = _files(16, K4, 4)
     assert slurm["topology.conf"].splitlines() == [
         *HEAD,
         "# leaf: 6 of the plan's 8 switches (2 serve Kubernetes nodes only and are left out)",
@@ -179,9 +189,7 @@ def test_three_tier_k4_fat_tree_pods_and_cores():
 def test_eight_equal_blocks_may_all_be_spanned():
     """8 leaves of 2 nodes, all Slurm (k = 4 fat-tree, no Kubernetes): 8 = 2³ blocks, so a job may span 1, 2, 4
     or all 8 blocks: BlockSizes=2,4,8,16."""
-    slurm, _ = _files(
-        16, {"topology": "fat_tree", "nics_per_node": 1, "switch_radix": 4, "switch_model": "", "tiers": 3}, 0
-    )
+    slurm, _ = _files(16, K4, 0)
     assert slurm["topology-block.conf"].splitlines()[-1] == "BlockSizes=2,4,8,16"
 
 
