@@ -90,7 +90,7 @@ def fitting_switches(freq: FabricRequest) -> str:
     """When a fabric is too big for its switch: the known switch models that would take it, and in how many tiers;
     on a rail-optimized fabric with fixed rail groups, whether automatic rail groups would make it fit."""
     hints = []
-    if freq.topology == Topology.RAIL_OPTIMIZED and freq.rail_groups is not None:
+    if freq.rail_groups is not None:  # (set only on a rail-optimized fabric, or 1)
         try:
             grouped = plan_fabric(dataclasses.replace(freq, rail_groups=None))
         except FabricRequestError:
@@ -101,12 +101,7 @@ def fitting_switches(freq: FabricRequest) -> str:
                 f"{grouped.tier_count} tiers, {grouped.switch_count:,} switches) — leave rail groups empty"
             )
     fits = []
-    for name, model in SWITCH_MODELS.items():
-        if model.port_gbps < freq.endpoint_gbps or (model.radix, model.port_gbps) == (
-            freq.switch_radix,
-            freq.switch_port_gbps,
-        ):
-            continue
+    for name, model in SWITCH_MODELS.items():  # the request's own switch and ones slower than its NICs are refused
         try:
             alt = plan_fabric(dataclasses.replace(freq, switch_radix=model.radix, switch_port_gbps=model.port_gbps))
         except FabricRequestError:

@@ -72,12 +72,11 @@ def _cat(parts: list[np.ndarray]) -> np.ndarray:
 def clos_edges(plan: FabricPlan) -> FabricEdges:
     w = plan.wiring
     assert isinstance(w, ClosWiring)
-    one = _one_copy_edges(plan, w)
-    return _replicate(one, w) if w.copies > 1 else one
+    return _replicate(_one_copy_edges(plan, w), w)
 
 
 def _replicate(one: FabricEdges, w: ClosWiring) -> FabricEdges:
-    """``w.copies`` disjoint copies of one copy's graph (rail groups × NIC planes).
+    """``w.copies`` disjoint copies of one copy's graph (rail groups × NIC planes); one copy maps onto itself.
 
     Endpoints keep the whole fabric's natural order (node-major; a node's ports plane-major,
     then NIC); switches stay tier by tier, copy by copy within a tier. The bisection halves
@@ -85,7 +84,7 @@ def _replicate(one: FabricEdges, w: ClosWiring) -> FabricEdges:
     """
     c, n1, r = w.copies, one.endpoint_count, w.rails
     switch_tier = one.node_tier[n1:]
-    per_tier = np.bincount(switch_tier, minlength=len(one.tier_names)) if switch_tier.size else np.zeros(0, int)
+    per_tier = np.bincount(switch_tier, minlength=len(one.tier_names))  # a Clos has leaves: never empty
     tier_base = np.concatenate([[0], np.cumsum(per_tier)[:-1]]).astype(np.int64)
     index_in_tier = np.arange(switch_tier.size, dtype=np.int64) - tier_base[switch_tier]
     n = n1 * c
@@ -97,9 +96,9 @@ def _replicate(one: FabricEdges, w: ClosWiring) -> FabricEdges:
         return np.concatenate([endpoints, switches])
 
     maps = [node_map(k) for k in range(c)]
-    tier = np.full(n + switch_tier.size * c, -1, dtype=np.int64)
-    for m in maps:
-        tier[m[n1:]] = switch_tier
+    tier = np.empty(n + switch_tier.size * c, dtype=np.int64)
+    for m in maps:  # the copies' maps cover every node once
+        tier[m] = one.node_tier
     half = one.bisection_split
     local_order = one.endpoint_nodes
     return FabricEdges(
@@ -183,7 +182,7 @@ def dragonfly_global_pairs(w: DragonflyWiring) -> tuple[np.ndarray, np.ndarray, 
     g = w.group_count
     gp = w.global_links_per_group_pair
     s = w.spines_per_group
-    if g < 2 or gp == 0:
+    if gp == 0:  # (one group has no pairs: the arrays below come out empty)
         e = np.zeros(0, dtype=np.int64)
         return e, e, e, e
     ga, gb = np.triu_indices(g, k=1)
@@ -245,23 +244,13 @@ def torus_edges(plan: FabricPlan) -> FabricEdges:
     n = math.prod(dims)
     link_gbps = float(plan.extras["link_gbps"])
     idx = np.arange(n, dtype=np.int64).reshape(dims)
-    us, vs, ls = [], [], []
-    for axis, k in enumerate(dims):
-        if k == 1:
-            continue
-        if k == 2:
-            a = np.take(idx, 0, axis=axis).ravel()
-            b = np.take(idx, 1, axis=axis).ravel()
-            us.append(a)
-            vs.append(b)
-            ls.append(np.full(a.size, 2, dtype=np.int64))  # + and − neighbours coincide
-        else:
-            a = idx.ravel()
-            b = np.roll(idx, -1, axis=axis).ravel()
-            us.append(a)
-            vs.append(b)
-            ls.append(np.ones(a.size, dtype=np.int64))
-    u, v, links = _cat(us), _cat(vs), _cat(ls)
+    # every chip links to its + neighbour along every dimension longer than 1 (a ring of 2: the pair's + and −
+    # links are two parallel links, listed as a→b and b→a; to_networkx sums them)
+    axes = [axis for axis, k in enumerate(dims) if k > 1]
+    us = [idx.ravel() for _ in axes]
+    vs = [np.roll(idx, -1, axis=axis).ravel() for axis in axes]
+    u, v = _cat(us), _cat(vs)
+    links = np.ones(u.size, dtype=np.int64)
     per_chip = int(plan.extras["links_per_chip"])
     return FabricEdges(
         endpoint_count=n,
@@ -272,7 +261,7 @@ def torus_edges(plan: FabricPlan) -> FabricEdges:
         v=v,
         links=links,
         gbps_per_link=np.full(u.size, link_gbps),
-        injection_gbps=max(per_chip, 1) * link_gbps,
+        injection_gbps=per_chip * link_gbps,
         endpoint_nodes=np.arange(n, dtype=np.int64),
         bisection_split=n // 2,
     )
@@ -294,7 +283,7 @@ def to_networkx(plan: FabricPlan):
     g = nx.Graph()
     names = ("endpoint", *e.tier_names)
     g.add_nodes_from((i, {"tier": names[t + 1]}) for i, t in enumerate(e.node_tier.tolist()))
-    for u, v, n_links, gbps in zip(e.u.tolist(), e.v.tolist(), e.links.tolist(), e.gbps_per_link.tolist(), strict=True):
+    for u, v, n_links, gbps in zip(e.u.tolist(), e.v.tolist(), e.links.tolist(), e.gbps_per_link.tolist()):
         if g.has_edge(u, v):
             g[u][v]["links"] += n_links
             g[u][v]["bandwidth_gbps"] += n_links * gbps
@@ -330,25 +319,31 @@ def verify_plan(plan: FabricPlan) -> Verification:
         problems.append(f"graph has {e.link_count:,} links, plan says {plan.link_count:,}")
     used_by_tier: dict[str, int] = {}
     max_by_tier: dict[str, int] = {}
-    for t_index, name in enumerate(e.tier_names):
+    for t_index, name in enumerate(e.tier_names):  # a tier is named only when it has switches
         mask = e.node_tier == t_index
         used_by_tier[name] = int(use[mask].sum())
-        max_by_tier[name] = int(use[mask].max()) if mask.any() else 0
+        max_by_tier[name] = int(use[mask].max())
     switch_count = int((e.node_tier >= 0).sum())
     if switch_count != plan.switch_count:
         problems.append(f"graph has {switch_count:,} switches, plan says {plan.switch_count:,}")
     for tier in plan.tiers:
-        got = used_by_tier.get(tier.name)
-        if got != tier.ports_used_total:
-            problems.append(f"{tier.name}: graph uses {got} ports, plan says {tier.ports_used_total}")
-        if max_by_tier.get(tier.name, 0) > tier.radix:
+        if tier.name not in used_by_tier:
+            problems.append(f"{tier.name}: the plan has this tier, the graph has no switch in it")
+            continue
+        if used_by_tier[tier.name] != tier.ports_used_total:
+            problems.append(
+                f"{tier.name}: graph uses {used_by_tier[tier.name]} ports, plan says {tier.ports_used_total}"
+            )
+        if max_by_tier[tier.name] > tier.radix:
             problems.append(f"{tier.name}: a switch uses {max_by_tier[tier.name]} ports of {tier.radix}")
     ep_use = use[: e.endpoint_count]
-    expected_ep = int(plan.extras.get("links_per_chip", 1)) if not plan.tiers else 1
-    if plan.tiers and np.any(ep_use != 1):
-        problems.append("an endpoint NIC is not cabled exactly once")
-    if not plan.tiers and np.any(ep_use != expected_ep):
-        problems.append(f"a chip does not use exactly {expected_ep} links")
+    if plan.tiers:
+        if np.any(ep_use != 1):
+            problems.append("an endpoint NIC is not cabled exactly once")
+    else:
+        per_chip = int(plan.extras["links_per_chip"])
+        if np.any(ep_use != per_chip):
+            problems.append(f"a chip does not use exactly {per_chip} links")
     flow = max_flow_bisection_gbps(plan)
     if not math.isclose(flow, plan.bisection_gbps, rel_tol=1e-9, abs_tol=1e-6):
         problems.append(f"max-flow bisection {flow:,.1f} Gbit/s ≠ analytic {plan.bisection_gbps:,.1f} Gbit/s")
