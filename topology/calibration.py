@@ -99,30 +99,30 @@ def fit_calibration(measured_time_us, model_time_us: Callable[[Calibration], np.
     usable = np.isfinite(bare) & (bare > 0) & np.isfinite(meas) & (meas > 0)
     if usable.sum() < MIN_ROWS:
         raise CalibrationError("log", f"{int(usable.sum())} usable rows; a calibration needs at least {MIN_ROWS}")
-    lo = np.array([b[0] for b in BOUNDS.values()])
-    hi = np.array([b[1] for b in BOUNDS.values()])
-    lo[1] = max(lo[1], -0.5 * float(bare[usable].min()))  # every calibrated time stays > 0
+    (e_lo, e_hi), (a_lo, a_hi), (s_lo, s_hi) = BOUNDS.values()
+    a_lo = max(a_lo, -0.5 * float(bare[usable].min()))  # every calibrated time stays > 0
 
     def residuals(x: np.ndarray) -> np.ndarray:
         t = np.asarray(model_time_us(Calibration(*map(float, x))), dtype=float)[usable]
         return np.log(np.maximum(t, 1e-9)) - np.log(meas[usable])
 
-    start = np.array([1.0, float(np.clip(np.min(meas[usable] - bare[usable]), lo[1], hi[1])), 0.0])
+    start = np.array([1.0, float(np.clip(np.min(meas[usable] - bare[usable]), a_lo, a_hi)), 0.0])
     res = least_squares(
         residuals,
         start,
-        bounds=(lo, hi),
+        bounds=(np.array([e_lo, a_lo, s_lo]), np.array([e_hi, a_hi, s_hi])),
         method="trf",
         loss="soft_l1",  # robust: one odd row (a noisy size, a protocol switch) does not drag the fit
         f_scale=0.2,  # residuals are log-ratios: ≈ 20 % is where soft-L1 stops counting them fully
         max_nfev=MAX_EVALUATIONS,
-        x_scale=np.array([1.0, 100.0, 100.0]),
+        x_scale="jac",  # a ratio and two µs offsets: each scaled by its own Jacobian column
         diff_step=1e-3,
     )
     cal = Calibration(*map(float, res.x))
     if not res.success:
         raise CalibrationError("log", f"the fit did not converge in {res.nfev} evaluations ({res.message})")
-    if res.x[0] <= lo[0] * 1.001 or res.x[0] >= hi[0] * 0.999 or res.x[1] >= hi[1] * 0.999:
+    e, a, _ = res.x
+    if e <= e_lo * 1.001 or e >= e_hi * 0.999 or a >= a_hi * 0.999:
         raise CalibrationError(
             "log",
             f"the fit does not converge inside the bounds ({cal.derivation()}); "

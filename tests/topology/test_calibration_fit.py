@@ -52,6 +52,7 @@ def test_too_few_rows():
         (BASE / 20, "inside the bounds"),  # 20× faster than the model: e would be 20 > 4
         (BASE * 30, "inside the bounds"),  # 30× slower: e would be 1/30 < 0.05
         (BASE + 20_000.0, "inside the bounds"),  # 20 ms more per call: offset past 10 ms
+        (BASE + 12_000.0, "inside the bounds"),  # 12 ms more: e alone (≈ 0.83) would bring it within 18 % (GM)
     ],
 )
 def test_a_fit_pinned_at_a_bound_is_refused(measured, words):
@@ -73,3 +74,12 @@ def test_a_fit_that_stays_too_far_off_is_refused_and_one_near_the_limit_is_not()
 def test_gm_error_by_hand():
     """exp(mean |log(p/m)|) − 1: ratios 2 and 1/2 → exp(ln 2) − 1 = 1."""
     assert gm_error([2.0, 1.0], [1.0, 2.0]) == pytest.approx(1.0)
+
+
+def test_the_35_percent_limit_sits_between_a_34_and_a_35_percent_fit():
+    """The same zigzag closer to the limit: r = 1.35 leaves ≈ 34.4 % after fitting (kept), r = 1.36 ≈ 35.4 %
+    (refused) — the limit is 35 %, not 34 or 36."""
+    zig = np.where(np.arange(SIZES.size) % 2 == 0, 1.0, -1.0)
+    assert 0.34 < fit_calibration(BASE * 1.35**zig, model).error_after <= MAX_FIT_ERROR
+    with pytest.raises(CalibrationError, match=r"still 35% off"):
+        fit_calibration(BASE * 1.36**zig, model)

@@ -73,3 +73,28 @@ def test_a_fit_near_but_inside_a_bound_is_kept():
     assert low.calibration.bw_efficiency == pytest.approx(0.08, rel=1e-3) and low.error_after < 1e-3
     high = fit_calibration(model(Calibration(1.0, 9_000.0, 10.0)), model)  # e is loosely held beside 9 ms
     assert high.calibration.latency_offset_us == pytest.approx(9_000.0, rel=1e-3) and high.error_after < 1e-3
+
+
+def test_one_odd_row_does_not_drag_the_fit():
+    """Made with e = 0.8, +5 µs, +10 µs on Simple, then one row (the 120 µs one) measured 3× slower — a noisy
+    size. The soft-L1 loss counts log-ratios beyond ≈ 20 % less than fully: e stays within 10 % of 0.8 (plain
+    least squares on the log-ratios drags it to ≈ 0.65)."""
+    measured = model(Calibration(0.8, 5.0, 10.0))
+    measured[5] *= 3
+    got = fit_calibration(measured, model).calibration
+    assert got.bw_efficiency == pytest.approx(0.8, rel=0.10)
+    assert got.latency_offset_us == pytest.approx(5.0, abs=1.0)
+
+
+def test_sub_microsecond_times_are_fitted_as_they_are():
+    """A fabric a thousand times faster, e = 0.8 and no offsets: 0.25 ns … 2.4 µs, seven of the eight rows under
+    a microsecond; they are fitted, not floored."""
+    fast = BASE / 1000
+
+    def fast_model(cal):
+        return model(cal, base=fast)
+
+    measured = fast_model(Calibration(0.8, 0.0, 0.0))
+    assert measured[0] == pytest.approx(0.00025) and measured[-1] == pytest.approx(2.4)
+    fit = fit_calibration(measured, fast_model)
+    assert fit.calibration.bw_efficiency == pytest.approx(0.8, rel=1e-3) and fit.error_after < 1e-3
