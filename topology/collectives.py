@@ -144,9 +144,10 @@ def _context(size_bytes, fabric: Fabric) -> _Ctx:
     per_port = np.floor(b_nvl / speed)
     intra_bw = np.where(b_nvl >= speed, per_port * speed, b_nvl)
     ring_bw = np.where(multi, np.minimum(intra_bw, node_net), intra_bw)
-    channels = np.clip(np.where(multi, 2 * nics, 2 * np.maximum(per_port, 1)), 2, T.MAX_CHANNELS)
+    # ≥ 2 channels also when no NVLink port carries the slowest speed (per_port 0)
+    channels = np.clip(np.where(multi, 2 * nics, 2 * per_port), 2, T.MAX_CHANNELS)
     cls = np.where(nodes <= 1, 0, np.where(nodes == 2, 1, 2))
-    log2_nodes = np.floor(np.log2(np.maximum(nodes, 1)))
+    log2_nodes = np.floor(np.log2(nodes))  # nodes ≥ 1 (check_fabric)
     shape = np.broadcast_shapes(s.shape, n.shape, ring_bw.shape)
     return _Ctx(s, g, nodes, n, multi, cls, log2_nodes, b_nvl, nic, node_net, speed, intra_bw, ring_bw,
                 channels, shape, fabric)  # fmt: skip
@@ -241,7 +242,7 @@ def _nvls(c: _Ctx, collective: Collective, alg: str):
 def _nvls_pipeline_us(c: _Ctx, alg: str, heads: np.ndarray, bus: np.ndarray) -> np.ndarray:
     """The fill of NVLS's chunk pipeline: NVLS_PIPELINE_CHUNKS × chunk ÷ (busBw ÷ (channels × heads)),
     the chunk by enqueue.cc's rules for the size and never more than a head's share of the message."""
-    nch = T.NVLS_CHANNELS.get(c.fabric.arch, (16, 16))
+    nch = T.NVLS_CHANNELS[c.fabric.arch]  # NVLS runs on Hopper and Blackwell only (check_fabric)
     ops = np.where(c.multi, nch[1], nch[0]) * heads
     if alg == "nvls":
         slow = c.multi & (bus < T.NVLS_SLOW_BUSBW_GBYTE_S)
@@ -251,7 +252,7 @@ def _nvls_pipeline_us(c: _Ctx, alg: str, heads: np.ndarray, bus: np.ndarray) -> 
         chunk, steps = np.full(c.shape, float(T.NVLS_TREE_CHUNK_BYTES)), T.NVLS_TREE_CHUNK_STEPS
     for times, smaller in steps:
         chunk = np.where((c.s < times * ops * chunk) & (chunk > smaller), float(smaller), chunk)
-    chunk = np.minimum(chunk, c.s / np.maximum(ops, 1))
+    chunk = np.minimum(chunk, c.s / ops)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(bus > 0, T.NVLS_PIPELINE_CHUNKS * chunk * ops / (1000 * np.where(bus > 0, bus, 1.0)), 0.0)
 
@@ -405,12 +406,11 @@ def _all_to_all_us(c: _Ctx) -> np.ndarray:
         inj = 2 * sum(1 for k in dims if k > 1) * link
         return lat + np.maximum(s * (n - 1) / n / inj, (n * s / 4) / bis) / 1000
     pods = _arr(fabric.pods)
-    taper = np.maximum(1.0, _arr(fabric.oversubscription) * (pods - 1) / np.maximum(pods, 1))
+    taper = np.maximum(1.0, _arr(fabric.oversubscription) * (pods - 1) / pods)
     b_eff = c.node_net / g / taper
-    if fabric.rail_optimized:  # PXN: cross-node traffic first hops over NVLink to the GPU on the right rail
-        t_bw = np.maximum(s * (n - g) / n / b_eff, s * (g - 1) / n / c.b_nvl)
-    else:
-        t_bw = np.maximum(s * (nodes - 1) / nodes / b_eff, s * (g - 1) / n / c.b_nvl)
+    # a GPU's bytes to other nodes, S(N − g)/N = S(nodes − 1)/nodes, over its share of the node's NICs; on a
+    # rail-optimized fabric PXN first hops them over NVLink to the GPU on the right rail — the same bytes
+    t_bw = np.maximum(s * (nodes - 1) / nodes / b_eff, s * (g - 1) / n / c.b_nvl)
     t_bw = np.where(nodes > 1, t_bw, s * (n - 1) / n / c.b_nvl)
     return lat + t_bw / 1000
 
@@ -510,12 +510,12 @@ def _scalar_env(fab: Fabric, size: float) -> dict:
     intra_bw = per_port * speed if b_nvl >= speed else b_nvl
     multi = nodes > 1
     ring_bw = min(intra_bw, nics * nic) if multi else intra_bw
-    channels = min(max(2 * nics if multi else 2 * max(per_port, 1), 2), T.MAX_CHANNELS)
+    channels = min(max(2 * nics if multi else 2 * per_port, 2), T.MAX_CHANNELS)
     cls = T.node_class(int(nodes))
     ll_max = T.LL_MAX_BW_INTEL_HOST[cls] if multi else T.LL_MAX_BW[fab.arch][cls] if fab.arch in T.LL_MAX_BW else 0
     return {"g": g, "nodes": nodes, "n": g * nodes, "nics": nics, "b_nvl": b_nvl, "nic": nic, "speed": speed,
             "intra_bw": intra_bw, "ring_bw": ring_bw, "channels": channels, "cls": cls, "multi": multi,
-            "log2_nodes": math.floor(math.log2(max(nodes, 1))), "ll_max": ll_max, "size": size}  # fmt: skip
+            "log2_nodes": math.floor(math.log2(nodes)), "ll_max": ll_max, "size": size}  # fmt: skip
 
 
 def _scalar_pair_us(coll: Collective, alg: Algorithm, pi: int, size: float, fab: Fabric, e: dict) -> float:
@@ -536,8 +536,8 @@ def _scalar_pair_us(coll: Collective, alg: Algorithm, pi: int, size: float, fab:
     if bw <= 0:
         return math.inf
     if alg == Algorithm.TREE and coll == Collective.ALL_REDUCE and size >= 64:
-        k = int(math.log2(int(size) >> 6)) if int(size) >> 6 >= 1 else -1
-        if 0 <= k < 23:
+        k = int(math.log2(int(size) >> 6))  # size ≥ 64: at least one 64-byte chunk
+        if k < 23:  # beyond the table: no correction
             bw *= T.TREE_CORRECTION[T.PROTOS[pi]][k]
     plateau = alg == Algorithm.RING and simple and coll == Collective.ALL_REDUCE and e["multi"]
     if plateau and size / (e["channels"] * e["n"]) >= 64:
@@ -626,7 +626,7 @@ def _scalar_nvls(coll: Collective, alg: Algorithm, fab: Fabric, e: dict, inter_l
     bus = heads * per_ch
     algbw = bus * e["n"] / nsteps if coll == Collective.ALL_REDUCE else bus
     # the chunk pipeline's fill (see _nvls_pipeline_us), point by point
-    ops = T.NVLS_CHANNELS.get(fab.arch, (16, 16))[1 if multi else 0] * heads
+    ops = T.NVLS_CHANNELS[fab.arch][1 if multi else 0] * heads
     size = e["size"]
     if alg == Algorithm.NVLS:
         chunk = T.NVLS_MULTI_NODE_SLOW_CHUNK_BYTES if multi and bus < T.NVLS_SLOW_BUSBW_GBYTE_S else T.NVLS_CHUNK_BYTES
@@ -654,12 +654,9 @@ def _scalar_all_to_all_us(size: float, fab: Fabric, e: dict) -> float:
     if not multi:
         return lat + size * (n - 1) / n / b_nvl / 1000
     pods = float(fab.pods)
-    taper = max(1.0, float(fab.oversubscription) * (pods - 1) / max(pods, 1))
+    taper = max(1.0, float(fab.oversubscription) * (pods - 1) / pods)
     b_eff = e["nics"] * e["nic"] / g / taper
-    if fab.rail_optimized:
-        tb = max(size * (n - g) / n / b_eff, size * (g - 1) / n / b_nvl)
-    else:
-        tb = max(size * (nodes - 1) / nodes / b_eff, size * (g - 1) / n / b_nvl)
+    tb = max(size * (nodes - 1) / nodes / b_eff, size * (g - 1) / n / b_nvl)  # PXN or not: the same bytes
     return lat + tb / 1000
 
 
@@ -694,8 +691,9 @@ ASSUMPTIONS: tuple[str, ...] = (
     "plugin that is assumed absent; PAT runs with one GPU per node.",
     "Rings follow the topology, so oversubscription above a pod does not slow ring, tree or NVLS.",
     "All-to-all (grouped point-to-point, outside tuning.cc): one Simple hop latency + (n − 1) × 1 µs post "
-    "overhead; across P pods or groups each NIC sees B_nic ÷ max(1, o·(P−1)/P); rail-optimized fabrics use "
-    "PXN: max(S(N−g)/N ÷ B_nic, S(g−1)/N ÷ B_nvl).",
+    "overhead; across P pods or groups each NIC sees B_nic ÷ max(1, o·(P−1)/P); t = max(S(N−g)/N ÷ B_nic, "
+    "S(g−1)/N ÷ B_nvl) — on rail-optimized fabrics PXN first hops the cross-node bytes over NVLink to the GPU "
+    "on the right rail, the same bytes over the same NICs.",
     "A 3D torus runs a bidirectional ring per dimension, the message shrinking by k after each.",
     "NVLS and NVLS-tree fill a chunk pipeline before data flows at busBw: + 4 (NCCL_STEPS ÷ 2, the model's "
     "choice) × chunk ÷ (busBw ÷ (NVLS channels × heads)), the chunk by src/enqueue.cc's size rules (128 KiB "
