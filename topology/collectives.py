@@ -279,12 +279,12 @@ def _pat(c: _Ctx):
     return c.ring_bw * T.PAT_BW_FACTOR, lat
 
 
-def _tree_correction(s: np.ndarray, pi: int) -> np.ndarray:
-    """ncclTopoGetAlgoTime: Tree all-reduce bandwidth × treeCorrectionFactor[proto][log2(bytes >> 6)]."""
+def _tree_correction(s: np.ndarray, pi: int, limit: int) -> np.ndarray:
+    """ncclTopoGetAlgoTime: bandwidth × treeCorrectionFactor[proto][log2(bytes >> 6)] while that index < limit."""
     chunks = np.floor(s / 64)
     k = np.floor(np.log2(np.maximum(chunks, 1)))
     table = np.asarray(T.TREE_CORRECTION[T.PROTOS[pi]])
-    return np.where((chunks >= 1) & (k < 23), np.take(table, np.clip(k, 0, 22).astype(int)), 1.0)
+    return np.where((chunks >= 1) & (k < limit), np.take(table, np.clip(k, 0, limit - 1).astype(int)), 1.0)
 
 
 def _nccl_pair(c: _Ctx, collective: Collective, alg: Algorithm, pi: int):
@@ -321,13 +321,15 @@ def _nccl_pair(c: _Ctx, collective: Collective, alg: Algorithm, pi: int):
 
 
 def _nccl_time_us(c: _Ctx, collective: Collective, alg: Algorithm, pi: int) -> np.ndarray:
-    """ncclTopoGetAlgoTime: latency (×1.4 ring plateau) + bytes ÷ (1000 × bw × tree correction)."""
+    """ncclTopoGetAlgoTime: latency (× the ring plateau) + bytes ÷ (1000 × bw × the tree correction)."""
     algbw, lat = _nccl_pair(c, collective, alg, pi)
     if alg == Algorithm.TREE and collective == Collective.ALL_REDUCE:
-        algbw = algbw * _tree_correction(c.s, pi)
+        algbw = algbw * _tree_correction(c.s, pi, T.TREE_CORRECTION_LIMIT)
+    if alg == Algorithm.NVLS_TREE and collective == Collective.ALL_REDUCE and c.fabric.arch == "blackwell":
+        algbw = algbw * _tree_correction(c.s, pi, T.NVLS_TREE_CORRECTION_LIMIT)  # x86 hosts (ASSUMPTIONS)
     if alg == Algorithm.RING and pi == 2 and collective == Collective.ALL_REDUCE:
         plateau = c.multi & (c.s / (c.channels * c.n) >= 64)
-        lat = lat * np.where(plateau, T.RING_PLATEAU, 1.0)
+        lat = lat * np.where(plateau, T.RING_PLATEAU[c.fabric.arch], 1.0)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(algbw > 0, lat + c.s / (1000 * np.where(algbw > 0, algbw, 1.0)), np.inf)
 
@@ -535,13 +537,14 @@ def _scalar_pair_us(coll: Collective, alg: Algorithm, pi: int, size: float, fab:
     bw, lat = _scalar_nccl(coll, alg, pi, fab, e)
     if bw <= 0:
         return math.inf
-    if alg == Algorithm.TREE and coll == Collective.ALL_REDUCE and size >= 64:
+    tree = alg == Algorithm.TREE or (alg == Algorithm.NVLS_TREE and fab.arch == "blackwell")
+    if tree and coll == Collective.ALL_REDUCE and size >= 64:
         k = int(math.log2(int(size) >> 6))  # size ≥ 64: at least one 64-byte chunk
-        if k < 23:  # beyond the table: no correction
+        if k < (T.TREE_CORRECTION_LIMIT if alg == Algorithm.TREE else T.NVLS_TREE_CORRECTION_LIMIT):
             bw *= T.TREE_CORRECTION[T.PROTOS[pi]][k]
     plateau = alg == Algorithm.RING and simple and coll == Collective.ALL_REDUCE and e["multi"]
     if plateau and size / (e["channels"] * e["n"]) >= 64:
-        lat *= T.RING_PLATEAU
+        lat *= T.RING_PLATEAU[fab.arch]
     return lat + size / (1000 * bw)
 
 

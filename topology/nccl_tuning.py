@@ -79,7 +79,7 @@ PER_CH_MAX_NVLS_TREE = {
 }
 # tuning.cc nvlsEfficiency (NVLS needs Hopper or newer: 0 below)
 NVLS_EFFICIENCY = {"volta": 0.0, "ampere": 0.0, "hopper": 0.85, "blackwell": 0.74}
-# tuning.cc treeCorrectionFactor[protocol][log2(bytes >> 6)], 64 B … 256 MiB
+# tuning.cc treeCorrectionFactor[protocol][log2(bytes >> 6)], 64 B … 512 MiB (24 powers of two; Tree reads 23)
 TREE_CORRECTION = {
     "LL": (1.0, 1.0, 1.0, 1.0, 0.9, 0.8, 0.7, 0.7, 0.7, 0.7, 0.6, 0.5, 0.4, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.0, 1.0,
            1.0, 1.0),
@@ -89,7 +89,12 @@ TREE_CORRECTION = {
                0.9, 0.9, 0.9),
 }  # fmt: skip
 NET_OVERHEAD_US = 1.0  # tuning.cc getNetOverhead(): x86 Intel (and non-x86) hosts; ×3 for Simple
-RING_PLATEAU = 1.4  # ncclTopoGetAlgoTime: multi-node Ring/Simple all-reduce latency ×1.4 (SM80+)
+# ncclTopoGetAlgoTime: multi-node Ring/Simple all-reduce latency × (minCompCap < 80 ? 1.9 : 1.4), the ring's plateau
+RING_PLATEAU = {"volta": 1.9, "ampere": 1.4, "hopper": 1.4, "blackwell": 1.4}
+# ncclTopoGetAlgoTime: Tree all-reduce bw × TREE_CORRECTION[proto][log2(bytes >> 6)] while that index is < 23;
+# NVLS Tree all-reduce too on Blackwell (minCompCap ≥ 100) with an x86 host, while it is < 24
+TREE_CORRECTION_LIMIT = 23
+NVLS_TREE_CORRECTION_LIMIT = 24
 PAT_BW_FACTOR = 0.75  # tuning.cc: PAT busBw ×0.75
 COLLNET_ARITY_US = 0.4  # tuning.cc: CollNetDirect arity serialisation latency per local rank
 # src/graph/topo.h per-link NVLink bandwidth NCCL assumes [GB/s]

@@ -34,6 +34,10 @@ NVLS_H = {**H, "nvls": True}
 SHARP_M = {**M, "nvls": True, "sharp": True}
 AMPERE_M = {"gpus_per_node": 8, "node_count": 4, "nvlink_gbyte_s": 240.0, "nics_per_node": 8, "nic_gbps": 200.0,
             "sharp": True, "arch": "ampere"}  # fmt: skip
+VOLTA_M = {"gpus_per_node": 8, "node_count": 4, "nvlink_gbyte_s": 120.0, "nics_per_node": 4, "nic_gbps": 100.0,
+           "arch": "volta"}  # fmt: skip
+BLACKWELL_M = {"gpus_per_node": 8, "node_count": 4, "nvlink_gbyte_s": 721.8, "nics_per_node": 8, "nic_gbps": 800.0,
+               "nvls": True, "arch": "blackwell"}  # fmt: skip
 ONE_GPU_NODES = {"gpus_per_node": 1, "node_count": 8, "nvlink_gbyte_s": 370.8, "nics_per_node": 1, "nic_gbps": 400.0}
 TORUS = {"gpus_per_node": 1, "node_count": 64, "nvlink_gbyte_s": 100.0, "nics_per_node": 1, "nic_gbps": 400.0,
          "torus_dims": (4, 4, 4), "arch": "ici"}  # fmt: skip
@@ -62,6 +66,10 @@ CASES = [
     # 32 KiB ÷ 512 = 64 B per channel and rank: the ×1.4 plateau starts exactly here, not one byte earlier
     ("ring plateau", "all_reduce", 32 * KiB, M, R, S, 282.8 * 1.4 + 32 * KiB / (1000 * 360 * 32 / 62)),
     ("ring no plateau", "all_reduce", 32 * KiB - 1, M, R, S, 282.8 + (32 * KiB - 1) / (1000 * 360 * 32 / 62)),
+    # Volta (SM70) rings plateau at ×1.9 (tuning.cc: minCompCap < 80 ? 1.9 : 1.4): 4 nodes of 8 V100 (120 GB/s
+    # NVLink: 3 × 40 GB/s channels), 4 × 100G NICs (12 GB/s each, 48 a node): busBw min(120, 48) = 48, 8 channels;
+    # the same 282.8 µs of steps (the latency tables are not per generation) × 1.9
+    ("volta plateau", "all_reduce", MiB, VOLTA_M, R, S, 282.8 * 1.9 + MiB / (1000 * 48 * 32 / 62)),
     # --- Tree all-reduce on M: busBw min(360 × 0.92, 16 × 36.0) = 331.2, algbw = busBw ÷ 2; latency
     # base + 2 × ((g − 1) × NVLink tree + log2(nodes) × net tree). 1 MiB = 2^14 chunks of 64 B: correction [14].
     # LL: min(331.2 ÷ 3.8, 20.4) = 20.4; 6.8 + 2 × (7 × 0.6 + 2 × 5.0) = 35.2 µs; LL[14] = 0.5
@@ -112,6 +120,18 @@ CASES = [
     # on 2 nodes the network side doubles (96): min(89.25, 96, cap 57.7) → 461.6; 25 + 2 × 1 × 20.9 = 66.8 µs
     ("nvls tree 2 nodes", "all_reduce", 4 * MiB, {**SHARP_M, "node_count": 2}, NVT, S,
      66.8 + 4 * 32 * KiB * 128 / (1000 * 461.6) + 4 * MiB / (1000 * 461.6 * 16 / 30)),
+    # Blackwell NVLS tree takes the tree correction too (tuning.cc: NVLS_TREE, minCompCap ≥ 100, x86 host), up to
+    # index 23: 4 × 8 B200, 8 × 800G NICs (96 GB/s): per channel min(116.55, 90, Blackwell cap 80) → busBw 640,
+    # algbw 640 × 32/62; 25 + 2 × 2 × 20.9 = 108.6 µs; 32 × 8 = 256 ops.
+    # 4 MiB: chunk 128 → 64 (< 4 × 256 × 128 KiB) → 32 KiB (< 256 × 64 KiB), a head's share 16 KiB; 2^16 chunks of
+    # 64 B: Simple[16] = 0.7
+    ("nvls tree B200 4 MiB", "all_reduce", 4 * MiB, BLACKWELL_M, NVT, S,
+     108.6 + 4 * 16 * KiB * 256 / (1000 * 640) + 4 * MiB / (1000 * 640 * 32 / 62 * 0.7)),
+    # 512 MiB: 2^23 chunks → Simple[23] = 0.9 (Tree would stop at 22); 1 GiB: 2^24, past the table
+    ("nvls tree B200 512 MiB", "all_reduce", 512 * MiB, BLACKWELL_M, NVT, S,
+     108.6 + 4 * 128 * KiB * 256 / (1000 * 640) + 512 * MiB / (1000 * 640 * 32 / 62 * 0.9)),
+    ("nvls tree B200 1 GiB", "all_reduce", GiB, BLACKWELL_M, NVT, S,
+     108.6 + 4 * 128 * KiB * 256 / (1000 * 640) + GiB / (1000 * 640 * 32 / 62)),
     # --- CollNet (SHARP) on M: Direct busBw 360 ÷ (g/NICs = 1) × 0.85 (Hopper) = 306, algbw 153;
     # latency 2 × (3.7 + 7 × 0.4 arity) + 31 = 44 µs
     ("collnet direct", "all_reduce", 1e9, SHARP_M, Algorithm.COLLNET_DIRECT, S, 44 + 1e9 / (1000 * 153)),
