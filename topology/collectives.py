@@ -253,8 +253,8 @@ def _nvls_pipeline_us(c: _Ctx, alg: str, heads: np.ndarray, bus: np.ndarray) -> 
     for times, smaller in steps:
         chunk = np.where((c.s < times * ops * chunk) & (chunk > smaller), float(smaller), chunk)
     chunk = np.minimum(chunk, c.s / ops)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(bus > 0, T.NVLS_PIPELINE_CHUNKS * chunk * ops / (1000 * np.where(bus > 0, bus, 1.0)), 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):  # busBw 0: the pair does not run (+inf in any case)
+        return T.NVLS_PIPELINE_CHUNKS * chunk * ops / (1000 * bus)
 
 
 def _collnet(c: _Ctx, alg: str):
@@ -330,8 +330,8 @@ def _nccl_time_us(c: _Ctx, collective: Collective, alg: Algorithm, pi: int) -> n
     if alg == Algorithm.RING and pi == 2 and collective == Collective.ALL_REDUCE:
         plateau = c.multi & (c.s / (c.channels * c.n) >= 64)
         lat = lat * np.where(plateau, T.RING_PLATEAU[c.fabric.arch], 1.0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(algbw > 0, lat + c.s / (1000 * np.where(algbw > 0, algbw, 1.0)), np.inf)
+    with np.errstate(divide="ignore", invalid="ignore"):  # algbw 0 (not run) is masked
+        return np.where(algbw > 0, lat + c.s / (1000 * algbw), np.inf)
 
 
 def _hierarchical_us(c: _Ctx) -> np.ndarray:
@@ -639,7 +639,7 @@ def _scalar_nvls(coll: Collective, alg: Algorithm, fab: Fabric, e: dict, inter_l
     for times, smaller in steps:
         if size < times * ops * chunk and chunk > smaller:
             chunk = smaller
-    fill = T.NVLS_PIPELINE_CHUNKS * min(chunk, size / ops) * ops / (1000 * bus) if bus > 0 else 0.0
+    fill = T.NVLS_PIPELINE_CHUNKS * min(chunk, size / ops) * ops / (1000 * bus)  # bus > 0: two heads or more
     if alg == Algorithm.NVLS:
         return algbw, T.NVLINK_LATENCY_US["nvls"][2] + (inter_lat if multi else 0.0) + fill
     return algbw, T.NVLINK_LATENCY_US["nvls_tree"][2] + 2 * e["log2_nodes"] * inter_lat + fill

@@ -70,6 +70,16 @@ CASES = [
     # NVLink: 3 × 40 GB/s channels), 4 × 100G NICs (12 GB/s each, 48 a node): busBw min(120, 48) = 48, 8 channels;
     # the same 282.8 µs of steps (the latency tables are not per generation) × 1.9
     ("volta plateau", "all_reduce", MiB, VOLTA_M, R, S, 282.8 * 1.9 + MiB / (1000 * 48 * 32 / 62)),
+    # NVLink of exactly 60 GB/s carries one 60 GB/s channel (the search takes a speed ≤ the link): 60 GB/s,
+    # 2 channels; one node: 8.4 + 14 steps × 3.4 = 56 µs
+    ("nvlink = a speed", "all_reduce", MiB, {**H, "nvlink_gbyte_s": 60.0}, R, S, 56.0 + MiB / (1000 * 60 * 8 / 14)),
+    # the LL128 channel cap binds on Blackwell: B200 (721.8 GB/s: 8 × 90 = 720, 16 channels) →
+    # min(720 × 0.92 = 662.4, 16 × 40) = 640; one node: 14 + 14 × 1.9 = 40.6 µs
+    ("B200 ring LL128", "all_reduce", MiB, {**H, "nvlink_gbyte_s": 721.8, "arch": "blackwell"}, R, LL128,
+     14.0 + 14 * 1.9 + MiB / (1000 * 640 * 8 / 14)),
+    # 4 nodes with 8 × 800G (96 GB/s each): busBw min(720, 768) = 720, 2 × 8 NICs = 16 channels → 640 again
+    ("B200 ring LL128 4 nodes", "all_reduce", MiB, {**BLACKWELL_M, "nvls": False, "nic_gbps": 800.0}, R, LL128,
+     144.4 + MiB / (1000 * 640 * 32 / 62)),
     # --- Tree all-reduce on M: busBw min(360 × 0.92, 16 × 36.0) = 331.2, algbw = busBw ÷ 2; latency
     # base + 2 × ((g − 1) × NVLink tree + log2(nodes) × net tree). 1 MiB = 2^14 chunks of 64 B: correction [14].
     # LL: min(331.2 ÷ 3.8, 20.4) = 20.4; 6.8 + 2 × (7 × 0.6 + 2 × 5.0) = 35.2 µs; LL[14] = 0.5
@@ -97,6 +107,10 @@ CASES = [
     # 1 GiB is not under 64 × 128 × 128 KiB = 1 GiB: the chunk stays 128 KiB
     ("nvls 1 GiB", "all_reduce", GiB, NVLS_H, NV, S,
      25 + 4 * 128 * KiB * 128 / (1000 * 480) + GiB / (1000 * 480 * 8 / 14)),
+    # 2 GPUs: 2 heads, per channel min(60 × 0.85 × 1/2 × 2 = 51, 60) = 51 → busBw 102 = algbw (n/nsteps = 1);
+    # 16 × 2 = 32 ops, 4 MiB: 128 → 64 (< 64 × 32 × 128 KiB) → 32 KiB (< 8 × 32 × 64 KiB), not under 2 × 32 × 32 KiB
+    ("nvls 2 GPUs", "all_reduce", 4 * MiB, {**NVLS_H, "gpus_per_node": 2, "nics_per_node": 2}, NV, S,
+     25 + 4 * 32 * KiB * 32 / (1000 * 102) + 4 * MiB / (1000 * 102)),
     # all-gather: per channel min(60 × 0.85 × 7/8 × 7/8 = 39.05, 60): busBw 8 × 39.05 = 312.375 = algbw
     ("nvls all-gather", "all_gather", 4 * MiB, NVLS_H, NV, S,
      25 + 4 * 16 * KiB * 128 / (1000 * 312.375) + 4 * MiB / (1000 * 312.375)),
