@@ -412,14 +412,14 @@ def _all_to_all_us(c: _Ctx) -> np.ndarray:
     b_eff = c.node_net / g / taper
     # a GPU's bytes to other nodes, S(N − g)/N = S(nodes − 1)/nodes, over its share of the node's NICs; on a
     # rail-optimized fabric PXN first hops them over NVLink to the GPU on the right rail — the same bytes
+    # (one node: nothing leaves it, and S(g − 1)/n = S(n − 1)/n crosses NVLink)
     t_bw = np.maximum(s * (nodes - 1) / nodes / b_eff, s * (g - 1) / n / c.b_nvl)
-    t_bw = np.where(nodes > 1, t_bw, s * (n - 1) / n / c.b_nvl)
     return lat + t_bw / 1000
 
 
 def _torus_us(collective: Collective, s, fabric: Fabric, pi: int):
     """Bidirectional ring per dimension; the message shrinks by k after each dimension."""
-    dims = [k for k in fabric.torus_dims if k > 1]
+    dims = fabric.torus_dims  # a dimension of 1 adds no step: (1 − 1) hops, ⌊1/2⌋ = 0
     eff = (0.5, 0.92, 1.0)[pi]  # tuning.cc Ring LL ×0.5, LL128 ×0.92
     link = fabric.torus_link_gbps / 8 * NIC_EFF * eff
     alpha = T.NET_LATENCY_US["ring"][pi]
@@ -654,8 +654,6 @@ def _scalar_all_to_all_us(size: float, fab: Fabric, e: dict) -> float:
         bis = 2 * math.prod(dims) / max(dims) * link
         inj = 2 * sum(1 for k in dims if k > 1) * link
         return lat + max(size * (n - 1) / n / inj, (n * size / 4) / bis) / 1000
-    if not multi:
-        return lat + size * (n - 1) / n / b_nvl / 1000
     pods = float(fab.pods)
     taper = max(1.0, float(fab.oversubscription) * (pods - 1) / pods)
     b_eff = e["nics"] * e["nic"] / g / taper
@@ -664,7 +662,7 @@ def _scalar_all_to_all_us(size: float, fab: Fabric, e: dict) -> float:
 
 
 def _scalar_torus_us(coll: Collective, size: float, fab: Fabric, pi: int) -> float:
-    dims = [k for k in fab.torus_dims if k > 1]
+    dims = fab.torus_dims
     link = fab.torus_link_gbps / 8 * NIC_EFF * (0.5, 0.92, 1.0)[pi]
     alpha = T.NET_LATENCY_US["ring"][pi]
     t, rem = 0.0, size

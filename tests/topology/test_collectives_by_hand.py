@@ -153,6 +153,9 @@ CASES = [
     ("collnet direct 4 NICs", "all_reduce", 1e9, {**SHARP_M, "nics_per_node": 4}, Algorithm.COLLNET_DIRECT, S,
      44 + 1e9 / (1000 * 102)),
     # Ampere: 240 GB/s NVLink (6 × 40), no Hopper factor: 240 → algbw 120
+    # 2 GPUs and 2 NICs a node: min(1, g − 1) = 1 NVLink hop, 1 × 0.4 arity: 2 × (3.7 + 0.4) + 31 = 39.2 µs
+    ("collnet direct 2 GPUs", "all_reduce", 1e9, {**SHARP_M, "gpus_per_node": 2, "nics_per_node": 2},
+     Algorithm.COLLNET_DIRECT, S, 39.2 + 1e9 / (1000 * 153)),
     ("collnet direct A100", "all_reduce", 1e9, AMPERE_M, Algorithm.COLLNET_DIRECT, S, 44 + 1e9 / (1000 * 120)),
     # Chain: busBw 360, algbw 180; latency 2 × 7 × 2.8 + 30 = 69.2 µs
     ("collnet chain", "all_reduce", 1e9, SHARP_M, Algorithm.COLLNET_CHAIN, S, 69.2 + 1e9 / (1000 * 180)),
@@ -171,6 +174,9 @@ CASES = [
     # 3:1 above 4 pods: each NIC sees 48 ÷ max(1, 3 × 3/4 = 2.25)
     ("all-to-all 3:1", "all_to_all", 1e9, {**M, "oversubscription": 3.0, "pods": 4}, Algorithm.PAIRWISE, S,
      14 + 31 * 1.0 + 1e9 * 3 / 4 / (48 / 2.25) / 1000),
+    # NVLink of 10 GB/s: the NVLink share binds, S × 7/32 ÷ 10 > S × 3/4 ÷ 48
+    ("all-to-all NVLink-bound", "all_to_all", 1e9, {**M, "nvlink_gbyte_s": 10.0}, Algorithm.PAIRWISE, S,
+     14 + 31 * 1.0 + 1e9 * 7 / 32 / 10 / 1000),
     ("all-to-all one node", "all_to_all", 1e9, H, Algorithm.PAIRWISE, S, 3.4 + 7 * 1.0 + 1e9 * 7 / 8 / 370.8 / 1000),
     # torus 4×4×4 of 48 GB/s links: bisection 2 × 64/4 × 48 = 1,536 GB/s, injection 2 × 3 × 48 = 288;
     # max(S × 63/64 ÷ 288, 64 S/4 ÷ 1,536)
@@ -211,6 +217,19 @@ def test_no_algorithm_that_runs_gives_no_bandwidth():
     for alg, proto in ((T_, S), (NV, S), (Algorithm.PAT, S)):  # broadcast runs on Ring only
         assert math.isinf(_time_us("broadcast", 1e6, SHARP_M, alg, proto))
     assert math.isinf(_time_us("all_reduce", 1e6, SHARP_M, Algorithm.COLLNET_DIRECT, LL))  # Simple only
+    not_run = [
+        ("all_reduce", {**M, "nvls": True}, NV),  # NVLS across nodes needs SHARP (CollNet)
+        ("all_reduce", NVLS_H, NVT),  # NVLS tree is off on one node
+        ("all_gather", SHARP_M, NV),  # NVLS all-gather across nodes needs a CollNet plugin
+        ("all_reduce", {**SHARP_M, "node_count": 1}, Algorithm.COLLNET_DIRECT),  # CollNet: between nodes
+        ("all_reduce", {**SHARP_M, "node_count": 1}, Algorithm.COLLNET_CHAIN),
+        ("all_reduce", {**ONE_GPU_NODES, "sharp": True}, Algorithm.COLLNET_DIRECT),  # Direct needs NVSwitch
+        ("all_gather", M, Algorithm.PAT),  # PAT: one GPU per node
+        ("all_gather", M, Algorithm.HIERARCHICAL),  # the two-level form is an all-reduce
+    ]
+    for coll, fabric, alg in not_run:
+        assert math.isinf(_time_us(coll, 1e6, fabric, alg, S)), (coll, alg)
+    assert math.isinf(_time_us("all_reduce", 1e6, M, Algorithm.HIERARCHICAL, LL))  # and Simple
 
 
 def test_bandwidths_of_timed_points():
@@ -226,5 +245,8 @@ def test_calibration_identity_and_its_neighbours():
     assert calibrated_us(100.0, f, S) == 100.0
     assert calibrated_us(100.0, Fabric(**H, bw_efficiency=2.0), S) == 50.0
     assert calibrated_us(100.0, Fabric(**H, latency_offset_us=1.0), LL) == 101.0
+    assert calibrated_us(100.0, Fabric(**H, latency_offset_us=-1.0), LL) == 99.0
+    # e = 2 and −100 µs: 100 ÷ 2 = 50, the offset held at half of it: 50 − 25 = 25
+    assert calibrated_us(100.0, Fabric(**H, bw_efficiency=2.0, latency_offset_us=-100.0), LL) == 25.0
     assert calibrated_us(100.0, Fabric(**H, simple_latency_offset_us=1.0), LL) == 100.0  # Simple's own offset
     assert calibrated_us(100.0, Fabric(**H, simple_latency_offset_us=1.0), S) == 101.0
