@@ -194,7 +194,7 @@ def _arrivals(profile: Profile, w: Workload, b: Batch) -> list[dict[str, Any]]:
     load = _load(w, profile, b)
     rates = arrival_rates_per_h(profile, b.gpus, load)
     rows = []
-    for c, lam in zip(profile.classes, rates, strict=True):
+    for c, lam in zip(profile.classes, rates):  # one rate per class
         rows.append({
             "name": c.name, "share_frac": c.share, "jobs_per_day": lam * 24, "mean_gpus": c.mean_gpus(),
             "mean_hours": c.mean_hours(), "sla": c.sla,

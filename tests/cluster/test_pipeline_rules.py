@@ -110,6 +110,22 @@ def test_network_draw_and_price_from_the_bom():
     assert fig.capex_usd == Decimal("92000.00")
 
 
+@pytest.mark.parametrize(
+    ("watts", "shown"),
+    [
+        ((3049.9, 2449.9, 449.9), "switches 3.0 kW + transceivers 2.4 kW + active cables 0.4 kW"),
+        ((3050.1, 2450.1, 450.1), "switches 3.1 kW + transceivers 2.5 kW + active cables 0.5 kW"),
+    ],
+)
+def test_the_draw_is_shown_in_kw_to_a_tenth(watts, shown):
+    """W ÷ 1,000 to one decimal, on both sides of a rounding edge (3,049.9 W → 3.0 kW, 3,050.1 W → 3.1 kW)."""
+    kinds = (PartKind.SWITCH, PartKind.TRANSCEIVER, PartKind.CABLE)
+    bom = dataclasses.replace(SMALL_BOM, lines=tuple(_line("compute", k, 1, w, "1") for k, w in zip(kinds, watts)))
+    fig = network_figures(Requirements(), None, bom)
+    assert fig.power_derivation == f"from the BOM: {shown}"
+    assert fig.power_w == pytest.approx(sum(watts))
+
+
 def test_network_draw_and_price_as_given():
     r = _replace(Requirements(), power={"network_power_kw": 12.5}, tco={"network_capex_usd": Decimal("1234")})
     fig = network_figures(r, None, SMALL_BOM)
@@ -244,6 +260,11 @@ def test_result_explains_fields_left_empty_and_only_those(default_plan):
         res["power"].get("derivations", {}).get("rack_budget_kw")
         != (default_plan.result()["power"]["derivations"]["rack_budget_kw"])
     )
+
+
+def test_result_states_its_layout_version(default_plan):
+    """Saved revisions and API clients read the result by its layout: version 2 (the planes' keys with units)."""
+    assert default_plan.result()["schema_version"] == 2
 
 
 def test_result_carries_the_scheduler_plan(default_plan):

@@ -191,8 +191,8 @@ def test_carbon_policy_charges_each_gpu_its_share_of_the_facility():
     chosen = _policies(plan, w, b, profile, jobs, ["train"])["deferrable"]
     assert np.array_equal(chosen, train)
     with pytest.raises(SchedulerInputError) as exc:
-        _policies(plan, w, b, profile, jobs, ["train", "eval"])
-    assert exc.value.errors == {"carbon.classes": "unknown class 'eval'; the classes: train, sweep"}
+        _policies(plan, w, b, profile, jobs, ["train", "eval", "serve"])
+    assert exc.value.errors == {"carbon.classes": "unknown class 'eval'; the classes: train, sweep"}  # the first
     out = simulate_design(plan, split=False)
     assert out["carbon"] is not None
 
@@ -271,3 +271,11 @@ def test_carbon_counts_the_runs_inside_the_window():
     c = out["carbon"]
     assert c["t_co2"] == pytest.approx(out["busy_node_h"] * 8 * c["kw_per_gpu"] * 100 / 1e6, rel=1e-9)
     assert c["saved_t_co2"] == 0.0
+
+
+def test_progress_without_the_split_run_goes_to_0_9_then_1():
+    """No pooled run: the batch run takes the progress to 0.9 at most, then the report is done (1.0)."""
+    seen: list[float] = []
+    simulate_design(_plan(offered_load_pct=90, days=60), progress=seen.append, split=False)
+    assert seen[-1] == 1.0 and len(seen) > 2
+    assert all(0 <= x <= 0.9 for x in seen[:-1]) and seen == sorted(seen)
