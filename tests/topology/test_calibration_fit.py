@@ -83,3 +83,21 @@ def test_the_35_percent_limit_sits_between_a_34_and_a_35_percent_fit():
     assert 0.34 < fit_calibration(BASE * 1.35**zig, model).error_after <= MAX_FIT_ERROR
     with pytest.raises(CalibrationError, match=r"still 35% off"):
         fit_calibration(BASE * 1.36**zig, model)
+
+
+def test_a_fit_that_runs_out_of_its_budget_is_refused(monkeypatch):
+    """The solver is asked for at most 400 evaluations (a request stays bounded in time; the logs here converge
+    in 12–24). One stopped short of converging — here by a budget of 3 — refuses the log in the solver's own
+    words rather than returning a half-fitted calibration."""
+    import scipy.optimize
+
+    real, asked = scipy.optimize.least_squares, {}
+
+    def short_budget(*args, **kwargs):
+        asked.update(kwargs)
+        return real(*args, **{**kwargs, "max_nfev": 3})
+
+    monkeypatch.setattr(scipy.optimize, "least_squares", short_budget)
+    with pytest.raises(CalibrationError, match=r"the fit did not converge in \d evaluations \(The maximum number"):
+        fit_calibration(model(Calibration(0.7, 12.0, 40.0)), model)
+    assert asked["max_nfev"] == 400
