@@ -71,7 +71,9 @@ def _shape(req: FabricRequest) -> _Shape:
     m = largest_divisor_at_most(u, a_max // a_l)
     spines = u // m
     spine_down = a_l * m
-    h = min(math.ceil(spine_down / req.global_oversubscription - 1e-9), k - spine_down)
+    # global ports per spine: down ÷ the taper, rounded up; within the radix, as spine_down ≤ a_max and port_split
+    # keeps a_max ≤ the taper × its own up ports (k − a_max)
+    h = math.ceil(spine_down / req.global_oversubscription - 1e-9)
     groups = math.ceil(n / (a_l * d))
     max_groups = spines * h + 1
     if groups > max_groups:
@@ -129,6 +131,14 @@ def _wiring(sh: _Shape) -> DragonflyWiring:
 
 def _tiers(sh: _Shape) -> tuple[Tier, Tier]:
     leaf_count, spine_count = sh.groups * sh.a_l, sh.groups * sh.spines
+    group_ports = sh.spines * sh.h
+    if sh.groups > 1:
+        global_use = (
+            f"a group's {group_ports} global ports give ⌊{group_ports} ÷ {sh.groups - 1}⌋ = {sh.per_pair} link(s) "
+            f"to each other group ({(sh.groups - 1) * sh.per_pair} used)"
+        )
+    else:
+        global_use = f"one group: its {group_ports} global ports stay free"
     leaf = Tier(
         name="leaf",
         switch_count=leaf_count,
@@ -143,7 +153,7 @@ def _tiers(sh: _Shape) -> tuple[Tier, Tier]:
         oversubscription=sh.leaf_oversubscription,
         derivation=(
             f"groups of {sh.a_l} leaves × {sh.d} endpoints = {sh.group_endpoints:,}; "
-            f"⌈{sh.n:,} ÷ {sh.group_endpoints:,}⌉ = {sh.groups} groups, {leaf_count:,} leaves; "
+            f"⌈{sh.n:,} ÷ {sh.group_endpoints:,}⌉ = {sh.groups} group(s), {leaf_count:,} leaves; "
             f"each leaf {sh.d} × {sh.b:g}G down, {sh.u} × {sh.s:g}G up = {sh.leaf_oversubscription:.3g}:1"
         ),
     )
@@ -160,10 +170,8 @@ def _tiers(sh: _Shape) -> tuple[Tier, Tier]:
         uplink_gbps=sh.s,
         oversubscription=sh.spine_down / sh.h if sh.h else 1.0,
         derivation=(
-            f"{sh.spines} spines per group ({sh.u} leaf uplinks ÷ {sh.m} per spine) × {sh.groups} groups "
-            f"= {spine_count:,}; each spine {sh.spine_down} down, {sh.h} global ports; a group's "
-            f"{sh.spines * sh.h} global ports give ⌊{sh.spines * sh.h} ÷ {max(sh.groups - 1, 1)}⌋ = "
-            f"{sh.per_pair} link(s) to each other group ({(sh.groups - 1) * sh.per_pair} used)"
+            f"{sh.spines} spines per group ({sh.u} leaf uplinks ÷ {sh.m} per spine) × {sh.groups} group(s) "
+            f"= {spine_count:,}; each spine {sh.spine_down} down, {sh.h} global ports; {global_use}"
         ),
     )
     return leaf, spine
