@@ -83,3 +83,11 @@ def test_a_share_reads_back_as_the_shortest_percentage():
     assert _pct_of(0.07) == 7
     odd = 0.1 + 0.2  # 0.30000000000000004
     assert _pct_of(odd) / 100 == odd and _pct_of(odd) != 30
+
+
+def test_the_first_unknown_column_is_named():
+    row = {"name": "a", "share_pct": 100, "min_gpus": 8, "max_gpus": 8, "granularity_gpus": 8, "min_hours": 1,
+           "max_hours": 2, "sla": "queued", "colour": "red", "size": 3}  # fmt: skip
+    with pytest.raises(SchedulerInputError) as exc:
+        parse_classes([row])
+    assert exc.value.errors["classes"].startswith("class 1: unknown column 'colour'; a class has name, share_pct")
