@@ -168,7 +168,7 @@ def _tiers(sh: _Shape) -> tuple[Tier, Tier]:
         up_ports_used_total=2 * sh.global_links,
         uplink_count=sh.global_links,
         uplink_gbps=sh.s,
-        oversubscription=sh.spine_down / sh.h if sh.h else 1.0,
+        oversubscription=sh.spine_down / sh.h,  # h ≥ 1: ⌈spine_down ÷ taper⌉ of at least one leaf link
         derivation=(
             f"{sh.spines} spines per group ({sh.u} leaf uplinks ÷ {sh.m} per spine) × {sh.groups} group(s) "
             f"= {spine_count:,}; each spine {sh.spine_down} down, {sh.h} global ports; {global_use}"
@@ -221,6 +221,6 @@ def plan_dragonfly_plus(req: FabricRequest) -> FabricPlan:
             "global_link_count": sh.global_links,
             "global_links_per_group_pair": sh.per_pair,
             "max_group_count": sh.max_groups,
-            "global_oversubscription_ratio": round(sh.spine_down / sh.h, 6) if sh.h else None,
+            "global_oversubscription_ratio": round(sh.spine_down / sh.h, 6),
         },
     )

@@ -14,15 +14,9 @@ from topology.graph import verify_plan
 
 
 def _plan(node_count: int, **kw):
+    kw = {"global_oversubscription": 2.0, **kw}
     return plan_fabric(
-        FabricRequest(
-            topology=Topology.DRAGONFLY_PLUS,
-            node_count=node_count,
-            nics_per_node=1,
-            switch_radix=16,
-            global_oversubscription=2.0,
-            **kw,
-        )
+        FabricRequest(topology=Topology.DRAGONFLY_PLUS, node_count=node_count, nics_per_node=1, switch_radix=16, **kw)
     )
 
 
@@ -99,3 +93,12 @@ def test_two_groups_take_every_global_port_between_them():
     p = _plan(100)
     assert (p.extras["global_links_per_group_pair"], p.extras["global_link_count"]) == (40, 40)
     assert p.switch_link_count == 20 * 8 + 40 and verify_plan(p).ok
+    assert "a group's 40 global ports give ⌊40 ÷ 1⌋ = 40 link(s) to each other group (40 used)" in p.tiers[1].derivation
+
+
+def test_a_taper_that_does_not_divide():
+    """2.5:1 and 7 leaves per group: a spine may take 11 down (11 ≤ 2.5 × 5); each leaf sends ⌊11/7⌋ = 1 link to
+    each spine, so a spine has 7 down and ⌈7 ÷ 2.5⌉ = 3 global ports: 7/3 = 2.333333:1 at six places."""
+    p = _plan(100, leaves_per_group=7, global_oversubscription=2.5)
+    assert p.tiers[1].oversubscription == 7 / 3
+    assert p.extras["global_oversubscription_ratio"] == 2.333333
