@@ -111,6 +111,10 @@ CASES = [
     # 16 × 2 = 32 ops, 4 MiB: 128 → 64 (< 64 × 32 × 128 KiB) → 32 KiB (< 8 × 32 × 64 KiB), not under 2 × 32 × 32 KiB
     ("nvls 2 GPUs", "all_reduce", 4 * MiB, {**NVLS_H, "gpus_per_node": 2, "nics_per_node": 2}, NV, S,
      25 + 4 * 32 * KiB * 32 / (1000 * 102) + 4 * MiB / (1000 * 102)),
+    # 1 GiB on the same pair: not under 64 × 32 × 128 KiB, so the one-node chunk stays 128 KiB (the 32 KiB chunk of
+    # a slow busBw is a multi-node rule: 102 < 150 GB/s does not change it here)
+    ("nvls 2 GPUs 1 GiB", "all_reduce", GiB, {**NVLS_H, "gpus_per_node": 2, "nics_per_node": 2}, NV, S,
+     25 + 4 * 128 * KiB * 32 / (1000 * 102) + GiB / (1000 * 102)),
     # all-gather: per channel min(60 × 0.85 × 7/8 × 7/8 = 39.05, 60): busBw 8 × 39.05 = 312.375 = algbw
     ("nvls all-gather", "all_gather", 4 * MiB, NVLS_H, NV, S,
      25 + 4 * 16 * KiB * 128 / (1000 * 312.375) + 4 * MiB / (1000 * 312.375)),
