@@ -1,0 +1,31 @@
+"""The per-GPU MIG layouts (scheduling/mig.py LAYOUTS) against NVIDIA's placement rules, by hand.
+
+NVIDIA MIG User Guide, "Supported MIG Profiles" (A100-80GB / H100): 8 memory slices, 7 compute slices. At most
+7 × 1g, 4 × 1g with double memory (starts 0, 2, 4, 6), 3 × 2g (starts 0, 2, 4: slices 6–7 cannot hold a 2g),
+2 × 3g, 1 × 4g, 1 × 7g — the seed's H100 list (1g.10gb ×7, 2g.20gb ×3, 3g.40gb ×2, 4g.40gb ×1, 7g.80gb ×1).
+"""
+
+from __future__ import annotations
+
+from scheduling.mig import LAYOUTS
+
+
+def _has(**counts: int) -> bool:
+    want = {"1g": 0, "1g2": 0, "2g": 0, "3g": 0, "4g": 0, "7g": 0, **counts}
+    return want in LAYOUTS
+
+
+def test_the_most_of_each_profile_on_one_gpu():
+    most = {shape: max(lay[shape] for lay in LAYOUTS) for shape in ("1g", "1g2", "2g", "3g", "4g", "7g")}
+    assert most == {"1g": 7, "1g2": 4, "2g": 3, "3g": 2, "4g": 1, "7g": 1}
+
+
+def test_combinations_by_hand():
+    assert _has()  # MIG off: the empty layout is one of them
+    assert _has(**{"4g": 1, "3g": 1})  # 4g at 0–3, 3g at 4–7: 7 compute slices
+    assert _has(**{"4g": 1, "2g": 1, "1g": 1})  # 4g 0–3, 2g 4–5, 1g 6
+    assert _has(**{"3g": 1, "2g": 1, "1g": 2})  # 2g 0–1, 1g 2, 1g 3, 3g 4–7
+    assert _has(**{"2g": 3, "1g": 1})  # 2g 0–1, 2–3, 4–5 and 1g 6: 7 compute slices
+    assert not _has(**{"3g": 1, "2g": 2, "1g": 1})  # the seed's "-cgi 9,14,14,19": 8 compute slices
+    assert not _has(**{"7g": 1, "1g": 1})  # 7g takes the whole GPU
+    assert not _has(**{"1g": 8})
