@@ -323,10 +323,9 @@ def _nccl_pair(c: _Ctx, collective: Collective, alg: Algorithm, pi: int):
 def _nccl_time_us(c: _Ctx, collective: Collective, alg: Algorithm, pi: int) -> np.ndarray:
     """ncclTopoGetAlgoTime: latency (× the ring plateau) + bytes ÷ (1000 × bw × the tree correction)."""
     algbw, lat = _nccl_pair(c, collective, alg, pi)
-    if alg == Algorithm.TREE and collective == Collective.ALL_REDUCE:
-        algbw = algbw * _tree_correction(c.s, pi, T.TREE_CORRECTION_LIMIT)
-    if alg == Algorithm.NVLS_TREE and collective == Collective.ALL_REDUCE and c.fabric.arch == "blackwell":
-        algbw = algbw * _tree_correction(c.s, pi, T.NVLS_TREE_CORRECTION_LIMIT)  # x86 hosts (ASSUMPTIONS)
+    limit = T.tree_correction_limit(alg.value, c.fabric.arch)  # x86 hosts (ASSUMPTIONS)
+    if limit and collective == Collective.ALL_REDUCE:
+        algbw = algbw * _tree_correction(c.s, pi, limit)
     if alg == Algorithm.RING and pi == 2 and collective == Collective.ALL_REDUCE:
         plateau = c.multi & (c.s / (c.channels * c.n) >= 64)
         lat = lat * np.where(plateau, T.RING_PLATEAU[c.fabric.arch], 1.0)
@@ -537,10 +536,10 @@ def _scalar_pair_us(coll: Collective, alg: Algorithm, pi: int, size: float, fab:
     bw, lat = _scalar_nccl(coll, alg, pi, fab, e)
     if bw <= 0:
         return math.inf
-    tree = alg == Algorithm.TREE or (alg == Algorithm.NVLS_TREE and fab.arch == "blackwell")
-    if tree and coll == Collective.ALL_REDUCE and size >= 64:
+    limit = T.tree_correction_limit(alg.value, fab.arch)
+    if limit and coll == Collective.ALL_REDUCE and size >= 64:
         k = int(math.log2(int(size) >> 6))  # size ≥ 64: at least one 64-byte chunk
-        if k < (T.TREE_CORRECTION_LIMIT if alg == Algorithm.TREE else T.NVLS_TREE_CORRECTION_LIMIT):
+        if k < limit:
             bw *= T.TREE_CORRECTION[T.PROTOS[pi]][k]
     plateau = alg == Algorithm.RING and simple and coll == Collective.ALL_REDUCE and e["multi"]
     if plateau and size / (e["channels"] * e["n"]) >= 64:

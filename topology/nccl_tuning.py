@@ -91,10 +91,6 @@ TREE_CORRECTION = {
 NET_OVERHEAD_US = 1.0  # tuning.cc getNetOverhead(): x86 Intel (and non-x86) hosts; ×3 for Simple
 # ncclTopoGetAlgoTime: multi-node Ring/Simple all-reduce latency × (minCompCap < 80 ? 1.9 : 1.4), the ring's plateau
 RING_PLATEAU = {"volta": 1.9, "ampere": 1.4, "hopper": 1.4, "blackwell": 1.4}
-# ncclTopoGetAlgoTime: Tree all-reduce bw × TREE_CORRECTION[proto][log2(bytes >> 6)] while that index is < 23;
-# NVLS Tree all-reduce too on Blackwell (minCompCap ≥ 100) with an x86 host, while it is < 24
-TREE_CORRECTION_LIMIT = 23
-NVLS_TREE_CORRECTION_LIMIT = 24
 PAT_BW_FACTOR = 0.75  # tuning.cc: PAT busBw ×0.75
 COLLNET_ARITY_US = 0.4  # tuning.cc: CollNetDirect arity serialisation latency per local rank
 # src/graph/topo.h per-link NVLink bandwidth NCCL assumes [GB/s]
@@ -131,3 +127,11 @@ MAX_THREADS = {"LL": 512, "LL128": 640, "Simple": 512}
 def node_class(nodes: int) -> int:
     """tuning.cc ``index2``: 0 for one node, 1 for two, 2 for more."""
     return 0 if nodes <= 1 else (1 if nodes == 2 else 2)
+
+
+def tree_correction_limit(algorithm: str, arch: str) -> int:
+    """ncclTopoGetAlgoTime: an all-reduce's bw × TREE_CORRECTION[proto][log2(bytes >> 6)] while that index is below
+    the returned limit — Tree: 23; NVLS Tree on Blackwell (minCompCap ≥ 100) with an x86 host: 24; else 0 (none)."""
+    if algorithm == "tree":
+        return 23
+    return 24 if algorithm == "nvls_tree" and arch == "blackwell" else 0
