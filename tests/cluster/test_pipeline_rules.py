@@ -23,11 +23,8 @@ from cluster.pipeline import (
 )
 from cluster.requirements import Requirements
 from cluster.validate import RequirementsError
+from tests.conftest import with_sections
 from topology import FabricRequest, Topology, plan_fabric
-
-
-def _replace(r: Requirements, **sections) -> Requirements:
-    return dataclasses.replace(r, **{k: dataclasses.replace(getattr(r, k), **v) for k, v in sections.items()})
 
 
 @pytest.fixture(scope="module")
@@ -127,7 +124,7 @@ def test_the_draw_is_shown_in_kw_to_a_tenth(watts, shown):
 
 
 def test_network_draw_and_price_as_given():
-    r = _replace(Requirements(), power={"network_power_kw": 12.5}, tco={"network_capex_usd": Decimal("1234")})
+    r = with_sections(Requirements(), power={"network_power_kw": 12.5}, tco={"network_capex_usd": Decimal("1234")})
     fig = network_figures(r, None, SMALL_BOM)
     assert (fig.power_w, fig.power_derivation, fig.capex_usd) == (12_500.0, "as given", Decimal("1234"))
 
@@ -163,7 +160,7 @@ def test_no_attached_ports_leave_the_leaf_alone():
 
 
 def _ethernet(gpu_count=64):
-    return _replace(
+    return with_sections(
         Requirements(),
         cluster={"gpu_count": gpu_count},
         compute_fabric={"switch_model": "SN5600-400G", "switch_radix": 128},
@@ -202,7 +199,7 @@ def test_roce_sheet_without_a_known_compute_cable_says_0_m(lines):
 def test_no_roce_sheet_for_infiniband_an_unnamed_switch_or_a_torus():
     fabric = plan_fabric(FabricRequest(topology=Topology.RAIL_OPTIMIZED, node_count=8, switch_radix=128))
     assert roce_sheet(Requirements(), fabric, SMALL_BOM, Catalog.built_in()) is None  # QM9700: InfiniBand
-    unnamed = _replace(_ethernet(), compute_fabric={"switch_model": ""})
+    unnamed = with_sections(_ethernet(), compute_fabric={"switch_model": ""})
     assert roce_sheet(unnamed, fabric, SMALL_BOM, Catalog.built_in()) is None
     torus = plan_fabric(FabricRequest(topology=Topology.TORUS_3D, node_count=8))
     assert roce_sheet(_ethernet(), torus, SMALL_BOM, Catalog.built_in()) is None
@@ -224,7 +221,7 @@ def test_engine_fields_are_mapped_prefixed_or_kept():
 
 
 def test_a_scheduler_refusal_lands_on_its_flat_field():
-    r = _replace(Requirements(), scheduler={"batch_default_time_h": 500, "batch_max_time_h": 336})
+    r = with_sections(Requirements(), scheduler={"batch_default_time_h": 500, "batch_max_time_h": 336})
     with pytest.raises(RequirementsError) as exc:
         plan_scheduler(r)
     assert list(exc.value.errors) == ["sched_batch_default_time_h"]
@@ -234,7 +231,7 @@ def test_a_scheduler_refusal_lands_on_its_flat_field():
 def test_fabric_manager_ports_that_do_not_fit_are_refused_on_their_field():
     """The default fabric's leaves: 64 × 64 = 4,096 ports, 2,000 to NICs and 2,048 uplinks → 48 free;
     30 servers × 2 ports = 60 do not fit."""
-    r = _replace(Requirements(), compute_fabric={"ufm_server_count": 30, "ufm_ports_per_server": 2})
+    r = with_sections(Requirements(), compute_fabric={"ufm_server_count": 30, "ufm_ports_per_server": 2})
     with pytest.raises(RequirementsError) as exc:
         plan_cluster(r)
     assert list(exc.value.errors) == ["ufm_server_count"]
@@ -248,7 +245,7 @@ def test_result_explains_fields_left_empty_and_only_those(default_plan):
     res = default_plan.result()
     assert res["storage"]["derivations"]["storage_node_count"].startswith("left empty: max(")
     assert "rack_budget_kw" in res["power"]["derivations"]
-    given = _replace(
+    given = with_sections(
         Requirements(),
         storage={"node_count": default_plan.requirements.storage.node_count},
         power={"rack_budget_kw": default_plan.requirements.power.rack_budget_kw},

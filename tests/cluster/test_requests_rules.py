@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 
 from cluster.requests import floor_plan_nodes_per_rack, rack_layout, tier_radix
 from cluster.requirements import Requirements
+from tests.conftest import with_sections
 from topology import FabricRequestError
 
 
-def _replace(r: Requirements, **sections) -> Requirements:
-    return dataclasses.replace(r, **{k: dataclasses.replace(getattr(r, k), **v) for k, v in sections.items()})
-
-
 def _fabric(**changes) -> Requirements:
-    return _replace(Requirements(), compute_fabric=changes)
+    return with_sections(Requirements(), compute_fabric=changes)
 
 
 def test_a_spine_model_of_the_leaf_speed_gives_its_radix():
@@ -53,7 +48,7 @@ def test_a_spine_model_of_another_speed_is_refused_on_its_field(planes, model, s
 def test_infrastructure_servers_per_rack_follow_the_budget(budget_kw, storage, mgmt):
     """Storage servers of 2,000 W (2U) and management servers of 1,000 W (1U) in a 42U rack: the rack units
     allow 21 and 42, so the budget decides — ⌊budget ÷ kW⌋ with the W turned into kW."""
-    r = _replace(
+    r = with_sections(
         Requirements(),
         power={"rack_budget_kw": budget_kw, "storage_node_power_w": 2000.0, "mgmt_node_power_w": 1000.0},
     )
@@ -71,11 +66,11 @@ def test_infrastructure_servers_per_rack_follow_the_budget(budget_kw, storage, m
 )
 def test_compute_nodes_per_rack_follow_the_budget(budget_kw, nodes):
     """A DGX H100 draws 8 × 700 W + 4,600 W host = 10,200 W = 10.2 kW (the chapter's figures)."""
-    r = _replace(Requirements(), power={"rack_budget_kw": budget_kw})
+    r = with_sections(Requirements(), power={"rack_budget_kw": budget_kw})
     assert floor_plan_nodes_per_rack(r) == nodes
 
 
 def test_nodes_per_rack_as_given_or_by_the_rack_scale_system():
-    assert floor_plan_nodes_per_rack(_replace(Requirements(), bom={"nodes_per_rack": 3})) == 3
-    gb200 = _replace(Requirements(), cluster={"gpu_model": "GB200", "gpus_per_node": 4, "gpu_count": 72})
+    assert floor_plan_nodes_per_rack(with_sections(Requirements(), bom={"nodes_per_rack": 3})) == 3
+    gb200 = with_sections(Requirements(), cluster={"gpu_model": "GB200", "gpus_per_node": 4, "gpu_count": 72})
     assert floor_plan_nodes_per_rack(gb200) == 18  # NVL72: 18 compute trays of 4 GPUs
