@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import importlib
 import json
 import os
 import shutil
@@ -173,6 +174,11 @@ def _prepare(job: dict, by_test):
     except SyntaxError:
         return "incompetent"
     module = sys.modules.get(job["module_name"])
+    if module is None:  # imported lazily (inside a function) and not yet by any test: import it, pristine, here
+        try:
+            module = importlib.import_module(job["module_name"])
+        except Exception:  # a module that cannot be imported here goes to the slow path
+            return "slow"
     if job["qualname"]:
         if (job["file"], job["qualname"]) in _CALLED_BEFORE_FORK:
             return "slow"

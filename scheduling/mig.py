@@ -20,6 +20,7 @@ mixed profiles (a GPU of one profile is simpler to run: nvidia-mig-parted's ``al
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 import yaml
@@ -79,8 +80,10 @@ class MigPlan:
         return yaml.safe_dump(config, sort_keys=False, default_flow_style=None)
 
 
-def _layouts() -> list[dict[str, int]]:
-    """Every distinct multiset of shapes that fits one GPU (all placements tried), the empty one included."""
+@cache
+def layouts() -> tuple[dict[str, int], ...]:
+    """Every distinct multiset of shapes that fits one GPU (all placements tried), the empty one included.
+    Computed on first use, not at import."""
     found: set[tuple[int, ...]] = set()
     shapes = list(_SHAPES)
 
@@ -98,10 +101,7 @@ def _layouts() -> list[dict[str, int]]:
                     counts[i] -= 1
 
     walk(0, 0, [0] * len(shapes), 0)
-    return [dict(zip(shapes, c, strict=True)) for c in sorted(found)]
-
-
-LAYOUTS = _layouts()
+    return tuple(dict(zip(shapes, c, strict=True)) for c in sorted(found))
 
 
 def plan_mig(gpu_model: str, gpu_count: int, demand: dict[str, int]) -> MigPlan:
@@ -128,9 +128,10 @@ def plan_mig(gpu_model: str, gpu_count: int, demand: dict[str, int]) -> MigPlan:
         raise SchedulerInputError(errors)
     shapes = list(_SHAPES)
     want = np.array([demand.get(names[s], 0) for s in shapes], dtype=float)
-    cap = np.array([[lay[s] for s in shapes] for lay in LAYOUTS], dtype=float)  # layouts × shapes
-    mixed = np.array([sum(1 for v in lay.values() if v) > 1 for lay in LAYOUTS], dtype=float)
-    n_l, n_s = len(LAYOUTS), len(shapes)
+    every = layouts()
+    cap = np.array([[lay[s] for s in shapes] for lay in every], dtype=float)  # layouts × shapes
+    mixed = np.array([sum(1 for v in lay.values() if v) > 1 for lay in every], dtype=float)
+    n_l, n_s = len(every), len(shapes)
     # variables: x (GPUs per layout), y (satisfied instances per shape); minimised, in strict order of weight:
     # −10⁶ a satisfied instance, +10³ a carved one (≤ 16 GPUs × 7 = 112: 1.1 × 10⁵ < 10⁶), +1 a mixed GPU (≤ 16)
     c = np.concatenate([mixed + 1e3 * cap.sum(axis=1), np.full(n_s, -1e6)])
@@ -143,7 +144,7 @@ def plan_mig(gpu_model: str, gpu_count: int, demand: dict[str, int]) -> MigPlan:
         raise SchedulerInputError({"demand": f"no layout found ({res.message})"})
     x = np.round(res.x[:n_l]).astype(int)
     y = np.round(res.x[n_l : n_l + n_s]).astype(int)
-    groups = [(int(x[i]), {names[s]: int(LAYOUTS[i][s]) for s in shapes if LAYOUTS[i][s]}) for i in np.flatnonzero(x)]
+    groups = [(int(x[i]), {names[s]: int(every[i][s]) for s in shapes if every[i][s]}) for i in np.flatnonzero(x)]
     groups.sort(key=lambda g: min((_rank(shape_of, p) for p in g[1]), default=len(_SHAPES)))  # small profiles first
     renumbered, gpu = [], 0
     for count, layout in groups:

@@ -317,5 +317,3 @@ def classes_text(classes: tuple[JobClass, ...] | list[dict[str, Any]]) -> str:
         lines.append(", ".join(cells))
     return "\n".join(lines)
 
-
-SEED_TABLE_14_24_TEXT = classes_text(SEED_TABLE_14_24.classes)

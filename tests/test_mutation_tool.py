@@ -232,4 +232,25 @@ def test_a_constant_read_by_a_function_called_at_import_goes_to_the_slow_path():
     assert [fork._read_at_import(src, line[name]) for name in "STU"] == [True, True, False]
     mig = (CI.parent / "scheduling" / "mig.py").read_text()
     shapes = next(n for n, t in enumerate(mig.splitlines(), 1) if t.startswith("_SHAPES"))
-    assert fork._read_at_import(mig, shapes)
+    assert not fork._read_at_import(mig, shapes)  # since mig's layouts() is built on first use, not at import
+
+
+def test_a_module_no_test_imported_yet_is_imported_for_the_fast_path(tmp_path, monkeypatch):
+    """topology/dragonfly_plus.py is imported inside plan_fabric, on a test's first Dragonfly+ request: when the
+    mutants are prepared (after collection) it is not in sys.modules yet, and all 75 of its mutants went to
+    the slow path (a fresh pytest process each) for want of a live function. _prepare imports it, pristine."""
+    path = tmp_path / "lazy_mod.py"
+    path.write_text("def twice(x):\n    return x * 2\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "lazy_mod", raising=False)
+    job = {"file": str(path), "module_name": "lazy_mod", "qualname": "twice", "line": 2, "tests": ["t::a"],
+           "operator": "core/ReplaceBinaryOperator_Mul_Div", "occurrence": 0}  # fmt: skip
+    try:
+        verdict = fork._prepare(job, {"t::a": ["item"]})
+        assert "lazy_mod" in sys.modules
+        (kind, live, code), items = verdict
+        assert kind == "function" and live is sys.modules["lazy_mod"].twice and items == ["item"]
+        fork._apply((kind, live, code))
+        assert sys.modules["lazy_mod"].twice(8) == 4.0  # x / 2: the mutant runs in the live function
+    finally:
+        sys.modules.pop("lazy_mod", None)

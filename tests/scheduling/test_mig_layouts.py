@@ -1,4 +1,4 @@
-"""The per-GPU MIG layouts (scheduling/mig.py LAYOUTS) against NVIDIA's placement rules, by hand.
+"""The per-GPU MIG layouts (scheduling/mig.py layouts()) against NVIDIA's placement rules, by hand.
 
 NVIDIA MIG User Guide, "Supported MIG Profiles" (A100-80GB / H100): 8 memory slices, 7 compute slices. At most
 7 × 1g, 4 × 1g with double memory (starts 0, 2, 4, 6), 3 × 2g (starts 0, 2, 4: slices 6–7 cannot hold a 2g),
@@ -7,16 +7,16 @@ NVIDIA MIG User Guide, "Supported MIG Profiles" (A100-80GB / H100): 8 memory sli
 
 from __future__ import annotations
 
-from scheduling.mig import LAYOUTS
+from scheduling.mig import layouts
 
 
 def _has(**counts: int) -> bool:
     want = {"1g": 0, "1g2": 0, "2g": 0, "3g": 0, "4g": 0, "7g": 0, **counts}
-    return want in LAYOUTS
+    return want in layouts()
 
 
 def test_the_most_of_each_profile_on_one_gpu():
-    most = {shape: max(lay[shape] for lay in LAYOUTS) for shape in ("1g", "1g2", "2g", "3g", "4g", "7g")}
+    most = {shape: max(lay[shape] for lay in layouts()) for shape in ("1g", "1g2", "2g", "3g", "4g", "7g")}
     assert most == {"1g": 7, "1g2": 4, "2g": 3, "3g": 2, "4g": 1, "7g": 1}
 
 

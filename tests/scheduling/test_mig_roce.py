@@ -6,7 +6,7 @@ import pytest
 import yaml
 
 from scheduling import SchedulerInputError
-from scheduling.mig import LAYOUTS, plan_mig
+from scheduling.mig import layouts, plan_mig
 from scheduling.roce import roce_tuning
 
 
@@ -30,11 +30,11 @@ def test_s7_seed_split_is_reproduced():
 def test_s7_per_gpu_maxima_follow_from_the_placements():
     """S7's list: 1g.10gb ×7, 2g.20gb ×3, 3g.40gb ×2, 4g.40gb ×1, 7g.80gb ×1 on one H100 (8 memory slices:
     1g one slice at starts 0–6; 2g two at 0/2/4; 3g four at 0/4; 4g four at 0; 7g all eight)."""
-    most = {s: max(lay[s] for lay in LAYOUTS) for s in ("1g", "2g", "3g", "4g", "7g")}
+    most = {s: max(lay[s] for lay in layouts()) for s in ("1g", "2g", "3g", "4g", "7g")}
     assert most == {"1g": 7, "2g": 3, "3g": 2, "4g": 1, "7g": 1}
-    assert {"1g": 0, "1g2": 0, "2g": 0, "3g": 1, "4g": 1, "7g": 0} in LAYOUTS  # 4g at 0 + 3g at 4
+    assert {"1g": 0, "1g2": 0, "2g": 0, "3g": 1, "4g": 1, "7g": 0} in layouts()  # 4g at 0 + 3g at 4
     # the seed's `nvidia-smi mig -cgi 9,14,14,19` (3g + 2g + 2g + 1g) needs 9 memory slices: no layout
-    assert not any(lay["3g"] >= 1 and lay["2g"] >= 2 and lay["1g"] >= 1 for lay in LAYOUTS)
+    assert not any(lay["3g"] >= 1 and lay["2g"] >= 2 and lay["1g"] >= 1 for lay in layouts())
 
 
 def test_mig_refusals():
@@ -121,7 +121,7 @@ def test_roce_sheet_of_the_roce_design():
 )
 def test_layouts_follow_nvidias_placements(layout, fits):
     full = {"1g": 0, "1g2": 0, "2g": 0, "3g": 0, "4g": 0, "7g": 0, **layout}
-    assert (full in LAYOUTS) is fits
+    assert (full in layouts()) is fits
 
 
 def test_mig_prefers_whole_gpus_of_one_profile_and_nothing_beyond_the_demand():
