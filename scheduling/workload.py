@@ -316,4 +316,3 @@ def classes_text(classes: tuple[JobClass, ...] | list[dict[str, Any]]) -> str:
             cells.pop()  # a trailing column at its default (tenant "0" is a tenant, not a default)
         lines.append(", ".join(cells))
     return "\n".join(lines)
-
