@@ -24,7 +24,11 @@ How a mutant is run (the verdict is the same as cosmic-ray's own executor would 
    called at import or collection), and, for every fast-path survivor, its covering tests that start a
    Python subprocess (a subprocess imports the pristine file).
 
-Writes ``var/mutation/report.md``: the kill ratio per module and every survivor with its line.
+Writes ``var/mutation/report.md``: the kill ratio per module and every survivor with its line and why it is
+accepted — an equivalent mutant or a known gap, from ``.ci/mutation_accepted.yaml`` (module → entries of
+``source`` (text of the survivor's line), optional ``operator`` (a prefix of its name) and ``why``); a survivor
+no entry explains is marked **unexplained**, and an entry that explains no survivor of its module is listed
+as stale.
 Not part of CI; run it before calling a calculation issue resolved.
 
     python .ci/mutation.py                      # every module
@@ -479,7 +483,35 @@ def record(module: str, session: Path, jobs: list[dict], verdicts: dict[str, dic
     return summary | {"total": total, "ratio": summary["killed"] / total if total else 1.0}
 
 
-def report(results: list[dict], minutes: dict[str, float] | None) -> str:
+ACCEPTED = ROOT / ".ci" / "mutation_accepted.yaml"
+GOAL = 0.85  # kill ratio asked of every module (issue #17)
+
+
+def load_accepted(path: Path = ACCEPTED) -> dict[str, list[dict]]:
+    """The accepted survivors: module → entries (``source``, optional ``operator``, ``why``)."""
+    import yaml
+
+    if not path.exists():
+        return {}
+    data = yaml.safe_load(path.read_text()) or {}
+    for module, entries in data.items():
+        for entry in entries:
+            if not entry.get("source") or not entry.get("why"):
+                raise SystemExit(f"{path.name}: every entry of {module} needs a source and a why: {entry!r}")
+    return data
+
+
+def explain(survivor: dict, entries: list[dict]) -> dict | None:
+    """The first entry whose source text lies in the survivor's line (and whose operator, if given, prefixes
+    the survivor's operator)."""
+    for entry in entries:
+        operator = entry.get("operator") or ""
+        if entry["source"] in survivor["source"] and survivor["operator"].startswith(operator):
+            return entry
+    return None
+
+
+def report(results: list[dict], minutes: dict[str, float] | None, accepted: dict[str, list[dict]] | None = None) -> str:
     timing = (
         f"Time: coverage map {minutes['map']:.1f} min, fast path {minutes['fast']:.1f} min, "
         f"slow path {minutes['slow']:.1f} min, in all {minutes['all']:.1f} min."
@@ -494,24 +526,48 @@ def report(results: list[dict], minutes: dict[str, float] | None) -> str:
         "Timeouts (a mutant that loops) are neither killed nor survived and are left out of the ratio.",
         timing,
         "",
-        "| module | mutants | killed | survived | of which not reached | timeouts | not run yet | kill ratio |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
+        f"Every module is asked for a kill ratio of at least {GOAL:.0%}; every survivor is explained in",
+        "`.ci/mutation_accepted.yaml` (an equivalent mutant, or a gap accepted and why) or marked **unexplained**.",
+        "",
+        "| module | mutants | killed | survived | of which not reached | explained | timeouts | not run yet "
+        "| kill ratio |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
+    accepted = accepted or {}
+    why = {r["module"]: [explain(s, accepted.get(r["module"], [])) for s in r["survived"]] for r in results}
     for r in results:
+        below = " **below the goal**" if r["ratio"] < GOAL and not r["pending"] else ""
+        explained = sum(e is not None for e in why[r["module"]])
         lines.append(
             f"| `{r['module']}` | {r['total']} | {r['killed']} | {len(r['survived'])} | {r['unreached']} | "
-            f"{r['incompetent']} | {r['pending'] or ''} | {r['ratio']:.1%}{' (partial)' if r['pending'] else ''} |"
+            f"{explained} | {r['incompetent']} | {r['pending'] or ''} | "
+            f"{r['ratio']:.1%}{' (partial)' if r['pending'] else ''}{below} |"
         )
     killed = sum(r["killed"] for r in results)
     total = sum(r["total"] for r in results)
-    lines.append(f"| **all** | {total} | {killed} | {total - killed} | | | | {killed / max(total, 1):.1%} |")
+    unexplained = sum(e is None for es in why.values() for e in es)
+    lines.append(f"| **all** | {total} | {killed} | {total - killed} | | {total - killed - unexplained} | | | "
+                 f"{killed / max(total, 1):.1%} |")  # fmt: skip
+    lines += ["", f"Unexplained survivors: {unexplained}."]
     for r in results:
         if not r["survived"]:
             continue
         lines += ["", f"## Survivors in `{r['module']}`", ""]
-        for s in sorted(r["survived"], key=lambda s: s["line"]):
+        pairs = sorted(zip(r["survived"], why[r["module"]], strict=True), key=lambda p: p[0]["line"])
+        for s, entry in pairs:
             mark = " (not reached)" if s["unreached"] else ""
-            lines.append(f"- line {s['line']} `{s['operator']}` #{s['occurrence']}{mark}: `{s['source']}`")
+            note = f" — {entry['why'].strip()}" if entry else " — **unexplained**"
+            lines.append(f"- line {s['line']} `{s['operator']}` #{s['occurrence']}{mark}: `{s['source']}`{note}")
+    stale = [
+        (r["module"], e["source"])
+        for r in results
+        if not r["pending"]
+        for e in accepted.get(r["module"], [])
+        if not any(x is e for x in why[r["module"]])
+    ]
+    if stale:
+        lines += ["", "## Stale entries of `.ci/mutation_accepted.yaml` (they explain no survivor now)", ""]
+        lines += [f"- `{m}`: `{src}`" for m, src in stale]
     return "\n".join(lines) + "\n"
 
 
@@ -531,7 +587,7 @@ def partial_report() -> int:
                     verdicts[row["id"]] = row  # a slow kill overrides a fast survivor; a slow survivor a deferral
     decided = {k: v for k, v in verdicts.items() if v["outcome"] not in pending}
     results = [record(m, OUT / f"{_name(m)}.sqlite", js, decided) for m, js in jobs.items()]
-    (OUT / "report.md").write_text(report(results, None))
+    (OUT / "report.md").write_text(report(results, None, load_accepted()))
     print(f"report: {OUT / 'report.md'} (partial: {len(decided)} of {sum(map(len, jobs.values()))} decided)")
     return 0
 
@@ -544,6 +600,7 @@ def main(argv: list[str]) -> int:
     if unknown:
         print(f"unknown module(s): {', '.join(unknown)}; known: {', '.join(MODULES)}", file=sys.stderr)
         return 2
+    load_accepted()  # a malformed file fails now, not after the run
     OUT.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     reuse = os.environ.get("MUTATION_REUSE_MAP") and all((OUT / f"{_name(m)}.lines.json").exists() for m in modules)
@@ -568,7 +625,7 @@ def main(argv: list[str]) -> int:
     results = [record(m, sessions[m], jobs[m], verdicts) for m in modules]
     for r in results:
         print(f"{r['module']}: {r['killed']}/{r['total']} killed ({r['ratio']:.1%})", flush=True)
-    (OUT / "report.md").write_text(report(results, minutes))
+    (OUT / "report.md").write_text(report(results, minutes, load_accepted()))
     print(f"report: {OUT / 'report.md'} ({minutes['all']:.1f} min)")
     return 0
 

@@ -254,3 +254,44 @@ def test_a_module_no_test_imported_yet_is_imported_for_the_fast_path(tmp_path, m
         assert sys.modules["lazy_mod"].twice(8) == 4.0  # x / 2: the mutant runs in the live function
     finally:
         sys.modules.pop("lazy_mod", None)
+
+
+def test_the_report_explains_each_survivor_or_marks_it_and_lists_stale_entries(tmp_path):
+    """A survivor is explained by the first entry whose source text lies in its line and whose operator (if
+    given) prefixes its own; one no entry explains is marked unexplained; an entry that explains nothing is
+    listed as stale; a module under 85 % is flagged."""
+    accepted_file = tmp_path / "accepted.yaml"
+    accepted_file.write_text(
+        textwrap.dedent(
+            """
+            m.py:
+              - source: "if a >= b"
+                operator: ReplaceComparisonOperator_GtE
+                why: equivalent at a == b (both branches give a)
+              - source: "x = 3"
+                why: a default no caller leaves
+              - source: "gone = 1"
+                why: no longer there
+            """
+        )
+    )
+    accepted = mutation.load_accepted(accepted_file)
+    survived = [
+        {"line": 3, "operator": "ReplaceComparisonOperator_GtE_Gt", "occurrence": 0, "source": "if a >= b:",
+         "unreached": False},
+        {"line": 3, "operator": "NumberReplacer", "occurrence": 1, "source": "if a >= b:", "unreached": False},
+        {"line": 9, "operator": "NumberReplacer", "occurrence": 0, "source": "x = 3", "unreached": True},
+    ]  # fmt: skip
+    result = {"module": "m.py", "killed": 7, "survived": survived, "incompetent": 0, "pending": 0, "unreached": 1}
+    result |= {"total": 10, "ratio": 0.7}
+    text = mutation.report([result], None, accepted)
+    assert "`if a >= b:` — equivalent at a == b (both branches give a)" in text
+    assert "#1: `if a >= b:` — **unexplained**" in text  # the entry names another operator
+    assert "(not reached): `x = 3` — a default no caller leaves" in text
+    assert "| `m.py` | 10 | 7 | 3 | 1 | 2 | 0 |  | 70.0% **below the goal** |" in text
+    assert "Unexplained survivors: 1." in text
+    assert "- `m.py`: `gone = 1`" in text.split("## Stale entries")[1]
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("m.py:\n  - source: x\n")
+    with pytest.raises(SystemExit, match="needs a source and a why"):
+        mutation.load_accepted(bad)
