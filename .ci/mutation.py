@@ -152,34 +152,81 @@ def coverage_maps(modules: list[str]) -> None:
     """Run the modules' test selections (MODULES; no services, no browser, nothing in NOT_FOR_MUTANTS) once on
     a pristine copy, recording which test executed which line of every module:
     ``var/mutation/<module>.lines.json``. One run serves every module (a mutant only ever runs tests of its
-    module's selection)."""
+    module's selection). The test files are shared out over WORKERS pytest processes (each its own coverage
+    data and test database), largest first onto the least loaded."""
     work = OUT / "work-coverage"
     _copy_tree(work)
-    data_file = OUT / "suite.coverage"
-    data_file.unlink(missing_ok=True)
-    junit = OUT / "suite.junit.xml"
     packages = sorted({Path(m).parts[0] for m in modules})
-    cmd = [PY, "-m", "pytest", "-q", "-p", "no:randomly", "-m", "not services and not browser"]
-    cmd += [f"--cov={work / p}" for p in packages] + ["--cov-context=test", "--cov-report=", f"--junitxml={junit}"]
-    env = {**os.environ, "COVERAGE_FILE": str(data_file)}
     try:
         selection = sorted({t for m in modules for t in MODULES[m]})
+        shards = _shards(_test_files(selection), WORKERS, _file_seconds())
         skip = [f"--deselect={t}" if "::" in t else f"--ignore={t}" for t in NOT_FOR_MUTANTS]
-        subprocess.run([*cmd, *skip, *selection], cwd=work, env=env, check=True, capture_output=True)
+        runs = []
+        for n, files in enumerate(shards):
+            data_file, junit = OUT / f"suite.coverage.{n}", OUT / f"suite.junit.{n}.xml"
+            data_file.unlink(missing_ok=True)
+            cmd = [PY, "-m", "pytest", "-q", "-p", "no:randomly", "-m", "not services and not browser"]
+            cmd += [f"--cov={work / p}" for p in packages]
+            cmd += ["--cov-context=test", "--cov-report=", f"--junitxml={junit}", *skip, *files]
+            env = {**os.environ, "COVERAGE_FILE": str(data_file)}
+            runs.append((subprocess.Popen(cmd, cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT),
+                         data_file, junit))  # fmt: skip
+        failed = [(proc.communicate()[0], proc.returncode) for proc, _, _ in runs]
+        for output, code in failed:
+            if code != 0:
+                sys.stderr.write(output.decode(errors="replace")[-4000:])
+                raise SystemExit(f"the coverage map's pytest run failed on the pristine code (exit {code})")
         from coverage import CoverageData
 
-        data = CoverageData(basename=str(data_file))
-        data.read()
-        seconds = _test_seconds(junit)
-        for module in modules:
-            by_line: dict[str, list[str]] = {}
-            for line, contexts in data.contexts_by_lineno(str(work / module)).items():
-                tests = sorted({c.split("|")[0].split("[")[0] for c in contexts if c})
-                if tests:
-                    by_line[str(line)] = tests
-            (OUT / f"{_name(module)}.lines.json").write_text(json.dumps({"lines": by_line, "seconds": seconds}))
+        seconds: dict[str, float] = {}
+        by_module: dict[str, dict[str, set[str]]] = {module: {} for module in modules}
+        for _, data_file, junit in runs:
+            seconds |= _test_seconds(junit)
+            data = CoverageData(basename=str(data_file))
+            data.read()
+            for module in modules:
+                for line, contexts in data.contexts_by_lineno(str(work / module)).items():
+                    tests = {c.split("|")[0].split("[")[0] for c in contexts if c}
+                    if tests:
+                        by_module[module].setdefault(str(line), set()).update(tests)
+        for module, by_line in by_module.items():
+            lines = {line: sorted(tests) for line, tests in by_line.items()}
+            (OUT / f"{_name(module)}.lines.json").write_text(json.dumps({"lines": lines, "seconds": seconds}))
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _test_files(selection: list[str]) -> list[str]:
+    """The test files of a selection of files and folders (NOT_FOR_MUTANTS files left out)."""
+    files: set[str] = set()
+    for entry in selection:
+        path = ROOT / entry
+        found = sorted(path.rglob("test_*.py")) if path.is_dir() else [path]
+        files.update(str(f.relative_to(ROOT)) for f in found)
+    return sorted(f for f in files if f not in NOT_FOR_MUTANTS)
+
+
+def _file_seconds() -> dict[str, float]:
+    """Seconds per test file in the last coverage map, if there is one (every map holds every test's)."""
+    known: dict[str, float] = {}
+    for old in OUT.glob("*.lines.json"):
+        for test, s in json.loads(old.read_text()).get("seconds", {}).items():
+            known[test.split("::")[0]] = known.get(test.split("::")[0], 0.0) + s
+        break
+    return known
+
+
+def _shards(files: list[str], count: int, known: dict[str, float]) -> list[list[str]]:
+    """The files in ``count`` shares of about equal work: by ``known`` seconds per file (the last map's) where
+    known, else by size; largest first, each onto the share with the least so far (empty shares dropped)."""
+    weight = {f: known[f] if f in known else (ROOT / f).stat().st_size / 2000 for f in files}  # ~2 kB a second
+    shares: list[list[str]] = [[] for _ in range(count)]
+    load = [0.0] * count
+    for f in sorted(files, key=lambda f: (-weight[f], f)):
+        n = load.index(min(load))
+        shares[n].append(f)
+        load[n] += weight[f]
+    return [sorted(s) for s in shares if s]
 
 
 def _test_seconds(junit: Path) -> dict[str, float]:

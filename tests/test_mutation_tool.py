@@ -295,3 +295,13 @@ def test_the_report_explains_each_survivor_or_marks_it_and_lists_stale_entries(t
     bad.write_text("m.py:\n  - source: x\n")
     with pytest.raises(SystemExit, match="needs a source and a why"):
         mutation.load_accepted(bad)
+
+
+def test_the_coverage_map_shares_test_files_out_by_their_work():
+    """Largest first onto the least loaded share: 9, 5, 4, 3 s over two shares → {9}, {5, 4} then 3 onto 9's
+    (9 vs 9: the first least) — 12 s and 9 s; no file twice, none lost, an empty share dropped."""
+    files = ["tests/a.py", "tests/b.py", "tests/c.py", "tests/d.py"]
+    seconds = {"tests/a.py": 9.0, "tests/b.py": 5.0, "tests/c.py": 4.0, "tests/d.py": 3.0}
+    shares = mutation._shards(files, 2, seconds)
+    assert shares == [["tests/a.py", "tests/d.py"], ["tests/b.py", "tests/c.py"]]
+    assert mutation._shards(files[:1], 2, seconds) == [["tests/a.py"]]
