@@ -186,6 +186,10 @@ CASES = [
     # max(S × 63/64 ÷ 288, 64 S/4 ÷ 1,536)
     ("all-to-all torus", "all_to_all", 1e9, TORUS, Algorithm.PAIRWISE, S,
      14 + 63 * 1.0 + max(1e9 * 63 / 64 / 288, 64 * 1e9 / 4 / 1536) / 1000),
+    # a ring of 3 (1 × 1 × 3): bisection 2 × 3/3 × 48 = 96 GB/s, injection 2 × 1 × 48 = 96; the bisection term
+    # 3S/4 ÷ 96 is above the injection term S × 2/3 ÷ 96 (on every torus: the injection bound never binds)
+    ("all-to-all ring of 3", "all_to_all", 1e9, {**TORUS, "node_count": 3, "torus_dims": (1, 1, 3)},
+     Algorithm.PAIRWISE, S, 14 + 2 * 1.0 + 3 * 1e9 / 4 / 96 / 1000),
     # --- torus all-reduce: per dimension of 4, 2 passes × (3 α + 3/4 × remaining ÷ (2 × link)), the message ÷ 4
     ("torus Simple", "all_reduce", 1e9, TORUS, R, S,
      sum(2 * (3 * 14.0 + 0.75 * r / (1000 * 2 * 48)) for r in (1e9, 2.5e8, 6.25e7))),
@@ -238,9 +242,21 @@ def test_no_algorithm_that_runs_gives_no_bandwidth():
 
 def test_bandwidths_of_timed_points():
     """nccl-tests: algbw = bytes ÷ time; busbw × 2(n−1)/n for all-reduce. One rank or no time: 0."""
-    algbw, busbw = bandwidths_gbyte_s(Collective.ALL_REDUCE, [1e6, 1e6, 1e6], [8, 1, 8], [10.0, 5.0, math.inf])
-    assert algbw.tolist() == [100.0, 0.0, 0.0]
-    assert busbw.tolist() == [175.0, 0.0, 0.0]
+    algbw, busbw = bandwidths_gbyte_s(
+        Collective.ALL_REDUCE, [1e6] * 5, [8, 1, 8, 8, 8], [10.0, 5.0, math.inf, 0.5, 0.0]
+    )
+    assert algbw.tolist() == [100.0, 0.0, 0.0, 2000.0, 0.0]  # 1e6 B ÷ 0.5 µs = 2,000 GB/s; no time: nothing
+    assert busbw.tolist() == [175.0, 0.0, 0.0, 3500.0, 0.0]
+
+
+def test_a_fabric_below_one_gigabyte_a_second_still_runs():
+    """Two one-GPU nodes on 8 Gbit/s NICs: 8 ÷ 8 × 0.96 = 0.96 GB/s, ring all-reduce algbw = 0.96 × 2/2 = 0.96 —
+    slow, but a ring runs: 1 MB takes more than 1e6 ÷ (1000 × 0.96) = 1,041.7 µs, and the oracle agrees."""
+    slow = {"gpus_per_node": 1, "node_count": 2, "nvlink_gbyte_s": 370.8, "nics_per_node": 1, "nic_gbps": 8.0}
+    out = scalar_cost("all_reduce", 1e6, slow, algorithms=(R,), protocols=(S,))
+    assert out["algorithm"] == "ring" and out["algbw_gbyte_s"] == pytest.approx(1e6 / (1000 * out["time_us"]))
+    assert out["time_us"] > 1e6 / (1000 * 0.96)
+    assert _time_us("all_reduce", 1e6, slow, R, S) == out["time_us"]
 
 
 def test_calibration_identity_and_its_neighbours():
