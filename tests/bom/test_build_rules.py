@@ -211,3 +211,23 @@ def test_bom_lines_run_plane_by_plane_parts_before_spares():
     assert list(dict.fromkeys(ln.plane for ln in lines))[:3] == ["compute", "storage", "management"]
     compute = [(ln.spare, ln.category.split()[0]) for ln in lines if ln.plane == "compute"]
     assert compute[:3] == [(False, "switch"), (False, "switch"), (False, "nic")] and compute[-1][0] is True
+
+
+def test_group_rows_groups_exactly_the_equal_rows():
+    """group_rows keys each row by a mixed-radix number (radix = column max + 1): rows share a group iff every
+    column is equal — the same partition as np.unique(axis=0). (0, 0), (1, 2), (2, 1), (1, 2) → three groups; a
+    radix of max − 1 would give (1, 2) and (2, 1) the same key (1 × 1 + 2 = 2 × 1 + 1 = 3)."""
+    import numpy as np
+
+    from bom.build import group_rows
+
+    a, b = np.array([0, 1, 2, 1]), np.array([0, 2, 1, 2])
+    first, inverse = group_rows([a, b])
+    assert len(first) == 3 and inverse[1] == inverse[3] and len({inverse[0], inverse[1], inverse[2]}) == 3
+    rng = np.random.default_rng(7)
+    for _ in range(50):
+        cols = [rng.integers(0, rng.integers(1, 6), size=40) for _ in range(3)]
+        _, inv = group_rows(cols)
+        _, expected = np.unique(np.stack(cols, axis=1), axis=0, return_inverse=True)
+        same = inv[:, None] == inv[None, :]
+        assert (same == (expected.reshape(-1)[:, None] == expected.reshape(-1)[None, :])).all()
