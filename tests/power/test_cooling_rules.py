@@ -51,7 +51,9 @@ def test_the_liquid_loop_takes_the_cooling_types_share(kind, liquid_kw, cdus):
         assert plan.coolant_flow_l_per_min == 0.0
         assert plan.derivations["cdu_count"] == "no liquid loop"
         assert plan.derivations["coolant_flow_l_per_min"] == "air cooled: no coolant loop"
-        n_plus_2 = plan_cooling(cooling_request(rack_kw=30, it_kw=1000, facility_kw=1100, cooling_type=kind, redundancy=2))
+        n_plus_2 = plan_cooling(
+            cooling_request(rack_kw=30, it_kw=1000, facility_kw=1100, cooling_type=kind, redundancy=2)
+        )
         assert n_plus_2.cdu_count == 0  # no loop: no CDU, and no spare for one either
 
 
