@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from tests.topology.test_planes import management_request
-from topology import FabricRequest, Topology, plan_fabric
+from topology import FabricRequest, FabricRequestError, Topology, plan_fabric
 from topology.bisection import max_flow_bisection_gbps
 from topology.graph import fabric_edges
 from topology.management_plane import plan_management
@@ -44,3 +45,19 @@ def test_a_one_tier_leaf_says_it_has_no_uplinks():
     (Mutant: the one-tier branch taken for tiers == 0, never.)"""
     p = plan_fabric(FabricRequest(topology=Topology.FAT_TREE, node_count=10, nics_per_node=1, switch_radix=16, tiers=1))
     assert p.tiers[0].derivation.endswith("; one switching tier, no uplinks")
+
+
+def test_an_su_of_two_leaves_per_rail_too_big_for_a_pod_spine_asks_for_smaller_sus():
+    """16-port switches at 1:1 (8 down, 8 up), 8 rails, SUs of 16 nodes → ⌈16 ÷ 8⌉ = 2 leaves per rail, 16 leaves
+    per SU; a 16-port pod spine takes 8 leaves down, so not one SU fits a pod: with 2 leaves per rail the cure is
+    smaller SUs (the scalable_unit_nodes field), not rail groups. (Mutant: the SU refusal only above 2 leaves.)"""
+    req = FabricRequest(
+        topology=Topology.RAIL_OPTIMIZED, node_count=64, nics_per_node=8, switch_radix=16, scalable_unit_nodes=16,
+        tiers=3, rail_groups=1,
+    )  # fmt: skip
+    with pytest.raises(FabricRequestError) as exc:
+        plan_fabric(req)
+    assert exc.value.errors == {
+        "scalable_unit_nodes": "one scalable unit has 16 leaves, more than the 8 a 16-port pod spine can take down; "
+        "use smaller SUs"
+    }
