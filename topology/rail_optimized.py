@@ -100,7 +100,7 @@ def _choose(req: FabricRequest) -> tuple[FabricPlan, int, str]:
     if req.rail_groups is None and "rail_groups" in first_error.errors:
         # "use more rail groups" was tried: what stopped the most grouped fabric is the answer
         first_error = last_error
-    if req.rail_groups is None and (req.tiers is None or len(group_options) > 1):
+    if req.rail_groups is None and len(group_options) > 1:  # more groups were tried: say so
         raise FabricRequestError(
             {
                 k: v + (f" (also with up to {req.nics_per_node} rail groups)" if k in _SIZE_FIELDS else "")

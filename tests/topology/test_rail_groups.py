@@ -90,6 +90,21 @@ def test_nothing_fits_names_the_groups_tried_only_when_automatic():
     assert "also with up to" not in message
 
 
+def test_the_refusal_says_more_groups_were_tried_only_when_they_were():
+    """Automatic groups with the tier count fixed: 1, 2, 4, 8 groups were tried in 2 tiers, and the refusal says
+    so; one NIC a node has one rail, so one group only — no "(also with up to 1 rail groups)"; 2 NICs: 1 and 2."""
+    for nics, suffix in ((8, " (also with up to 8 rail groups)"), (2, " (also with up to 2 rail groups)"), (1, "")):
+        for tiers in (2, None):
+            with pytest.raises(FabricRequestError) as exc:
+                plan_fabric(
+                    FabricRequest(topology=R, node_count=5000, nics_per_node=nics, switch_radix=16, tiers=tiers)
+                )
+            message = exc.value.errors["node_count"]
+            assert message.endswith("larger radix or more oversubscription" + suffix) or message.endswith(
+                "use 3 tiers or a larger radix" + suffix
+            ), (nics, tiers, message)
+
+
 def test_rail_only_one_tier():
     """tiers = 1: one 64-port switch per rail takes 64 nodes → 8 leaves of 64 down, no uplinks; only traffic on
     the same rail crosses: halves of 256 endpoints, each rail's leaf carries 32 × 400G → 8 × 32 × 400G."""
