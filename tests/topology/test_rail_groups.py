@@ -137,3 +137,18 @@ def test_single_plane_derivations_and_reserved_slots():
     with pytest.raises(FabricRequestError) as exc:
         plan_fabric(FabricRequest(topology=R, node_count=100, scalable_unit_nodes=32, reserved_node_slots=32))
     assert exc.value.errors["reserved_node_slots"].endswith("reserve at most 31")
+
+
+def test_the_groups_derivation_quotes_the_refused_options_of_two_nics_but_not_of_one():
+    """16-port switches (8 down, 8 up): 2 NICs × 128 nodes = 256 endpoints need 2 × ⌈128 ÷ 8⌉ = 32 leaves, more than
+    the 16 a 2-tier spine takes — refused with one group; two groups (one rail each: 16 leaves) fit, and the
+    derivation says which option was refused. One NIC, 200 nodes: 25 leaves > 16 in 2 tiers, so 3 tiers; there is
+    no other group count to refuse, so none is quoted."""
+    two = plan_fabric(FabricRequest(topology=R, node_count=128, nics_per_node=2, switch_radix=16))
+    assert two.extras["rail_groups"] == 2
+    assert two.derivations["rail_groups"].startswith(
+        "automatic: 2 group(s), the fewest that fit in 2 tiers (1 group(s) in 2 tiers: 256 endpoints need 32 leaves"
+    )
+    one = plan_fabric(FabricRequest(topology=R, node_count=200, nics_per_node=1, switch_radix=16))
+    assert len(one.tiers) == 3
+    assert one.derivations["rail_groups"] == "automatic: 1 group(s) — the spines shared by all rails fit in 3 tiers"
