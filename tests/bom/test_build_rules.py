@@ -80,6 +80,7 @@ def test_missing_parts_and_a_foreign_price_book_are_failed_checks():
                   purchase=Purchase(currency="EUR"))  # fmt: skip
     (check,) = _catalog_and_headroom_checks([eur], {}, BomPolicy())
     assert check["field"] == "price_book" and check["message"].startswith("the price book is in EUR, but the totals")
+    assert check["ok"] is False  # a failed check, not information
 
 
 def test_find_switch_prefers_the_named_model_of_the_right_shape():
@@ -231,3 +232,21 @@ def test_group_rows_groups_exactly_the_equal_rows():
         _, expected = np.unique(np.stack(cols, axis=1), axis=0, return_inverse=True)
         same = inv[:, None] == inv[None, :]
         assert (same == (expected.reshape(-1)[:, None] == expected.reshape(-1)[None, :])).all()
+
+
+def test_the_bom_as_a_buyer_reads_it_line_ids_plane_totals_and_list_prices():
+    """Compute: 10 × $10.00 + 3 × $2.50 = $107.50; storage: 5 × $1.00 = $5.00; all $112.50. Line ids run per plane
+    from its first three letters: COM-001, COM-002, STO-001. A line without a list price quotes its net price as
+    the list price ($10.00); one with a list of $1,000 quotes that."""
+    listed = Purchase(list_price_usd=Decimal("1000"), discount_pct=Decimal("25"))
+    lines = (
+        line(10),
+        BomLine("compute", "cable", "C2", "c", 3, Decimal("2.50"), "", "book", False, PartKind.CABLE, purchase=listed),
+        BomLine("storage", "cable", "C3", "c", 5, Decimal("1"), "", "book", False, PartKind.CABLE),
+    )
+    bom = Bom(lines, (), 0, 0, {})
+    assert bom.total_usd("compute") == Decimal("107.50") and bom.total_usd("storage") == Decimal("5.00")
+    out = bom.to_dict()
+    assert [ln["line_id"] for ln in out["lines"]] == ["COM-001", "COM-002", "STO-001"]
+    assert out["totals_usd"] == {"compute": "107.50", "storage": "5.00"} and out["total_usd"] == "112.50"
+    assert [ln["list_price_usd"] for ln in out["lines"]] == ["10.00", "1000.00", "1.00"]
