@@ -270,3 +270,15 @@ def test_calibration_identity_and_its_neighbours():
     assert calibrated_us(100.0, Fabric(**H, bw_efficiency=2.0, latency_offset_us=-100.0), LL) == 25.0
     assert calibrated_us(100.0, Fabric(**H, simple_latency_offset_us=1.0), LL) == 100.0  # Simple's own offset
     assert calibrated_us(100.0, Fabric(**H, simple_latency_offset_us=1.0), S) == 101.0
+
+
+def test_one_pod_has_no_taper():
+    """All-to-all leaves the pod only when there are pods: a fabric of one pod (the default) at 3:1 sends nothing
+    across the tapered layer, so it takes what the same fabric at 1:1 takes; with 4 pods, 3/4 of the bytes cross
+    it: taper max(1, 3 × 3/4) = 2.25 (the 4-pod case above)."""
+    untapered = _time_us("all_to_all", 1e9, M, Algorithm.PAIRWISE, S)
+    assert _time_us("all_to_all", 1e9, {**M, "oversubscription": 3.0}, Algorithm.PAIRWISE, S) == untapered
+    four_pods = {**M, "oversubscription": 3.0, "pods": 4}
+    assert _time_us("all_to_all", 1e9, four_pods, Algorithm.PAIRWISE, S) == pytest.approx(
+        14 + 31 * 1.0 + 1e9 * 3 / 4 / (48 / 2.25) / 1000, rel=1e-12
+    )
