@@ -29,3 +29,9 @@ def test_combinations_by_hand():
     assert not _has(**{"3g": 1, "2g": 2, "1g": 1})  # the seed's "-cgi 9,14,14,19": 8 compute slices
     assert not _has(**{"7g": 1, "1g": 1})  # 7g takes the whole GPU
     assert not _has(**{"1g": 8})
+    # two 3g take all 8 memory slices (0–3, 4–7): no room for a 1g, though 3 + 3 + 1 = 7 compute slices
+    assert not _has(**{"3g": 2, "1g": 1})
+    # 1g with double memory at 2, 4, 6 (slices 2–7) and 1g at 0 and 1: 5 compute slices, all 8 memory slices
+    assert _has(**{"1g2": 3, "1g": 2}) and not _has(**{"1g2": 4, "1g": 1})
+    # memory slices add up past 8 though compute fits: 3 × 2 + 2 + 1 = 9 and 4 + 2 × 2 + 1 = 9
+    assert not _has(**{"1g2": 3, "2g": 1, "1g": 1}) and not _has(**{"4g": 1, "1g2": 2, "1g": 1})
