@@ -43,6 +43,9 @@ def _one(**changes) -> Profile:
         ({"min_hours": 4.0}, "classes.0.min_hours"),  # above the maximum
         ({"comm_fraction": -0.1}, "classes.0.comm_fraction"),
         ({"comm_fraction": 1.0}, "classes.0.comm_fraction"),  # a step that is all communication never ends
+        ({"min_gpus": 0, "granularity_gpus": 1}, "classes.0.min_gpus"),  # a job of no GPU
+        ({"granularity_gpus": 0}, "classes.0.granularity_gpus"),  # refused, not a division by zero
+        ({"granularity_gpus": 3}, "classes.0.granularity_gpus"),  # 3 does not divide 8
     ],
 )
 def test_class_values_refused_at_their_edges(changes, field):
@@ -91,3 +94,34 @@ def test_the_first_unknown_column_is_named():
     with pytest.raises(SchedulerInputError) as exc:
         parse_classes([row])
     assert exc.value.errors["classes"].startswith("class 1: unknown column 'colour'; a class has name, share_pct")
+
+
+def test_shares_above_0_and_at_most_100_percent_and_names_once():
+    """A class's share lies in (0, 1]: 0 and −0.5 are refused, and so is 1.5 (besides the total); a profile with
+    the same name twice is refused even when the shares add up."""
+    for share in (0.0, -0.5, 1.5):
+        with pytest.raises(SchedulerInputError) as exc:
+            check_profile(_one(share=share), None)
+        assert "classes.0.share" in exc.value.errors
+    twice = Profile((JobClass("a", 0.5, 8, 16, 8, 1.0, 3.0), JobClass("a", 0.5, 8, 16, 8, 1.0, 3.0)))
+    with pytest.raises(SchedulerInputError) as exc:
+        check_profile(twice, None)
+    assert exc.value.errors == {"classes": "two classes are named 'a'"}
+
+
+def test_tenants_up_to_60_characters():
+    assert parse_classes("a,100,8,16,8,1,3,queued," + "t" * 60)[0].tenant == "t" * 60
+    with pytest.raises(SchedulerInputError) as exc:
+        parse_classes("a,100,8,16,8,1,3,queued," + "t" * 61)
+    assert "a tenant of at most 60 characters" in exc.value.errors["classes"]
+
+
+def test_comment_and_blank_lines_are_skipped_and_lines_keep_their_numbers():
+    """Text classes: a line starting with # (after spaces) and a blank line are not classes; line numbers in
+    errors still count them (the bad class is on line 4)."""
+    text = "# name, share %, …\n\n  # indented comment\na,100,8,16,8,1,3,queued"
+    (only,) = parse_classes(text)
+    assert only.name == "a"
+    with pytest.raises(SchedulerInputError) as exc:
+        parse_classes(text.replace("queued", "queued,x,0,bad,9"))
+    assert exc.value.errors["classes"].startswith("line 4: 12 values")
