@@ -69,3 +69,10 @@ def test_the_json_rounds_watts_to_a_tenth_and_shares_to_four_places():
         round(raw.total_throughput_gpu_equiv),
         round(raw.total_throughput_gpu_equiv, 2),
     )
+
+
+def test_the_curve_passes_through_the_seeds_points():
+    """Seed P2 (H100, 700 W TDP): capped at 400 W it keeps 70 % of its throughput, at 500 W 85–90 % (0.875, the
+    middle); the curve goes through both points exactly (a monotone cubic through its knots)."""
+    assert float(relative_throughput(400 / 700)) == pytest.approx(0.70, abs=1e-12)
+    assert float(relative_throughput(500 / 700)) == pytest.approx(0.875, abs=1e-12)
