@@ -221,10 +221,10 @@ def _class_at(source: str, line: int) -> str | None:
 def _read_at_import(source: str, line: int) -> bool:
     """Whether a name the statement at ``line`` assigns is read while the module is imported — in a default,
     a decorator, a class body, another top-level statement (``B = A * 2``, ``def f(x=A)``) or the body of a
-    module function a top-level statement calls (``LAYOUTS = _layouts()``, which reads ``_SHAPES``). Such values
-    were computed from the pristine name; re-running only the statement would not reach them, so the mutant
-    goes to the slow path (the fast path may err towards survival, never towards a kill — and should not err
-    at all where it can be helped)."""
+    module function a top-level statement calls (``LAYOUTS = _layouts()`` reading ``_SHAPES``, as mig.py once
+    did). Such values were computed from the pristine name; re-running only the statement would not reach
+    them, so the mutant goes to the slow path (the fast path may err towards survival, never towards a kill —
+    and should not err at all where it can be helped)."""
     tree = ast.parse(source)
     target = next((st for st in tree.body if st.lineno <= line <= (st.end_lineno or st.lineno)), None)
     if not isinstance(target, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
