@@ -47,7 +47,6 @@ bench: $(STAMP)
 # Mutation testing of the pure calculation packages (not part of CI): var/mutation/report.md (.ci/mutation.py).
 # `make mutation MODULES="topology/clos.py power/tco.py"` runs some modules only.
 mutation: $(STAMP)
-	$(PY) -m pip install --quiet "cosmic-ray>=8.4,<9" "pytest-cov>=5"
 	$(PY) .ci/mutation.py $(MODULES)
 
 lint: $(STAMP)
