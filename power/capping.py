@@ -29,14 +29,15 @@ H100_CAP_POINTS: tuple[tuple[float, float], ...] = (
 CAP_STEP_FRAC = 0.01  # the planner's grid of caps, 40 % … 100 % of TDP
 
 
-def throughput_curve(points: tuple[tuple[float, float], ...] = H100_CAP_POINTS) -> PchipInterpolator:
-    x, y = zip(*points, strict=True)
+def throughput_curve() -> PchipInterpolator:
+    """The curve through the H100 points above (read when called, so a changed point is seen)."""
+    x, y = zip(*H100_CAP_POINTS, strict=True)
     return PchipInterpolator(np.array(x), np.array(y), extrapolate=False)
 
 
-def relative_throughput(cap_frac: np.ndarray | float, points=H100_CAP_POINTS) -> np.ndarray:
-    cap = np.clip(np.asarray(cap_frac, dtype=float), points[0][0], 1.0)
-    return throughput_curve(points)(cap)
+def relative_throughput(cap_frac: np.ndarray | float) -> np.ndarray:
+    cap = np.clip(np.asarray(cap_frac, dtype=float), H100_CAP_POINTS[0][0], 1.0)
+    return throughput_curve()(cap)
 
 
 @dataclass(frozen=True)

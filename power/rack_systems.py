@@ -49,26 +49,26 @@ class RackScaleSystem:
         return self.gpus_per_tray * gpu_tdp_w + self.tray_host_w
 
 
-_NVL72 = dict(
-    domain_gpus=72,
-    gpus_per_tray=4,
-    compute_trays=18,
-    switch_trays=9,
-    switch_chips_per_tray=2,
-    nvlink_links_per_gpu=18,
-    switch_tray_w=400.0,
-    tray_host_w=1667.0,
-    tray_u=1,
-    switch_tray_u=1,
-    other_u=21,  # 48U MGX rack: power shelves, NIC/management and cable management in the rest
-)
-
-RACK_SCALE_SYSTEMS: dict[str, RackScaleSystem] = {
-    "GB200": RackScaleSystem("GB200 NVL72", **_NVL72, source="DGX SuperPOD GB200 RA; seed §14.7 (≈120 kW)"),
-    "GB300": RackScaleSystem("GB300 NVL72", **_NVL72, source="as GB200 NVL72, 1,400 W GPUs (assumption)"),
-}
-"""Keyed by GPU model: the models that only come as rack-scale NVLink systems."""
+def rack_scale_systems() -> dict[str, RackScaleSystem]:
+    """Keyed by GPU model: the models that only come as rack-scale NVLink systems (built when asked)."""
+    nvl72 = dict(
+        domain_gpus=72,
+        gpus_per_tray=4,
+        compute_trays=18,
+        switch_trays=9,
+        switch_chips_per_tray=2,
+        nvlink_links_per_gpu=18,
+        switch_tray_w=400.0,
+        tray_host_w=1667.0,
+        tray_u=1,
+        switch_tray_u=1,
+        other_u=21,  # 48U MGX rack: power shelves, NIC/management and cable management in the rest
+    )
+    return {
+        "GB200": RackScaleSystem("GB200 NVL72", **nvl72, source="DGX SuperPOD GB200 RA; seed §14.7 (≈120 kW)"),
+        "GB300": RackScaleSystem("GB300 NVL72", **nvl72, source="as GB200 NVL72, 1,400 W GPUs (assumption)"),
+    }
 
 
 def rack_scale_system(gpu_model: str) -> RackScaleSystem | None:
-    return RACK_SCALE_SYSTEMS.get(gpu_model)
+    return rack_scale_systems().get(gpu_model)

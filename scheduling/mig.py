@@ -2,10 +2,14 @@
 
 A GPU instance occupies memory slices ``start … start + size − 1`` of 8 (NVML
 ``nvmlGpuInstancePlacement_t``: start and size in memory slices); two instances on one GPU may not
-share a slice, and their compute slices add up to at most 7. Placements per profile, the same on
-A100-80GB, H100-80GB, H200 and B200 (NVIDIA MIG User Guide, "Supported MIG Profiles", and
-``nvidia-smi mig -lgipp``): 1g: starts 0–6, 1 slice; 1g (double memory): 0, 2, 4, 6, 2 slices;
-2g: 0, 2, 4, 2 slices; 3g: 0, 4, 4 slices; 4g: 0, 4 slices; 7g: 0, all 8.
+share a slice. Their compute slices then add up to at most 7 without a check of their own: every shape
+takes at least as many memory slices as compute slices, and the only placements that reach slice 7 (1g
+with double memory at 6, 3g at 4, 7g) take more memory than compute, so 8 memory slices hold at most 7
+compute slices (tests/scheduling/test_mig_layouts.py pins both premises and the conclusion).
+
+Placements per profile, the same on A100-80GB, H100-80GB, H200 and B200 (NVIDIA MIG User Guide,
+"Supported MIG Profiles", and ``nvidia-smi mig -lgipp``): 1g: starts 0–6, 1 slice;
+1g (double memory): 0, 2, 4, 6, 2 slices; 2g: 0, 2, 4, 2 slices; 3g: 0, 4, 4 slices; 4g: 0, 4 slices; 7g: 0, all 8.
 
 The seed's H100 list (1g.10gb ×7, 2g.20gb ×3, 3g.40gb ×2, 4g.40gb ×1, 7g.80gb ×1) follows from these
 placements. Its example command ``nvidia-smi mig -cgi 9,14,14,19`` cannot be placed on one H100:
@@ -27,14 +31,14 @@ import yaml
 
 from scheduling import SchedulerInputError
 
-# placements: (compute slices, memory-slice size, allowed starts)
+# placements: (memory-slice size, allowed starts); a shape's compute slices are the number before its "g"
 _SHAPES = {
-    "1g": (1, 1, (0, 1, 2, 3, 4, 5, 6)),
-    "1g2": (1, 2, (0, 2, 4, 6)),
-    "2g": (2, 2, (0, 2, 4)),
-    "3g": (3, 4, (0, 4)),
-    "4g": (4, 4, (0,)),
-    "7g": (7, 8, (0,)),
+    "1g": (1, (0, 1, 2, 3, 4, 5, 6)),
+    "1g2": (2, (0, 2, 4, 6)),
+    "2g": (2, (0, 2, 4)),
+    "3g": (4, (0, 4)),
+    "4g": (4, (0,)),
+    "7g": (8, (0,)),
 }
 # profile names per GPU model: shape → name (memory per slice differs by model)
 _SHAPE_ORDER = ("1g", "1g2", "2g", "3g", "4g", "7g")
@@ -87,20 +91,18 @@ def layouts() -> tuple[dict[str, int], ...]:
     found: set[tuple[int, ...]] = set()
     shapes = list(_SHAPES)
 
-    def walk(used: int, compute: int, counts: list[int], from_shape: int) -> None:
+    def walk(used: int, counts: list[int], from_shape: int) -> None:
         found.add(tuple(counts))
         for i in range(from_shape, len(shapes)):
-            c, size, starts = _SHAPES[shapes[i]]
-            if compute + c > 7:
-                continue
+            size, starts = _SHAPES[shapes[i]]
             for s in starts:
                 mask = ((1 << size) - 1) << s
                 if not used & mask:
                     counts[i] += 1
-                    walk(used | mask, compute + c, counts, i)
+                    walk(used | mask, counts, i)
                     counts[i] -= 1
 
-    walk(0, 0, [0] * len(shapes), 0)
+    walk(0, [0] * len(shapes), 0)
     return tuple(dict(zip(shapes, c, strict=True)) for c in sorted(found))
 
 

@@ -12,7 +12,10 @@ import pytest
 from power import PowerInputError
 from power.facility import ItLoad, plan_facility
 
-ONE_MW = ItLoad(compute_node_count=100, compute_node_w=10_000)  # 1,000 kW of IT, nothing else
+
+def one_mw() -> ItLoad:
+    """1,000 kW of IT, nothing else (made in the test, not at collection: a mutant of ItLoad must see it)."""
+    return ItLoad(compute_node_count=100, compute_node_w=10_000)
 
 
 @pytest.mark.parametrize(
@@ -39,7 +42,7 @@ def test_the_typical_pue_follows_the_cooling_when_none_is_given(cooling, pue, fa
     kind, got, why = cooling_and_pue(r, SimpleNamespace(compute_rack_kw=40.0))
     assert (kind, got) == (cooling, pue)
     assert why == f"typical for {cooling.replace('_', ' ')} cooling (seed P4): {pue:g}"
-    fac = plan_facility(ONE_MW, pue=got, electricity_usd_per_kwh=Decimal("0.10"), chain="in_pue")
+    fac = plan_facility(one_mw(), pue=got, electricity_usd_per_kwh=Decimal("0.10"), chain="in_pue")
     assert fac.facility_kw_billed == facility_kw
 
 
@@ -55,7 +58,7 @@ def test_the_typical_pue_follows_the_cooling_when_none_is_given(cooling, pue, fa
 )
 def test_each_electrical_chain_divides_by_its_efficiency(chain, eff, facility_kw):
     """1,000 kW IT × PUE 1.2 = 1,200 kW, ÷ the chain's efficiency; the derivation names a lossy chain only."""
-    fac = plan_facility(ONE_MW, pue=1.2, electricity_usd_per_kwh=Decimal("0.10"), chain=chain)
+    fac = plan_facility(one_mw(), pue=1.2, electricity_usd_per_kwh=Decimal("0.10"), chain=chain)
     assert fac.chain_efficiency == eff
     assert fac.facility_kw == pytest.approx(1200 / eff, rel=1e-12)
     assert fac.facility_kw_billed == facility_kw
@@ -65,7 +68,7 @@ def test_each_electrical_chain_divides_by_its_efficiency(chain, eff, facility_kw
 
 def test_a_load_of_compute_only_says_zero_storage_and_management():
     """ItLoad's defaults are no storage and no management: 0 × 0 W = 0.0 kW in each derivation."""
-    fac = plan_facility(ONE_MW, pue=1.2, electricity_usd_per_kwh=Decimal("0.10"))
+    fac = plan_facility(one_mw(), pue=1.2, electricity_usd_per_kwh=Decimal("0.10"))
     assert (fac.storage_kw, fac.mgmt_kw, fac.network_kw) == (0, 0, 0)
     assert fac.derivations["storage_kw"] == "0 × 0 W = 0.0 kW"
     assert fac.derivations["mgmt_kw"] == "0 management + login × 0 W = 0.0 kW"
@@ -93,19 +96,19 @@ def test_the_json_reports_kilowatts_to_the_watt_and_energy_to_a_tenth():
 
 def test_a_pue_of_exactly_one_and_free_electricity_are_allowed_below_them_refused():
     """PUE = facility ÷ IT ≥ 1 (1.0 is the ideal, allowed); a price of $0/kWh is allowed, −$0.01 is not."""
-    ideal = plan_facility(ONE_MW, pue=1.0, electricity_usd_per_kwh=Decimal("0"))
+    ideal = plan_facility(one_mw(), pue=1.0, electricity_usd_per_kwh=Decimal("0"))
     assert (ideal.facility_kw_billed, ideal.annual_electricity_usd) == (1000, Decimal("0"))
     with pytest.raises(PowerInputError) as exc:
-        plan_facility(ONE_MW, pue=0.99, electricity_usd_per_kwh=Decimal("-0.01"))
+        plan_facility(one_mw(), pue=0.99, electricity_usd_per_kwh=Decimal("-0.01"))
     assert set(exc.value.errors) == {"pue", "electricity_usd_per_kwh"}
     with pytest.raises(PowerInputError) as exc:
-        plan_facility(ONE_MW, pue=1.0, electricity_usd_per_kwh=Decimal("-0.5"))
+        plan_facility(one_mw(), pue=1.0, electricity_usd_per_kwh=Decimal("-0.5"))
     assert set(exc.value.errors) == {"electricity_usd_per_kwh"}
 
 
 def test_the_energy_derivation_names_a_partial_load_only():
     """1,200 kW × 8,760 h = 10,512,000 kWh at full load; × 0.5 average load = 5,256,000 kWh."""
-    full = plan_facility(ONE_MW, pue=1.2, electricity_usd_per_kwh=Decimal("0.10"))
+    full = plan_facility(one_mw(), pue=1.2, electricity_usd_per_kwh=Decimal("0.10"))
     assert full.derivations["annual_kwh"] == "1,200 kW × 8,760 h = 10,512,000 kWh/year"
     half = ItLoad(compute_node_count=100, compute_node_w=10_000, average_load_frac=0.5)
     fac = plan_facility(half, pue=1.2, electricity_usd_per_kwh=Decimal("0.10"))

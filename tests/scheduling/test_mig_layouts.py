@@ -35,3 +35,21 @@ def test_combinations_by_hand():
     assert _has(**{"1g2": 3, "1g": 2}) and not _has(**{"1g2": 4, "1g": 1})
     # memory slices add up past 8 though compute fits: 3 × 2 + 2 + 1 = 9 and 4 + 2 × 2 + 1 = 9
     assert not _has(**{"1g2": 3, "2g": 1, "1g": 1}) and not _has(**{"4g": 1, "1g2": 2, "1g": 1})
+
+
+def test_the_placements_alone_keep_compute_slices_within_seven():
+    """No layout needs a compute-slice check of its own (scheduling/mig.py's docstring). A profile's compute slices
+    are the number before its "g" (NVIDIA's naming: 3g.40gb = 3 compute slices, 40 GB). (1) every shape takes at
+    least as many memory slices as compute slices; (2) a placement reaching memory slice 7 (start + size > 7) takes
+    more memory than compute (1g2 at 6: 1 of 2, 3g at 4: 3 of 4, 7g: 7 of 8); so (3) a layout on 8 memory slices
+    has at most 7 compute slices — 4g + 3g and 7g reach 7."""
+    from scheduling.mig import _SHAPES
+
+    compute = {"1g": 1, "1g2": 1, "2g": 2, "3g": 3, "4g": 4, "7g": 7}
+    for shape, (size, starts) in _SHAPES.items():
+        assert compute[shape] <= size
+        assert all(compute[shape] < size for s in starts if s + size > 7)
+    for lay in layouts():
+        assert sum(compute[s] * n for s, n in lay.items()) <= 7
+        assert sum(_SHAPES[s][0] * n for s, n in lay.items()) <= 8
+    assert max(sum(compute[s] * n for s, n in lay.items()) for lay in layouts()) == 7
