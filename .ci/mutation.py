@@ -12,9 +12,10 @@ How a mutant is run (the verdict is the same as cosmic-ray's own executor would 
 
 1. *Coverage map.* The modules' test selections (MODULES) run once on the pristine code recording which
    test executed which line (``var/mutation/<module>.lines.json``). A mutant runs only the tests of its
-   module's selection that executed its statement, quickest first, stopping at the first failure. A
-   statement inside a function that no test executes cannot change any test's outcome: its mutant is
-   reported as a survivor "not reached", without a run.
+   module's selection that executed its statement — those that already killed a mutant of the module
+   first, then quickest first — stopping at the first failure. A statement inside a function that no
+   test executes cannot change any test's outcome: its mutant is reported as a survivor "not reached",
+   without a run.
 2. *Fast path* (.ci/mutation_fork.py): one pytest session collects the suite once and forks a child per
    mutant that swaps the mutated function's code into the live function, or re-runs a mutated
    module-level statement (a constant, a class body, a default) against the live names — no interpreter

@@ -305,3 +305,14 @@ def test_the_coverage_map_shares_test_files_out_by_their_work():
     shares = mutation._shards(files, 2, seconds)
     assert shares == [["tests/a.py", "tests/d.py"], ["tests/b.py", "tests/c.py"]]
     assert mutation._shards(files[:1], 2, seconds) == [["tests/a.py"]]
+
+
+def test_tests_that_killed_before_run_first_and_the_rest_keep_their_order():
+    """A kill ends the child at its first failing test: the tests that killed mutants of the module already go
+    first (most kills first), every other test after them in the order given (quickest first). Only the order
+    changes — the same items, each once."""
+    item = types.SimpleNamespace
+    items = [item(nodeid=n) for n in ("t::quick", "t::pins[a]", "t::pins[b]", "t::slow", "t::often")]
+    assert fork.killers_first(items, {}) == items
+    ordered = fork.killers_first(items, {"t::pins": 1, "t::often": 3})
+    assert [i.nodeid for i in ordered] == ["t::often", "t::pins[a]", "t::pins[b]", "t::quick", "t::slow"]
