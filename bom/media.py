@@ -145,9 +145,7 @@ class PartChooser:
         best: tuple[float, LinkParts] | None = None
         for family in (MULTIMODE, SINGLE_MODE):
             for a in self._end_modules(link, "a", family):
-                for z in self._end_modules(link, "z", family):
-                    if a.media != z.media:
-                        continue
+                for z in [m for m in self._end_modules(link, "z", family) if m.media == a.media]:
                     fibre = self.cable(a.media, 0, link.length_m)
                     if fibre is None:
                         continue

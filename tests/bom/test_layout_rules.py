@@ -52,15 +52,14 @@ def test_positions():
     """Node 39 is in rack 9 (4 a rack) = row 0, column 9; node 40 opens row 1. 40 nodes fill one row of 10 racks,
     41 need a second; no nodes still make a row. The 16th leaf of row 2 stands in column 10 (its network rack), the
     17th in column 11. Storage: 8 a rack from the infrastructure row; 80 fill a row. Servers follow the ⌈9 ÷ 8⌉ = 2
-    storage racks. Spine row −1, 16 switches a rack."""
+    storage racks, 8 a rack. Spine row −1, 16 switches a rack."""
     assert (L.node_position(39), L.node_position(40)) == ((0, 9), (1, 0))
     assert (L.compute_rows(0), L.compute_rows(40), L.compute_rows(41)) == (1, 1, 2)
     assert L.row_network_rack(3) == (3, 10)
     assert (L.leaf_rack(2, 15), L.leaf_rack(2, 16)) == ((2, 10), (2, 11))
     assert (L.storage_position(5, 7), L.storage_position(5, 8), L.storage_position(5, 80)) == ((5, 0), (5, 1), (6, 0))
-    assert (L.server_position(5, 9, 0), L.server_position(5, 9, 8), L.server_position(5, 9, 9)) == (
-        (5, 2), (5, 3), (5, 3),
-    )  # fmt: skip
+    # servers 0–7 share rack 2 (8 a rack), the 9th opens rack 3
+    assert tuple(L.server_position(5, 9, i) for i in (0, 7, 8, 9)) == ((5, 2), (5, 2), (5, 3), (5, 3))
     assert L.server_position(5, 80, 8) == (6, 1)  # 10 storage racks fill row 5; server rack 11 is row 6, column 1
     assert (L.spine_row_rack(15), L.spine_row_rack(16)) == ((-1, 0), (-1, 1))
 
