@@ -10,12 +10,13 @@ Lines marked ``# pragma: no mutate`` are skipped (messages, logging), and so are
 
 How a mutant is run (the verdict is the same as cosmic-ray's own executor would give; only faster):
 
-1. *Coverage map.* The modules' test selections (MODULES) run once on the pristine code recording which
-   test executed which line (``var/mutation/<module>.lines.json``). A mutant runs only the tests of its
-   module's selection that executed its statement — those that already killed a mutant of the module
-   first, then quickest first — stopping at the first failure. A statement inside a function that no
-   test executes cannot change any test's outcome: its mutant is reported as a survivor "not reached",
-   without a run.
+1. *Coverage map.* The modules' test selections (MODULES) run once on the pristine code recording which test
+   executed which line (``var/mutation/<module>.lines.json``; the project's ``functools.cache`` memos are
+   emptied before each test by .ci/mutation_coverage.py, so every caller of a cached function is recorded). A
+   mutant runs only the tests of its module's selection that executed its statement — those that already
+   killed a mutant of the module first, then quickest first — stopping at the first failure. A statement
+   inside a function that no test executes cannot change any test's outcome: its mutant is reported as a
+   survivor "not reached", without a run.
 2. *Fast path* (.ci/mutation_fork.py): one pytest session collects the suite once and forks a child per
    mutant that swaps the mutated function's code into the live function, or re-runs a mutated
    module-level statement (a constant, a class body, a default) against the live names — no interpreter
@@ -186,10 +187,11 @@ def coverage_maps(modules: list[str]) -> None:
         for n, files in enumerate(shards):
             data_file, junit = OUT / f"suite.coverage.{n}", OUT / f"suite.junit.{n}.xml"
             data_file.unlink(missing_ok=True)
-            cmd = [PY, "-m", "pytest", "-q", "-p", "no:randomly", "-m", "not services and not browser"]
-            cmd += [f"--cov={work / p}" for p in packages]
+            cmd = [PY, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "mutation_coverage"]
+            cmd += ["-m", "not services and not browser", *(f"--cov={work / p}" for p in packages)]
             cmd += ["--cov-context=test", "--cov-report=", f"--junitxml={junit}", *skip, *files]
-            env = {**os.environ, "COVERAGE_FILE": str(data_file)}
+            env = {**os.environ, "COVERAGE_FILE": str(data_file),
+                   "PYTHONPATH": os.pathsep.join([str(ROOT / ".ci"), os.environ.get("PYTHONPATH", "")])}  # fmt: skip
             runs.append((subprocess.Popen(cmd, cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT),
                          data_file, junit))  # fmt: skip
         failed = [(proc.communicate()[0], proc.returncode) for proc, _, _ in runs]

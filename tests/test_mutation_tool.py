@@ -316,3 +316,27 @@ def test_tests_that_killed_before_run_first_and_the_rest_keep_their_order():
     assert fork.killers_first(items, {}) == items
     ordered = fork.killers_first(items, {"t::pins": 1, "t::often": 3})
     assert [i.nodeid for i in ordered] == ["t::often", "t::pins[a]", "t::pins[b]", "t::quick", "t::slow"]
+
+
+def test_the_coverage_map_empties_the_project_caches_before_each_test(tmp_path, monkeypatch):
+    """A cached function's body runs for the first test that calls it only: the coverage map would record no other
+    test on its lines (scheduling.mig.layouts()). The map's plugin empties the memos of the tree's functions
+    before each test — and leaves alone those of modules outside the tree."""
+    cov = _load("mutation_coverage")
+    (tmp_path / "memo_mod.py").write_text(
+        "from functools import cache\nCALLS = []\n\n@cache\ndef table():\n    CALLS.append(1)\n    return 42\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "memo_mod", raising=False)
+    import memo_mod
+
+    memo_mod.table(), memo_mod.table()
+    assert memo_mod.CALLS == [1]
+    monkeypatch.setattr(cov, "_ROOT", str(tmp_path.parent / "elsewhere") + "/")
+    cov.clear_project_caches()
+    memo_mod.table()
+    assert memo_mod.CALLS == [1]  # not in the tree: kept
+    monkeypatch.setattr(cov, "_ROOT", str(tmp_path) + "/")
+    assert cov.clear_project_caches() >= 1
+    memo_mod.table()
+    assert memo_mod.CALLS == [1, 1]

@@ -1,0 +1,35 @@
+"""`make mutation`'s coverage map: a pytest plugin (``-p mutation_coverage``) that empties the project's
+``functools.cache`` / ``lru_cache`` memos before every test.
+
+The map records which test executed which line; a mutant then runs only those tests. A cached function's body
+runs once per process — for the first test that calls it — so without this every later caller would be left
+out of its lines' tests (``scheduling.mig.layouts()``: one test recorded on the placement walk, and a mutant
+there "survived" on that test alone while the layout tests that kill it were never run)."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+_ROOT = os.getcwd() + os.sep
+
+
+def clear_project_caches() -> int:
+    """Empty every memo of a function defined in this tree (outside tests/); returns how many."""
+    cleared = 0
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None) or ""
+        if not path.startswith(_ROOT) or path.startswith(_ROOT + "tests" + os.sep):
+            continue
+        for value in list(vars(module).values()):
+            if callable(getattr(value, "cache_clear", None)) and getattr(value, "__module__", None) == module.__name__:
+                value.cache_clear()
+                cleared += 1
+    return cleared
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    clear_project_caches()
