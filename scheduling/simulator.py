@@ -94,7 +94,7 @@ class _Pool:
             self.count[g] = len(heap)
             self.pod_free[self.pod_of[g]] -= len(out) - before
             if len(out) == k:
-                break
+                break  # all k taken
         self.free_count -= k
         return out
 
@@ -189,7 +189,7 @@ def _shadow(state: _State, need: int) -> tuple[float, int]:
         if state.end_of.get(job) != end:
             continue  # a job a failure killed: its entry is stale
         if end > shadow:
-            break
+            break  # sorted: every later end is past the shadow too
         free += len(state.nodes_of[job])
         if free >= need:
             shadow = end
@@ -335,7 +335,7 @@ class _Sim:
         free, chosen = state.free_count, []
         for j in victims:
             if free >= self.need[head]:
-                break
+                break  # enough is free
             chosen.append(j)
             free += len(state.nodes_of[j])
         if free < self.need[head]:
@@ -630,9 +630,8 @@ def _configure(sim: _Sim, jobs: Jobs, gpus_per_node, horizon_h, failures, preemp
                tidal) -> None:  # fmt: skip
     """Switch on what the run models: spread run times, failures/preemption books, tidal sharing, carbon."""
     sim.gpus_per_node = gpus_per_node
-    if spread is not None:  # backfill plans with the slower, spread run time (it may not fit in one group)
-        sim.spread = [float(x) for x in spread]
-        sim.wall = [h * x for h, x in zip(sim.hours, sim.spread, strict=True)]
+    if spread is not None:  # backfill plans with the slower, spread run time (it may not fit in one group):
+        sim.spread = [float(x) for x in spread]  # _Faults (always made with spread) sets the walls from it
     node_count = sim.state.pool.free_count
     sim.faults = _Faults(sim, failures, node_count, gpus_per_node, horizon_h) if failures else None
     sim.preempt = preempt
