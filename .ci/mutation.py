@@ -24,7 +24,8 @@ How a mutant is run (the verdict is the same as cosmic-ray's own executor would 
 3. *Slow path:* a scratch copy of the tree (``var/mutation/work-N``) with the mutant written to disk and a
    fresh pytest process — for what the fast path cannot change in memory (imports, functions already
    called at import or collection), and, for every fast-path survivor, its covering tests that start a
-   Python subprocess (a subprocess imports the pristine file).
+   Python subprocess (a subprocess imports the pristine file; found per test function, with the helpers and
+   fixtures it names).
 
 Writes ``var/mutation/report.md``: the kill ratio per module and every survivor with its line and why it is
 accepted — an equivalent mutant or a known gap, from ``.ci/mutation_accepted.yaml`` (module → entries of
@@ -427,13 +428,49 @@ def fast_path(jobs: list[dict]) -> dict[str, dict]:
 
 
 def _subprocess_tests(tests: list[str]) -> list[str]:
-    """The tests among these whose file starts a Python subprocess (it would import the pristine module)."""
-    files: dict[str, bool] = {}
+    """The tests among these that start a Python subprocess (it would import the pristine module): the test's own
+    source, or a function or fixture it names (in its file or a conftest.py beside or above it), mentions one."""
+    spawns: dict[str, dict[str, bool]] = {}
+    out = []
     for test in tests:
-        path = test.split("::")[0]
-        if path not in files:
-            files[path] = bool(SUBPROCESS.search((ROOT / path).read_text())) if (ROOT / path).exists() else False
-    return [t for t in tests if files[t.split("::")[0]]]
+        path, _, name = test.partition("::")
+        if path not in spawns:
+            spawns[path] = _spawning_tests(ROOT / path)
+        if spawns[path].get(name.split("[")[0], False):
+            out.append(test)
+    return out
+
+
+def _spawning_tests(path: Path) -> dict[str, bool]:
+    """Test name (``test_x`` or ``Class::test_x``) → whether it starts a subprocess, for one test file."""
+    if not path.exists():
+        return {}
+    helpers: dict[str, str] = {}  # module-level function or fixture name → its source
+    for source_file in [*(d / "conftest.py" for d in reversed(path.parents) if d.is_relative_to(ROOT)), path]:
+        if source_file.exists():
+            text = source_file.read_text()
+            for node in ast.parse(text).body:
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    helpers[node.name] = ast.get_source_segment(text, node) or ""
+    text = path.read_text()
+
+    def spawns(node: ast.AST) -> bool:
+        source = ast.get_source_segment(text, node) or ""
+        if SUBPROCESS.search(source):
+            return True
+        names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+        names |= {a.arg for n in ast.walk(node) if isinstance(n, ast.arguments) for a in n.args}
+        return any(SUBPROCESS.search(helpers[n]) for n in names if n in helpers and n != getattr(node, "name", ""))
+
+    found: dict[str, bool] = {}
+    for node in ast.parse(text).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found[node.name] = spawns(node)
+        elif isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    found[f"{node.name}::{item.name}"] = spawns(item)
+    return found
 
 
 def slow_jobs(jobs: list[dict], verdicts: dict[str, dict]) -> list[dict]:

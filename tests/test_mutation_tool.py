@@ -340,3 +340,18 @@ def test_the_coverage_map_empties_the_project_caches_before_each_test(tmp_path, 
     assert cov.clear_project_caches() >= 1
     memo_mod.table()
     assert memo_mod.CALLS == [1, 1]
+
+
+def test_only_the_tests_that_start_a_subprocess_are_rerun_on_the_slow_path():
+    """A survivor's tests that start a Python subprocess saw the pristine module, so they run again with the mutant
+    on disk — those tests only, not every test of their file (test_simulator.py: 2 CLI tests of 14); a helper or
+    fixture that starts one counts for the tests that name it."""
+    got = mutation._subprocess_tests(
+        ["tests/scheduling/test_simulator.py::test_simulate_cli_on_the_seed_design",
+         "tests/scheduling/test_simulator.py::test_easy_backfill_by_hand",
+         "tests/sweeps/test_worker_kill.py::test_killed_worker_mid_sweep_loses_and_duplicates_nothing"]
+    )  # fmt: skip
+    assert got == [
+        "tests/scheduling/test_simulator.py::test_simulate_cli_on_the_seed_design",
+        "tests/sweeps/test_worker_kill.py::test_killed_worker_mid_sweep_loses_and_duplicates_nothing",
+    ]
