@@ -64,7 +64,7 @@ class PowerPlan:
 
 
 def gpu_tdp_w(r: Requirements) -> float:
-    return float(r.power.gpu_tdp_w or GPU_TDP_W.get(r.cluster.gpu_model, 700.0))
+    return float(r.power.gpu_tdp_w or GPU_TDP_W[r.cluster.gpu_model])  # every model of the form has its TDP
 
 
 def node_power_w(r: Requirements) -> tuple[float, str]:
@@ -90,8 +90,8 @@ def rack_plan(
     node_w: float,
     upper_switch_count: int,
     *,
-    leaf_rack_count: int | None = None,
-    switches_per_network_rack: int = 16,
+    leaf_rack_count: int | None,
+    switches_per_network_rack: int,
 ) -> RackPlan:
     """The racks: ``leaf_rack_count`` and ``switches_per_network_rack`` come from the floor plan
     (bom.plan.network_racking), which fills network racks by rack units."""
