@@ -113,7 +113,9 @@ def plan_capping(
     best = max(points, key=lambda p: (p.total_throughput_gpu_equiv, p.cap_frac))
     full = points[-1]
     gain = (
-        best.total_throughput_gpu_equiv / full.total_throughput_gpu_equiv - 1 if full.total_throughput_gpu_equiv else 0
+        f"{best.total_throughput_gpu_equiv / full.total_throughput_gpu_equiv - 1:+.1%}"
+        if full.total_throughput_gpu_equiv
+        else "no gain figure, the budget holds no GPU at full power"
     )
     d = {
         "per_gpu_kw": f"(cap × {tdp_w:g} W + {host_w_per_gpu:g} W host share) × PUE {pue:g}",
@@ -121,7 +123,7 @@ def plan_capping(
             f"{budget_kw:,.0f} kW ÷ (({best.cap_w:,.0f} + {host_w_per_gpu:g}) W × {pue:g}) = "
             f"{best.gpu_count:,} GPUs at {best.cap_frac:.0%} TDP × {best.relative_throughput_per_gpu:.3f} = "
             f"{best.total_throughput_gpu_equiv:,.0f} full-power GPU equivalents, "
-            f"vs {full.gpu_count:,} GPUs at full power: {gain:+.1%}"
+            f"vs {full.gpu_count:,} GPUs at full power: {gain}"
         ),
         "curve": "monotone cubic through (57 %, 0.70), (71 %, 0.875), (100 %, 1.0) — seed P2 for H100; "
         "other models assumed to follow the same curve in fractions of TDP",

@@ -76,3 +76,15 @@ def test_the_curve_passes_through_the_seeds_points():
     middle); the curve goes through both points exactly (a monotone cubic through its knots)."""
     assert float(relative_throughput(400 / 700)) == pytest.approx(0.70, abs=1e-12)
     assert float(relative_throughput(500 / 700)) == pytest.approx(0.875, abs=1e-12)
+
+
+def test_a_budget_below_one_gpu_at_full_power_has_no_gain_figure():
+    """1.0 kW holds no GPU at full power (700 W + 575 W host = 1.275 kW) but one at 40 % (280 + 575 = 0.855 kW): the
+    gain over full power (÷ 0) is no figure, and the text says why; 0.5 kW holds none at any cap."""
+    plan = plan_capping(1.0, 700.0, host_w_per_gpu=575.0, pue=1.0)
+    assert (plan.full_power.gpu_count, plan.best.gpu_count) == (0, 1)
+    assert plan.derivations["best"].endswith(
+        "vs 0 GPUs at full power: no gain figure, the budget holds no GPU at full power"
+    )
+    none = plan_capping(0.5, 700.0, host_w_per_gpu=575.0, pue=1.0)
+    assert {p.gpu_count for p in none.points} == {0}
