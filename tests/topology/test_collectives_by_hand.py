@@ -282,3 +282,17 @@ def test_one_pod_has_no_taper():
     assert _time_us("all_to_all", 1e9, four_pods, Algorithm.PAIRWISE, S) == pytest.approx(
         14 + 31 * 1.0 + 1e9 * 3 / 4 / (48 / 2.25) / 1000, rel=1e-12
     )
+
+
+def test_a_fabric_given_pods_but_no_taper_is_non_blocking():
+    """Fabric's oversubscription defaults to 1:1: 4 nodes in 4 pods with no taper given run the pairwise
+    all-to-all as fast as with 1.0 said outright, and faster than at 2:1 (taper 2 × 3/4 = 1.5 on the traffic
+    that leaves a pod)."""
+    from topology.collectives import collective_cost
+
+    size = 1 << 28
+
+    def a2a_us(**taper) -> float:
+        return float(collective_cost(Collective.ALL_TO_ALL, size, Fabric(**M, pods=4, **taper)).time_us)
+
+    assert a2a_us() == a2a_us(oversubscription=1.0) < a2a_us(oversubscription=2.0)
