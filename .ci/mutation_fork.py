@@ -13,7 +13,8 @@ A mutant can be run this way only when its effect comes through a call made afte
 back to the slow path (a scratch copy of the tree with the mutant on disk and a fresh pytest process,
 .ci/mutation.py) when its function was called before the fork (at import or collection: a value computed
 then would not see the mutant — every call before the fork is recorded by a profile hook), when it is an
-import, when it assigns a name that is read at import (a default, a class body, another constant), when it
+import, when it assigns a name that is read at import (a default, a class body, another constant — of its
+own module or of another that imported the name), when it
 is in a class whose instances were made before the fork (they keep the pristine defaults), or when the
 live function cannot be found. Any other mutant outside a function body (a constant, a class body, a
 default: evaluated at import) is run here by re-running its module-level statement against the live names
@@ -214,6 +215,8 @@ def _prepare(job: dict, by_test):
         statement = _statement_code(mutated, job["line"], job["file"])
         if statement is None or module is None or _read_at_import(source, job["line"]):
             return "slow"
+        if _read_at_import_elsewhere(job["module_name"], _assigned(source, job["line"])):
+            return "slow"  # another module built a value of it at its import (``_STD = np.array(LENGTHS)``)
         made = _class_at(source, job["line"])
         if made and any(f == job["file"] and q.startswith(made + ".") for f, q in _CALLED_BEFORE_FORK):
             return "slow"  # instances of the class were made before the fork, with the pristine defaults
@@ -275,6 +278,58 @@ def _read_at_import(source: str, line: int) -> bool:
             return True
         eager.extend(ast.iter_child_nodes(node))
     return False
+
+
+def _assigned(source: str, line: int) -> set[str]:
+    """The names the top-level assignment holding ``line`` binds (none for any other statement)."""
+    tree = ast.parse(source)
+    target = next((st for st in tree.body if st.lineno <= line <= (st.end_lineno or st.lineno)), None)
+    if not isinstance(target, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+        return set()
+    targets = getattr(target, "targets", [getattr(target, "target", None)])
+    return {n.id for t in targets if t is not None for n in ast.walk(t) if isinstance(n, ast.Name)}
+
+
+_IMPORT_TIME_READS: dict[str, set[tuple[str, str]]] = {}
+
+
+def _read_at_import_elsewhere(module_name: str, names: set[str]) -> bool:
+    """Whether another module of the project (loaded now, outside tests/) read one of these names of
+    ``module_name`` while it was imported — in a constant, a default, a decorator or a class body
+    (``_STD = np.array(STANDARD_LENGTHS_M)`` in bom/link_table.py). That value was built from the pristine
+    name: re-running the statement here would leave it, and a test comparing the two would see a mutant
+    where the code on disk would be consistent (a false kill)."""
+    if not names:
+        return False
+    root = os.getcwd() + os.sep
+    for other in list(sys.modules.values()):
+        path = getattr(other, "__file__", None) or ""
+        if not path.startswith(root) or path.startswith(root + "tests" + os.sep) or other.__name__ == module_name:
+            continue
+        if path not in _IMPORT_TIME_READS:
+            _IMPORT_TIME_READS[path] = _import_time_reads(Path(path).read_text())
+        if any((module_name, n) in _IMPORT_TIME_READS[path] for n in names):
+            return True
+    return False
+
+
+def _import_time_reads(source: str) -> set[tuple[str, str]]:
+    """(module, name) of every ``from module import name`` the module reads outside function bodies."""
+    tree = ast.parse(source)
+    imported = {
+        a.asname or a.name: (st.module, a.name)
+        for st in tree.body if isinstance(st, ast.ImportFrom) and st.module for a in st.names
+    }  # fmt: skip
+    eager: list[ast.AST] = []
+    for st in tree.body:
+        if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            eager += [*st.decorator_list, *st.args.defaults, *(d for d in st.args.kw_defaults if d)]
+        elif isinstance(st, ast.ClassDef):
+            methods = (ast.FunctionDef, ast.AsyncFunctionDef)
+            eager += [*st.decorator_list, *(s for s in st.body if not isinstance(s, methods))]
+        elif not isinstance(st, (ast.Import, ast.ImportFrom)):
+            eager.append(st)
+    return {imported[n.id] for node in eager for n in ast.walk(node) if isinstance(n, ast.Name) and n.id in imported}
 
 
 def _apply(patch) -> None:

@@ -35,7 +35,6 @@ from topology.spec import FabricPlan, Topology
 from topology.storage_plane import StoragePlan
 
 NO_DEVICE = -1
-_STD = np.array(STANDARD_LENGTHS_M, dtype=float)
 NON_SWITCH_ROLES = ("nic", "bmc", "ufm", "device")  # ends that are counted, not named
 
 
@@ -194,9 +193,10 @@ def node_positions(layout: RackLayout, node: np.ndarray) -> tuple[np.ndarray, np
 def cable_lengths_m(layout: RackLayout, ar, ac, zr, zc) -> np.ndarray:
     """RackLayout.cable_length_m over arrays: distance + slack, bought in the next standard length."""
     needed = (np.abs(ar - zr) * layout.row_pitch_m + np.abs(ac - zc) * layout.rack_width_m) + layout.slack_m
-    i = np.searchsorted(_STD, needed - 1e-9, side="left")
-    std = _STD[np.minimum(i, len(_STD) - 1)]
-    return np.where(i < len(_STD), std, np.ceil(needed)).astype(np.int64)
+    lengths = np.array(STANDARD_LENGTHS_M, dtype=float)  # the one table, bom/layout.py (16 entries)
+    i = np.searchsorted(lengths, needed - 1e-9, side="left")
+    std = lengths[np.minimum(i, len(lengths) - 1)]
+    return np.where(i < len(lengths), std, np.ceil(needed)).astype(np.int64)
 
 
 def rack_distances(ar, ac, zr, zc) -> np.ndarray:

@@ -355,3 +355,30 @@ def test_only_the_tests_that_start_a_subprocess_are_rerun_on_the_slow_path():
         "tests/scheduling/test_simulator.py::test_simulate_cli_on_the_seed_design",
         "tests/sweeps/test_worker_kill.py::test_killed_worker_mid_sweep_loses_and_duplicates_nothing",
     ]
+
+
+def test_a_constant_another_module_read_at_import_goes_to_the_slow_path(tmp_path, monkeypatch):
+    """bom/link_table.py once built ``_STD = np.array(STANDARD_LENGTHS_M)`` at import: a mutant of bom/layout.py's
+    table re-run in memory left _STD pristine, and a test comparing the two "killed" a mutant the code on disk
+    would pass. A name another module reads at import (a constant, a default, a class body) goes slow; one it reads
+    inside a function only does not."""
+    pkg = tmp_path / "xmod"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "table.py").write_text("LENGTHS = (1, 2, 3)\nWIDTH = 4\nDEPTH = 5\n")
+    (pkg / "user.py").write_text(
+        "from xmod.table import DEPTH, LENGTHS, WIDTH\nTOP = max(LENGTHS)\n\n"
+        "def f(w=WIDTH):\n    return w + DEPTH\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    for name in ("xmod", "xmod.table", "xmod.user"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    import xmod.user  # noqa: F401
+
+    monkeypatch.setattr(fork, "_IMPORT_TIME_READS", {})
+    source = (pkg / "table.py").read_text()
+    assert fork._assigned(source, 1) == {"LENGTHS"}
+    assert fork._read_at_import_elsewhere("xmod.table", {"LENGTHS"})  # TOP = max(LENGTHS)
+    assert fork._read_at_import_elsewhere("xmod.table", {"WIDTH"})  # a default
+    assert not fork._read_at_import_elsewhere("xmod.table", {"DEPTH"})  # read when f runs
