@@ -22,10 +22,14 @@ L = RackLayout()  # 4 nodes a rack, 10 racks a row, 0.6 m racks, 2.4 m rows, 3 m
 @pytest.mark.parametrize(
     ("needed", "bought"),
     [(0.5, 1), (1.0, 1), (1.001, 2), (4.9999999999, 5), (5.0, 5), (5.2, 7), (499.0, 500), (500.0, 500),
-     (500.5, 501), (700.0, 700)],
+     (500.5, 501), (700.0, 700),
+     # one need inside every step of the grid 1, 2, 3, 5, 7, 10, 15, 20, 30, 50, 70, 100, 150, 200, 300, 500 m
+     (1.5, 2), (2.5, 3), (4.0, 5), (6.0, 7), (8.0, 10), (12.0, 15), (17.0, 20), (25.0, 30), (40.0, 50),
+     (60.0, 70), (85.0, 100), (120.0, 150), (175.0, 200), (250.0, 300), (400.0, 500)],
 )  # fmt: skip
 def test_standard_lengths(needed, bought):
-    """The next standard length at or above the need (exactly 1 m buys 1 m); past 500 m, whole metres."""
+    """The next standard length at or above the need (exactly 1 m buys 1 m); past 500 m, whole metres. The grid is
+    bom/layout.py's stock lengths; the part chooser then buys the shortest catalogue cable at least that long."""
     assert standard_length_m(needed) == bought
 
 
