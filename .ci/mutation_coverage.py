@@ -21,8 +21,9 @@ def clear_project_caches() -> int:
     cleared = 0
     for module in list(sys.modules.values()):
         path = getattr(module, "__file__", None) or ""
-        if not path.startswith(_ROOT) or path.startswith(_ROOT + "tests" + os.sep):
-            continue
+        top = path[len(_ROOT) :].split(os.sep)[0] if path.startswith(_ROOT) else ""
+        if not top or top == "tests" or top.startswith(".") or "site-packages" in path:
+            continue  # outside the tree, its tests, or a virtualenv inside it (.venv)
         for value in list(vars(module).values()):
             if callable(getattr(value, "cache_clear", None)) and getattr(value, "__module__", None) == module.__name__:
                 value.cache_clear()

@@ -301,16 +301,27 @@ def _read_at_import_elsewhere(module_name: str, names: set[str]) -> bool:
     where the code on disk would be consistent (a false kill)."""
     if not names:
         return False
-    root = os.getcwd() + os.sep
     for other in list(sys.modules.values()):
         path = getattr(other, "__file__", None) or ""
-        if not path.startswith(root) or path.startswith(root + "tests" + os.sep) or other.__name__ == module_name:
+        if not _project_source(path) or other.__name__ == module_name:
             continue
         if path not in _IMPORT_TIME_READS:
-            _IMPORT_TIME_READS[path] = _import_time_reads(Path(path).read_text())
+            try:
+                _IMPORT_TIME_READS[path] = _import_time_reads(Path(path).read_text())
+            except (OSError, UnicodeDecodeError, SyntaxError):
+                _IMPORT_TIME_READS[path] = set()
         if any((module_name, n) in _IMPORT_TIME_READS[path] for n in names):
             return True
     return False
+
+
+def _project_source(path: str) -> bool:
+    """A .py file of the project's own tree: under the working directory, not its tests, not a virtualenv."""
+    root = os.getcwd() + os.sep
+    if not path.endswith(".py") or not path.startswith(root):
+        return False
+    top = path[len(root) :].split(os.sep)[0]
+    return top != "tests" and not top.startswith(".") and "site-packages" not in path
 
 
 def _import_time_reads(source: str) -> set[tuple[str, str]]:

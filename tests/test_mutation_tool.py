@@ -382,3 +382,8 @@ def test_a_constant_another_module_read_at_import_goes_to_the_slow_path(tmp_path
     assert fork._read_at_import_elsewhere("xmod.table", {"LENGTHS"})  # TOP = max(LENGTHS)
     assert fork._read_at_import_elsewhere("xmod.table", {"WIDTH"})  # a default
     assert not fork._read_at_import_elsewhere("xmod.table", {"DEPTH"})  # read when f runs
+    # a virtualenv inside the tree (.venv: compiled modules, other encodings) is not the project's
+    assert fork._project_source(str(tmp_path / "xmod" / "user.py"))
+    assert not fork._project_source(str(tmp_path / ".venv" / "lib" / "site-packages" / "np" / "core.py"))
+    assert not fork._project_source(str(tmp_path / "xmod" / "_speedups.cpython-311-x86_64-linux-gnu.so"))
+    assert not fork._project_source(str(tmp_path / "tests" / "test_x.py"))
