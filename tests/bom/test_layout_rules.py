@@ -16,7 +16,12 @@ from bom.layout import (
     switches_per_rack,
 )
 
-L = RackLayout()  # 4 nodes a rack, 10 racks a row, 0.6 m racks, 2.4 m rows, 3 m slack, 16 switches/leaves, 8 servers
+
+@pytest.fixture
+def L() -> RackLayout:
+    """The defaults: 4 nodes a rack, 10 racks a row, 0.6 m racks, 2.4 m rows, 3 m slack, 16 switches/leaves, 8
+    servers (made in the test, not at collection: a mutant of RackLayout's defaults must see it)."""
+    return RackLayout()
 
 
 @pytest.mark.parametrize(
@@ -52,7 +57,7 @@ def test_lengths_must_be_positive_and_slack_may_be_zero():
     assert RackLayout(slack_m=0).cable_length_m((0, 0), (0, 0)) == 1  # 0 m still buys the shortest cable
 
 
-def test_positions():
+def test_positions(L):
     """Node 39 is in rack 9 (4 a rack) = row 0, column 9; node 40 opens row 1. 40 nodes fill one row of 10 racks,
     41 need a second; no nodes still make a row. The 16th leaf of row 2 stands in column 10 (its network rack), the
     17th in column 11. Storage: 8 a rack from the infrastructure row; 80 fill a row. Servers follow the ⌈9 ÷ 8⌉ = 2
@@ -68,7 +73,7 @@ def test_positions():
     assert (L.spine_row_rack(15), L.spine_row_rack(16)) == ((-1, 0), (-1, 1))
 
 
-def test_distances_and_cable_lengths():
+def test_distances_and_cable_lengths(L):
     """(0, 0) to (2, 3): 2 rows × 2.4 m + 3 racks × 0.6 m = 6.6 m, + 3 m slack = 9.6 → a 10 m cable."""
     assert L.distance_m((0, 0), (2, 3)) == pytest.approx(6.6)
     assert L.cable_length_m((0, 0), (2, 3)) == 10
