@@ -205,8 +205,8 @@ def _error_budget(v: Mapping[str, Any]) -> dict[str, Any]:
         _number("decimal", "slo_pct", v.get("slo_pct")),
         _number("decimal", "window_days", v.get("window_days")),
         _number("decimal", "error_rate_pct", v.get("error_rate_pct")),
-        _number("decimal", "alert_window_h", v.get("alert_window_h", "1")),
-        _number("decimal", "budget_spent_pct", v.get("budget_spent_pct", "2")),
+        _number("decimal", "alert_window_h", v.get("alert_window_h")),
+        _number("decimal", "budget_spent_pct", v.get("budget_spent_pct")),
     )
     return {
         "budget_min": str(b.budget_min),
@@ -258,10 +258,10 @@ def _roce(v: Mapping[str, Any]) -> dict[str, Any]:
         cable_m=_number("real", "cable_m", v.get("cable_m")),
         switch_buffer_mb=_number("real", "switch_buffer_mb", v.get("switch_buffer_mb")),
         switch_ports=_number("int", "switch_ports", v.get("switch_ports")),
-        lossless_priorities=_number("int", "lossless_priorities", v.get("lossless_priorities", 1)),
-        mtu_bytes=_number("int", "mtu_bytes", v.get("mtu_bytes", 4096)),
-        base_rtt_us=_number("real", "base_rtt_us", v.get("base_rtt_us", 4)),
-        response_ns=_number("real", "response_ns", v.get("response_ns", 1000)),
+        lossless_priorities=_number("int", "lossless_priorities", v.get("lossless_priorities")),
+        mtu_bytes=_number("int", "mtu_bytes", v.get("mtu_bytes")),
+        base_rtt_us=_number("real", "base_rtt_us", v.get("base_rtt_us")),
+        response_ns=_number("real", "response_ns", v.get("response_ns")),
     )
     return roce_to_dict(t)
 
