@@ -6,20 +6,19 @@ This plugin pays it once: pytest collects the whole suite (``-p mutation_fork``)
 forks the process, puts the mutated function's code into the live function (``func.__code__``, so every
 reference to it — imports elsewhere, registries, bound methods — runs the mutant), and runs only the
 tests that executed the mutated statement (earlier killers first, then quickest first; stopping at the first
-failure). The child's
-exit status is the verdict: 1 killed, 0 survived; a child over its time limit is killed (a timeout).
+failure). The child's exit status is the verdict: 1 killed, 0 survived; a child over its time limit is killed
+(a timeout).
 
-A mutant can be run this way only when its effect comes through a call made after the fork. It is sent
-back to the slow path (a scratch copy of the tree with the mutant on disk and a fresh pytest process,
-.ci/mutation.py) when its function was called before the fork (at import or collection: a value computed
-then would not see the mutant — every call before the fork is recorded by a profile hook), when it is an
-import, when it assigns a name that is read at import (a default, a class body, another constant — of its
-own module or of another that imported the name), when it
-is in a class whose instances were made before the fork (they keep the pristine defaults), or when the
-live function cannot be found. Any other mutant outside a function body (a constant, a class body, a
-default: evaluated at import) is run here by re-running its module-level statement against the live names
-and copying the result into the live objects (`_apply`). Tests that start a Python subprocess do not
-see an in-memory mutant either: .ci/mutation.py re-runs those tests on the slow path for every survivor.
+A mutant can be run this way only when its effect comes through a call made after the fork. It is sent back to
+the slow path (a scratch copy of the tree with the mutant on disk and a fresh pytest process, .ci/mutation.py)
+when its function was called before the fork (at import or collection: a value computed then would not see the
+mutant — every call before the fork is recorded by a profile hook), when it is an import, when it assigns a
+name that is read at import (a default, a class body, another constant — of its own module or of another that
+imported the name), when it is in a class whose instances were made before the fork (they keep the pristine
+defaults), or when the live function cannot be found. Any other mutant outside a function body (a constant, a
+class body, a default: evaluated at import) is run here by re-running its module-level statement against the
+live names and copying the result into the live objects (`_apply`). Tests that start a Python subprocess do
+not see an in-memory mutant either: .ci/mutation.py re-runs those tests on the slow path for every survivor.
 
 Environment: MUTATION_JOBS (json file: the mutants), MUTATION_RESULTS (jsonl file, one verdict a line),
 MUTATION_WORKERS (children at a time, default 2), MUTATION_WARMUP (the database test run first).
