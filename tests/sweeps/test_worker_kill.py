@@ -89,23 +89,31 @@ def test_killed_worker_mid_sweep_loses_and_duplicates_nothing(django_user_model,
         chunks = sweep.chunks.count()
         assert chunks >= 20
         deadline = time.time() + 120
-        # kill it mid-sweep, while it holds a chunk (running in the DB) — not between two chunks
-        while not (
-            Sweep.objects.get(pk=sweep.pk).done_points >= total // 8
-            and SweepChunk.objects.filter(sweep=sweep, status="running").exists()
-        ):
-            assert time.time() < deadline, "worker a never got going"
-            time.sleep(0.01)
+        # kill it mid-sweep while it holds a chunk (running in the DB), not between two chunks: the worker is
+        # frozen (SIGSTOP) before its leases are read, so what is read is what it holds when it dies — on a busy
+        # machine it could otherwise finish the chunk between the look and the kill
+        while True:
+            while not (
+                Sweep.objects.get(pk=sweep.pk).done_points >= total // 8
+                and SweepChunk.objects.filter(sweep=sweep, status="running").exists()
+            ):
+                assert time.time() < deadline, "worker a never got going"
+                time.sleep(0.01)
+            os.killpg(a.pid, signal.SIGSTOP)
+            # the leases the frozen worker holds: observed now, so the recovery below is proven on them, not
+            # inferred from an attempt count a slow machine could also reach by an expired lease
+            held = {
+                c["pk"]: c["attempts"]
+                for c in SweepChunk.objects.filter(sweep=sweep, status="running").values("pk", "attempts", "worker")
+                if c["worker"].startswith("a@")
+            }
+            if held:
+                break
+            os.killpg(a.pid, signal.SIGCONT)  # between two chunks: let it take the next one
+            assert time.time() < deadline, "worker a never held a chunk when looked at"
         kill(a)
         killed_at = Sweep.objects.get(pk=sweep.pk).done_points
         assert killed_at < total
-        # the leases the dead worker held: observed now, so the recovery below is proven on them, not
-        # inferred from an attempt count a slow machine could also reach by an expired lease
-        held = {
-            c["pk"]: c["attempts"]
-            for c in SweepChunk.objects.filter(sweep=sweep, status="running").values("pk", "attempts", "worker")
-            if c["worker"].startswith("a@")
-        }
         assert held, "worker a held no lease when it was killed"
         b = start_worker("b")
         deadline = time.time() + 240
