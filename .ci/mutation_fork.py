@@ -226,21 +226,16 @@ def _prepare(job: dict, by_test):
 
 def _statement_code(mutated: str, line: int, filename: str):
     """The compiled module-level statement of the mutated source that holds the line (not an import)."""
-    tree = ast.parse(mutated)
-    for statement in tree.body:
-        if statement.lineno <= line <= (statement.end_lineno or statement.lineno):
-            if isinstance(statement, (ast.Import, ast.ImportFrom)):
-                return None
-            return compile(ast.Module(body=[statement], type_ignores=[]), filename, "exec")
-    return None
+    statement = _statement_at(ast.parse(mutated), line)
+    if statement is None or isinstance(statement, (ast.Import, ast.ImportFrom)):
+        return None
+    return compile(ast.Module(body=[statement], type_ignores=[]), filename, "exec")
 
 
 def _class_at(source: str, line: int) -> str | None:
     """The name of the top-level class whose statement holds the line, if one does."""
-    for statement in ast.parse(source).body:
-        if statement.lineno <= line <= (statement.end_lineno or statement.lineno):
-            return statement.name if isinstance(statement, ast.ClassDef) else None
-    return None
+    statement = _statement_at(ast.parse(source), line)
+    return statement.name if isinstance(statement, ast.ClassDef) else None
 
 
 def _read_at_import(source: str, line: int) -> bool:
@@ -250,14 +245,11 @@ def _read_at_import(source: str, line: int) -> bool:
     did). Such values were computed from the pristine name; re-running only the statement would not reach
     them, so the mutant goes to the slow path (the fast path may err towards survival, never towards a kill —
     and should not err at all where it can be helped)."""
-    tree = ast.parse(source)
-    target = next((st for st in tree.body if st.lineno <= line <= (st.end_lineno or st.lineno)), None)
-    if not isinstance(target, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+    names = _assigned(source, line)
+    if not names:
         return False
-    names = {
-        n.id for t in getattr(target, "targets", [getattr(target, "target", None)]) if t is not None
-        for n in ast.walk(t) if isinstance(n, ast.Name)
-    }  # fmt: skip
+    tree = ast.parse(source)
+    target = _statement_at(tree, line)
     defs = {st.name: st for st in tree.body if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef))}
     called: set[str] = set()  # module functions called at import (``LAYOUTS = _layouts()``): their bodies run too
     eager: list[ast.AST] = [st for st in tree.body if st is not target]
@@ -281,12 +273,16 @@ def _read_at_import(source: str, line: int) -> bool:
 
 def _assigned(source: str, line: int) -> set[str]:
     """The names the top-level assignment holding ``line`` binds (none for any other statement)."""
-    tree = ast.parse(source)
-    target = next((st for st in tree.body if st.lineno <= line <= (st.end_lineno or st.lineno)), None)
+    target = _statement_at(ast.parse(source), line)
     if not isinstance(target, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
         return set()
     targets = getattr(target, "targets", [getattr(target, "target", None)])
     return {n.id for t in targets if t is not None for n in ast.walk(t) if isinstance(n, ast.Name)}
+
+
+def _statement_at(tree: ast.Module, line: int) -> ast.stmt | None:
+    """The top-level statement that holds ``line``."""
+    return next((st for st in tree.body if st.lineno <= line <= (st.end_lineno or st.lineno)), None)
 
 
 _IMPORT_TIME_READS: dict[str, set[tuple[str, str]]] = {}
