@@ -13,7 +13,8 @@ How a mutant is run (the verdict is the same as cosmic-ray's own executor would 
 1. *Coverage map.* The modules' test selections (MODULES) run once on the pristine code recording which test
    executed which line (``var/mutation/<module>.lines.json``; the project's ``functools.cache`` memos are
    emptied before each test by .ci/mutation_coverage.py, so every caller of a cached function is recorded). A
-   mutant runs only the tests of its module's selection that executed its statement — those that already
+   mutant runs only the tests of its module's selection that executed its statement (a module-level
+   assignment: those that executed a line reading a name it binds, in any module) — those that already
    killed a mutant of the module first, then quickest first — stopping at the first failure. A statement
    inside a function that no test executes cannot change any test's outcome: its mutant is reported as a
    survivor "not reached", without a run.
@@ -51,6 +52,8 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+from mutation_readers import assigned, module_names, read_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "var" / "mutation"
@@ -157,6 +160,9 @@ KEEP = (
 EXCLUDE = rf"^(?!core/({'|'.join(KEEP)})$)"
 
 
+# the project's packages: the coverage map records which test executed which line of each
+PACKAGES = ("bom", "cluster", "designer", "power", "scheduling", "topology")
+
 SUBPROCESS = re.compile(r"\bsubprocess\b|sys\.executable|multiprocessing|ProcessPoolExecutor")
 
 
@@ -179,7 +185,7 @@ def coverage_maps(modules: list[str]) -> None:
     data and test database), largest first onto the least loaded."""
     work = OUT / "work-coverage"
     _copy_tree(work)
-    packages = sorted({Path(m).parts[0] for m in modules})
+    packages = PACKAGES  # every package: a module's names are read in others (``from m import NAME``)
     try:
         selection = sorted({t for m in modules for t in MODULES[m]})
         shards = _shards(_test_files(selection), WORKERS, _file_seconds())
@@ -213,11 +219,54 @@ def coverage_maps(modules: list[str]) -> None:
                     tests = {c.split("|")[0].split("[")[0] for c in contexts if c}
                     if tests:
                         by_module[module].setdefault(str(line), set()).update(tests)
+        datas = [CoverageData(basename=str(data_file)) for _, data_file, _ in runs]
+        for data in datas:
+            data.read()
         for module, by_line in by_module.items():
             lines = {line: sorted(tests) for line, tests in by_line.items()}
-            (OUT / f"{_name(module)}.lines.json").write_text(json.dumps({"lines": lines, "seconds": seconds}))
+            found = _readers(module, datas, work, seconds)
+            (OUT / f"{_name(module)}.lines.json").write_text(
+                json.dumps({"lines": lines, "seconds": seconds, "readers": found})
+            )
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _readers(module: str, datas: list, work: Path, seconds: dict[str, float]) -> dict[str, list[str]]:
+    """Each module-level name of the module → the tests of its selection that read it at run time
+    (.ci/mutation_readers.py): those that executed a line reading it in any project module, and every test of
+    a test file that names it."""
+    module_name = module.removesuffix(".py").replace("/", ".")
+    names = module_names((ROOT / module).read_text())
+    found: dict[str, set[str]] = {n: set() for n in names}
+    if not names:
+        return {}
+    for data in datas:
+        for path in data.measured_files():
+            rel = Path(path).relative_to(work).as_posix() if Path(path).is_relative_to(work) else None
+            if rel is None or not rel.endswith(".py"):
+                continue
+            source = Path(path).read_text()
+            if rel != module and module_name not in source and module_name.rpartition(".")[2] not in source:
+                continue
+            reads = read_lines(source, module_name, names, own=rel == module)
+            if not reads:
+                continue
+            by_line = data.contexts_by_lineno(path)
+            for name, at in reads.items():
+                for line in at:
+                    found[name] |= {c.split("|")[0].split("[")[0] for c in by_line.get(line, []) if c}
+    prefix = tuple(MODULES[module])
+    for test_file in _test_files(MODULES[module]):
+        text = (ROOT / test_file).read_text()
+        if module_name not in text and module_name.rpartition(".")[2] not in text:
+            continue
+        named = [n for n in names if re.search(rf"\b{re.escape(n)}\b", text)]
+        for test in seconds:
+            if test.startswith(test_file + "::") and test.startswith(prefix):
+                for n in named:
+                    found[n].add(test)
+    return {n: sorted(t) for n, t in found.items()}
 
 
 def _test_files(selection: list[str]) -> list[str]:
@@ -345,15 +394,17 @@ def plan_jobs(module: str, session: Path) -> list[dict]:
     """Every pending mutant of the module with its function, covering tests (quickest first) and time limit.
 
     A mutant inside a function body runs the tests that executed its statement; one in a signature (a
-    default) the tests that executed the function's body; one elsewhere at module level (a constant, a
-    class body: run at import, so no test is recorded on it) the module's whole test selection. Always
+    default) the tests that executed the function's body; one in a module-level assignment (a constant, a
+    table: run at import, so no test is recorded on it) the tests that read a name it binds at run time
+    (``readers``, .ci/mutation_readers.py); any other module-level statement (a class body) the module's whole
+    test selection. Always
     within the module's own selection (MODULES): the tests that pin it, not every page, export and
     LibreOffice recalculation that happens to reach it (a survivor would run them all: minutes a mutant)."""
     from cosmic_ray.work_db import WorkDB, use_db
     from cosmic_ray.work_item import WorkerOutcome, WorkResult
 
     recorded = json.loads((OUT / f"{_name(module)}.lines.json").read_text())
-    by_line, seconds = recorded["lines"], recorded["seconds"]
+    by_line, seconds, readers = recorded["lines"], recorded["seconds"], recorded.get("readers", {})
     source = (ROOT / module).read_text()
     lines = source.splitlines()
     scopes = Scopes(source)
@@ -374,7 +425,13 @@ def plan_jobs(module: str, session: Path) -> list[dict]:
                 db.set_result(item.job_id, WorkResult(output="signature marker", worker_outcome=WorkerOutcome.SKIPPED))
                 continue
             span = scopes.statement(first, last) if qualname else body
-            tests = set(fallback) if span is None else {t for line in span for t in by_line.get(str(line), [])}
+            names = assigned(source, first) if span is None else set()
+            if span is not None:
+                tests = {t for line in span for t in by_line.get(str(line), [])}
+            elif names and all(n in readers for n in names):
+                tests = {t for n in names for t in readers[n]}  # an assignment: the tests that read its names
+            else:
+                tests = set(fallback)  # a class body, another statement: the whole selection
             tests &= set(fallback)  # the module's own tests (MODULES): not every page or export that reaches it
             ordered = sorted(tests, key=lambda t: (seconds.get(t, 60.0), t))
             budget_s = sum(seconds.get(t, 60.0) for t in ordered)

@@ -42,6 +42,7 @@ from collections import deque
 from pathlib import Path
 
 import pytest
+from mutation_readers import assigned, statement_at
 
 _JOBS = os.environ.get("MUTATION_JOBS", "")
 _TARGETS: set[str] = set(json.loads(Path(_JOBS).read_text())["files"]) if _JOBS else set()
@@ -214,7 +215,7 @@ def _prepare(job: dict, by_test):
         statement = _statement_code(mutated, job["line"], job["file"])
         if statement is None or module is None or _read_at_import(source, job["line"]):
             return "slow"
-        if _read_at_import_elsewhere(job["module_name"], _assigned(source, job["line"])):
+        if _read_at_import_elsewhere(job["module_name"], assigned(source, job["line"])):
             return "slow"  # another module built a value of it at its import (``_STD = np.array(LENGTHS)``)
         made = _class_at(source, job["line"])
         if made and any(f == job["file"] and q.startswith(made + ".") for f, q in _CALLED_BEFORE_FORK):
@@ -226,7 +227,7 @@ def _prepare(job: dict, by_test):
 
 def _statement_code(mutated: str, line: int, filename: str):
     """The compiled module-level statement of the mutated source that holds the line (not an import)."""
-    statement = _statement_at(ast.parse(mutated), line)
+    statement = statement_at(ast.parse(mutated), line)
     if statement is None or isinstance(statement, (ast.Import, ast.ImportFrom)):
         return None
     return compile(ast.Module(body=[statement], type_ignores=[]), filename, "exec")
@@ -234,7 +235,7 @@ def _statement_code(mutated: str, line: int, filename: str):
 
 def _class_at(source: str, line: int) -> str | None:
     """The name of the top-level class whose statement holds the line, if one does."""
-    statement = _statement_at(ast.parse(source), line)
+    statement = statement_at(ast.parse(source), line)
     return statement.name if isinstance(statement, ast.ClassDef) else None
 
 
@@ -245,11 +246,11 @@ def _read_at_import(source: str, line: int) -> bool:
     did). Such values were computed from the pristine name; re-running only the statement would not reach
     them, so the mutant goes to the slow path (the fast path may err towards survival, never towards a kill —
     and should not err at all where it can be helped)."""
-    names = _assigned(source, line)
+    names = assigned(source, line)
     if not names:
         return False
     tree = ast.parse(source)
-    target = _statement_at(tree, line)
+    target = statement_at(tree, line)
     defs = {st.name: st for st in tree.body if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef))}
     called: set[str] = set()  # module functions called at import (``LAYOUTS = _layouts()``): their bodies run too
     eager: list[ast.AST] = [st for st in tree.body if st is not target]
@@ -269,20 +270,6 @@ def _read_at_import(source: str, line: int) -> bool:
             return True
         eager.extend(ast.iter_child_nodes(node))
     return False
-
-
-def _assigned(source: str, line: int) -> set[str]:
-    """The names the top-level assignment holding ``line`` binds (none for any other statement)."""
-    target = _statement_at(ast.parse(source), line)
-    if not isinstance(target, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-        return set()
-    targets = getattr(target, "targets", [getattr(target, "target", None)])
-    return {n.id for t in targets if t is not None for n in ast.walk(t) if isinstance(n, ast.Name)}
-
-
-def _statement_at(tree: ast.Module, line: int) -> ast.stmt | None:
-    """The top-level statement that holds ``line``."""
-    return next((st for st in tree.body if st.lineno <= line <= (st.end_lineno or st.lineno)), None)
 
 
 _IMPORT_TIME_READS: dict[str, set[tuple[str, str]]] = {}

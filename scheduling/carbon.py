@@ -97,7 +97,7 @@ def carbon_effect(policy: CarbonPolicy, jobs, deferrable: np.ndarray, baseline, 
         "t_co2": c_all, "t_co2_without_deferral": b_all, "saved_t_co2": b_all - c_all,
         "deferrable_jobs": n, "deferrable_t_co2": c_def, "deferrable_t_co2_without_deferral": b_def,
         "wait_added_h_mean": added, "kw_per_gpu": policy.kw_per_gpu,
-        "derivation": f"{b_all:,.1f} t CO₂ without deferral − {c_all:,.1f} t with it = {b_all - c_all:,.1f} t saved; "
+        "derivation": f"{b_all:,.3f} t CO₂ without deferral − {c_all:,.3f} t with it = {b_all - c_all:,.3f} t saved; "
         f"{n:,} deferrable jobs wait {added:+.1f} h more on average ({policy.kw_per_gpu:.3f} kW per GPU at the "
         f"facility, threshold {policy.threshold_g_per_kwh:g} g/kWh, at most {policy.max_defer_h:g} h)",
     }  # fmt: skip

@@ -99,9 +99,6 @@ def _jobs(rows: list[tuple]) -> tuple[Jobs, list[str], list[str]]:
     classes = list(dict.fromkeys(r[3] for r in rows))
     tenants = list(dict.fromkeys(r[4] for r in rows if r[4]))
     cls_of = {c: i for i, c in enumerate(classes)}
-    sla_of: dict[str, str] = {}
-    for r in rows:
-        sla_of.setdefault(r[3], r[5])
     submit = np.array([r[0] for r in rows], dtype=float)
     order = np.argsort(submit, kind="stable")
     jobs = Jobs(

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 CI = Path(__file__).resolve().parent.parent / ".ci"
+sys.path.insert(0, str(CI))  # mutation_fork imports mutation_readers
 
 
 def _load(name: str):
@@ -378,7 +379,7 @@ def test_a_constant_another_module_read_at_import_goes_to_the_slow_path(tmp_path
 
     monkeypatch.setattr(fork, "_IMPORT_TIME_READS", {})
     source = (pkg / "table.py").read_text()
-    assert fork._assigned(source, 1) == {"LENGTHS"}
+    assert fork.assigned(source, 1) == {"LENGTHS"}
     assert fork._read_at_import_elsewhere("xmod.table", {"LENGTHS"})  # TOP = max(LENGTHS)
     assert fork._read_at_import_elsewhere("xmod.table", {"WIDTH"})  # a default
     assert not fork._read_at_import_elsewhere("xmod.table", {"DEPTH"})  # read when f runs
@@ -387,3 +388,30 @@ def test_a_constant_another_module_read_at_import_goes_to_the_slow_path(tmp_path
     assert not fork._project_source(str(tmp_path / ".venv" / "lib" / "site-packages" / "np" / "core.py"))
     assert not fork._project_source(str(tmp_path / "xmod" / "_speedups.cpython-311-x86_64-linux-gnu.so"))
     assert not fork._project_source(str(tmp_path / "tests" / "test_x.py"))
+
+
+def test_readers_of_a_module_level_name_are_found_through_every_import():
+    """A constant's mutant runs the tests that read it: the lines reading it in its own module (bare name), in a
+    module that imported it under another name, and through the module object; the first line of a multi-line
+    statement counts too (a tracer may record either). A local of the same name elsewhere is no read."""
+    from mutation_readers import assigned, module_names, read_lines
+
+    own = "LIMIT = 3\nTABLE: dict = {}\n\n\ndef f(x):\n    return (x >\n            LIMIT)\n"
+    assert module_names(own) == {"LIMIT", "TABLE"} and assigned(own, 2) == {"TABLE"} and assigned(own, 5) == set()
+    assert read_lines(own, "pkg.mod", {"LIMIT", "TABLE"}, own=True) == {"LIMIT": {6, 7}}
+    other = textwrap.dedent(
+        """
+        from pkg.mod import LIMIT as CAP
+        from pkg import mod
+        import pkg.mod as m2
+
+
+        def g(LIMIT):
+            return LIMIT + CAP
+
+
+        def h():
+            return mod.TABLE, m2.LIMIT, other.TABLE
+        """
+    )
+    assert read_lines(other, "pkg.mod", {"LIMIT", "TABLE"}, own=False) == {"LIMIT": {8, 12}, "TABLE": {12}}

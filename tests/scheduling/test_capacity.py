@@ -70,3 +70,49 @@ def test_capacity_cli_on_the_seed_design():
     assert waits[-1] <= waits[0]
     bad = subprocess.run([*cmd[:-2], "--gpus", "2001"], cwd=ROOT, capture_output=True, text=True)
     assert bad.returncode == 1 and "--gpus: 1 to 24 GPU counts, each a whole number of 8-GPU nodes" in bad.stderr
+
+
+def test_target_check_at_its_edges():
+    """p95 exactly at the target meets it; a hair above does not; a p95 under the target with jobs waiting at the
+    end does not; with no p95 but jobs waiting, not either; utilization exactly at the floor meets it, below not;
+    a class not in the report cannot meet it. The why names the figures."""
+    t = Target("a", 24, 0.5)
+    assert t.check(_rep(24.0, util=0.5)) == (True, "a p95 wait 24.0 h ≤ 24 h")
+    assert t.check(_rep(24.01)) == (False, "a p95 wait 24.0 h > 24 h")
+    assert t.check(_rep(None, waiting=2)) == (False, "2 a job(s) still waiting at the end")
+    assert t.check(_rep(30.0, waiting=2)) == (False, "a p95 wait 30.0 h > 24 h")  # the p95 already fails it
+    assert t.check(_rep(24.0, waiting=1)) == (False, "1 a job(s) still waiting at the end")
+    assert t.check(_rep(1.0, util=0.499)) == (False, "utilization 49.9% < 50%")
+    assert t.check(_rep(None)) == (True, "a p95 wait 0.0 h ≤ 24 h")  # no job of the class arrived
+    assert Target("b", 24).check(_rep(1.0)) == (False, "no class 'b'")
+
+
+def test_target_edges_accepted():
+    """A target of 0 h and a utilization floor of 0 are allowed; just below 1 too; a negative floor and a text
+    wait are refused, both at once if both are wrong."""
+    Target("a", 0, 0.0)
+    Target("a", 0.0, 0.999)
+    with pytest.raises(SchedulerInputError) as exc:
+        Target("a", "24", -0.1)  # type: ignore[arg-type]
+    assert set(exc.value.errors) == {"target.p95_wait_h", "target.min_utilization"}
+    with pytest.raises(SchedulerInputError) as exc:
+        Target("a", float("inf"))
+    assert set(exc.value.errors) == {"target.p95_wait_h"}
+
+
+def test_search_refuses_bad_sizes_and_says_why_none_meets():
+    """No sizes, a size of 0 or a fraction: refused. Repeated sizes run once. When none meets, the answer quotes
+    the largest size's reason."""
+    for sizes in ([], [0, 8], [8, 1.5]):
+        with pytest.raises(SchedulerInputError) as exc:
+            search(sizes, lambda s: {"report": _rep(1)}, Target("a", 24))
+        assert set(exc.value.errors) == {"sizes"}
+    runs = []
+    out = search([1, 16, 1], lambda s: runs.append(s) or {"report": _rep(30 if s == 16 else 100)}, Target("a", 24))
+    assert runs == [1, 16]
+    assert out["answer"] == "no candidate meets the target; the largest, 16: a p95 wait 30.0 h > 24 h"
+    out = search([1, 2], lambda s: {"report": _rep(1)}, Target("a", 24))
+    assert (
+        out["answer_size"] == 1
+        and out["answer"] == "1 is the smallest candidate that meets the target (a p95 wait 1.0 h ≤ 24 h)"
+    )

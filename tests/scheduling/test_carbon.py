@@ -61,3 +61,58 @@ def test_bad_carbon_inputs_name_the_field(kwargs, field):
     with pytest.raises(SchedulerInputError) as exc:
         CarbonPolicy(**{**base, **kwargs})
     assert field in exc.value.errors
+
+
+def test_the_last_hour_of_the_day_and_the_next_day():
+    """Hour 23 has its own value and hour 24 is hour 0 again: with 23:00–24:00 at 50 g/kWh and the rest at
+    100 g/kWh, 23:30 to 24:30 integrates 0.5 × 50 + 0.5 × 100 = 75 g·h/kWh, 23:00 to 23:45 0.75 × 50 = 37.5;
+    23:30 is clean under a 60 g threshold, 24:30 is not, 47.5 h (23:30 of day 2) is again."""
+    prof = tuple(50.0 if h == 23 else 100.0 for h in range(24))
+    p = CarbonPolicy(prof, threshold_g_per_kwh=60.0, max_defer_h=0.0, kw_per_gpu=1.0)
+    assert p.gram_hours_per_kwh(np.array([23.5, 23.0]), np.array([24.5, 23.75])).tolist() == [75.0, 37.5]
+    assert [p.intensity_at(t) for t in (23.5, 24.5, 47.5, 0.0)] == [50.0, 100.0, 50.0, 100.0]
+    assert [p.clean_now(t) for t in (23.5, 24.5, 47.5)] == [True, False, True]
+    assert CarbonPolicy(prof, 50.0, 0.0, 1.0).clean_now(23.0)  # at the threshold is clean
+
+
+def test_policy_edges_accepted():
+    """A threshold of 0, no deferral (0 h) up to 30 days (720 h), 10 kW per GPU at most: all allowed; 720.5 h,
+    10.5 kW, a negative threshold and a flag for a number refused."""
+    CarbonPolicy(PROFILE, 0, 0, 10)
+    CarbonPolicy(PROFILE, 0.0, 720.0, 0.001)
+    for kw, field in (({"max_defer_h": 720.5}, "max_defer_h"), ({"kw_per_gpu": 10.5}, "kw_per_gpu"),
+                      ({"threshold_g_per_kwh": -1.0}, "threshold_g_per_kwh"), ({"max_defer_h": -0.5}, "max_defer_h"),
+                      ({"max_defer_h": True}, "max_defer_h")):  # fmt: skip
+        with pytest.raises(SchedulerInputError) as exc:
+            CarbonPolicy(**{"intensity_g_per_kwh": PROFILE, "threshold_g_per_kwh": 200.0, "max_defer_h": 20.0,
+                            "kw_per_gpu": 1.0, **kw})  # fmt: skip
+        assert set(exc.value.errors) == {f"carbon.{field}"}
+
+
+def test_carbon_effect_by_hand():
+    """The deferral test's jobs on 2 nodes, the first one deferrable: without deferral it runs 2:00–4:00 at
+    500 g/kWh = 8 GPU × 2 h × 500 = 8 kg; held to 10:00 it runs 10:00–12:00 at 100 g/kWh = 1.6 kg. The regular
+    8-GPU 1 h job from 3:00 (1 h × 500 × 8 = 4 kg) and the one from 20:00 (4 kg) are the same in both. Totals:
+    16 kg without, 9.6 kg with, 6.4 kg saved; the deferrable job waits 8 h instead of 0 (+8.0 h). A window ending
+    at 20.5 h cuts the 20:00 job's run to half an hour (2 kg): 14 kg without, 7.6 kg with. No deferrable job: no
+    wait added; no recorded run: 0 t."""
+    from scheduling.carbon import carbon_effect
+
+    jobs = _jobs([2.0, 3.0, 20.0], [8, 8, 8], [2.0, 1.0, 1.0])
+    deferrable = np.array([True, False, False])
+    base = simulate(jobs, node_count=2, gpus_per_node=8, horizon_h=100.0, record=True)
+    held = simulate(jobs, node_count=2, gpus_per_node=8, horizon_h=100.0, carbon=POLICY, deferrable=deferrable,
+                    record=True)  # fmt: skip
+    out = carbon_effect(POLICY, jobs, deferrable, base, held, horizon_h=100.0)
+    assert out["t_co2_without_deferral"] == pytest.approx(0.016) and out["t_co2"] == pytest.approx(0.0096)
+    assert out["saved_t_co2"] == pytest.approx(0.0064)
+    assert out["deferrable_t_co2"] == pytest.approx(0.0016) and out["deferrable_t_co2_without_deferral"] == 0.008
+    assert out["deferrable_jobs"] == 1 and out["wait_added_h_mean"] == pytest.approx(8.0)
+    assert out["derivation"].startswith("0.016 t CO₂ without deferral − 0.010 t with it = 0.006 t saved; 1 deferrable")
+    assert "wait +8.0 h more on average (1.000 kW per GPU" in out["derivation"]
+    cut = carbon_effect(POLICY, jobs, deferrable, base, held, horizon_h=20.5)
+    assert (cut["t_co2_without_deferral"], cut["t_co2"]) == pytest.approx((0.014, 0.0076))
+    none = carbon_effect(POLICY, jobs, np.zeros(3, bool), base, base, horizon_h=100.0)
+    assert (none["deferrable_jobs"], none["wait_added_h_mean"], none["saved_t_co2"]) == (0, 0.0, 0.0)
+    empty = base.__class__(**{**base.__dict__, "segments": []})
+    assert carbon_effect(POLICY, jobs, deferrable, empty, empty, 100.0)["t_co2"] == 0.0

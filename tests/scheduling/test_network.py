@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from scheduling import SchedulerInputError
-from scheduling.network import job_spread_factors, spread_factor
+from scheduling.network import check_network, job_spread_factors, spread_factor
 from scheduling.simulator import report, simulate
 from scheduling.workload import JobClass, Jobs, Profile
 from topology import nccl_tuning as T
@@ -54,3 +54,82 @@ def test_bad_network_inputs_name_the_field():
         with pytest.raises(SchedulerInputError) as exc:
             job_spread_factors(jobs, Profile((cls,)), FABRIC, gpus_per_node=8, leaf_nodes=2)
         assert field in exc.value.errors
+
+
+def _a2a_us(nodes: int, taper: float, g: int = 8, nic_mbyte_us: float = 48_000.0) -> float:
+    """Pairwise all-to-all by hand (collectives.md): network ring hop + (n − 1) × 1 µs post overhead, then the
+    bytes that leave the node, S(nodes − 1)/nodes, over one NIC's 48 GB/s (400 Gb/s × 0.96) ÷ the taper (the
+    NVLink term S(g − 1)/n ÷ 370.8 GB/s is the smaller one for every case here)."""
+    n = nodes * g
+    return T.NET_LATENCY_US["ring"][2] + (n - 1) * T.NET_OVERHEAD_US + S * (nodes - 1) / nodes / nic_mbyte_us * taper
+
+
+@pytest.mark.parametrize(
+    ("nodes", "leaf_nodes", "groups"),
+    [
+        (5, 2, 3),  # ⌈5/2⌉ = 3 groups: taper 3 × 2/3 = 2
+        (6, 2, 3),  # ⌈6/2⌉ = 3 exactly
+        (2, 2, 2),  # fits one group, but a spread job spans at least two: taper 3 × 1/2 = 1.5
+        (2, 1, 2),
+        (9, 2, 5),  # taper 3 × 4/5 = 2.4
+    ],
+)
+def test_a_spread_job_spans_the_fewest_groups_that_hold_it_and_at_least_two(nodes, leaf_nodes, groups):
+    taper = max(1.0, 3.0 * (groups - 1) / groups)
+    want = 0.6 + 0.4 * _a2a_us(nodes, taper) / _a2a_us(nodes, 1.0)
+    assert spread_factor(FABRIC, nodes, leaf_nodes, 0.4, S) == pytest.approx(want, rel=1e-9)
+
+
+def test_no_factor_without_groups_or_a_second_node():
+    """A leaf group of 0 nodes (no leaf tier known) or a one-node job: nothing crosses the tier above the leaves."""
+    assert spread_factor(FABRIC, 4, 0, 0.4, S) == 1.0
+    assert spread_factor(FABRIC, 4, -1, 0.4, S) == 1.0
+    assert spread_factor(FABRIC, 1, 1, 0.4, S) == 1.0
+    assert spread_factor(FABRIC, 0, 1, 0.4, S) == 1.0
+
+
+def test_network_inputs_at_their_edges():
+    """comm_fraction is a share from 0 (allowed) to below 1; a2a_bytes any finite number above 0. Each error is
+    keyed by the class's own index."""
+    ok = JobClass("ok", 1.0, 8, 16, 8, 1, 2, comm_fraction=0.0, a2a_bytes=1.0)
+    check_network(Profile((ok, JobClass("hi", 1.0, 8, 16, 8, 1, 2, comm_fraction=0.999))))
+    bad = {
+        "classes.1.comm_fraction": JobClass("neg", 1.0, 8, 16, 8, 1, 2, comm_fraction=-0.01),
+        "classes.1.a2a_bytes": JobClass("inf", 1.0, 8, 16, 8, 1, 2, a2a_bytes=float("inf")),
+    }
+    for key, cls in bad.items():
+        with pytest.raises(SchedulerInputError) as exc:
+            check_network(Profile((ok, cls)))
+        assert set(exc.value.errors) == {key}
+    with pytest.raises(SchedulerInputError) as exc:
+        check_network(Profile((JobClass("nan", 1.0, 8, 16, 8, 1, 2, a2a_bytes=float("nan")),)))
+    assert set(exc.value.errors) == {"classes.0.a2a_bytes"}
+
+
+def test_factors_per_job_count_nodes_and_nvlink_domains():
+    """Each job gets the factor of its (class, node count); a class with no all-to-all gets 1.
+
+    8-GPU nodes, groups of 2 nodes: a 24-GPU MoE job is 3 nodes in 2 groups (taper 1.5), a 16-GPU one 2 nodes
+    in 2 groups — but it would fit one group, so the scheduler pays it only when it spreads; the factor is still
+    the 2-group one. A 1-node job: 1. The dense class (no all-to-all): 1 at any size.
+
+    NVL72 (the collective fabric's node is a 72-GPU NVLink domain, the scheduler's a 4-GPU tray): a 144-GPU job
+    is 36 trays = 2 domains; groups of 18 trays = 1 domain; 100 GPUs (25 trays) also need 2 domains; 72 GPUs
+    one domain — inside NVLink, no factor."""
+    moe = JobClass("moe", 1.0, 8, 24, 8, 1.0, 10.0, comm_fraction=0.4, a2a_bytes=S)
+    dense = JobClass("dense", 1.0, 8, 24, 8, 1.0, 10.0)
+    profile = Profile((moe, dense))
+    gpus = np.array([24, 16, 8, 24, 16])
+    cls = np.array([0, 0, 0, 1, 1])
+    jobs = Jobs(np.zeros(5), gpus, np.ones(5), cls, np.ones(5, np.int64))
+    got = job_spread_factors(jobs, profile, FABRIC, gpus_per_node=8, leaf_nodes=2)
+    f3 = 0.6 + 0.4 * _a2a_us(3, 1.5) / _a2a_us(3, 1.0)
+    f2 = 0.6 + 0.4 * _a2a_us(2, 1.5) / _a2a_us(2, 1.0)
+    assert got.tolist() == pytest.approx([f3, f2, 1.0, 1.0, 1.0], rel=1e-9)
+
+    nvl = {**FABRIC, "gpus_per_node": 72, "nics_per_node": 72}
+    gpus = np.array([144, 100, 72, 4])
+    jobs = Jobs(np.zeros(4), gpus, np.ones(4), np.zeros(4, np.int64), np.ones(4, np.int64))
+    got = job_spread_factors(jobs, Profile((moe,)), nvl, gpus_per_node=4, leaf_nodes=18)
+    two_domains = 0.6 + 0.4 * _a2a_us(2, 1.5, g=72) / _a2a_us(2, 1.0, g=72)
+    assert got.tolist() == pytest.approx([two_domains, two_domains, 1.0, 1.0], rel=1e-9)

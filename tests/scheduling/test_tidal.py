@@ -54,3 +54,19 @@ def test_bad_demand_names_the_field():
     with pytest.raises(SchedulerInputError) as exc:
         TidalPolicy((1.0,) * 23)
     assert "tidal.demand_gpus" in exc.value.errors
+
+
+def test_demand_by_the_hour_in_whole_nodes():
+    """9 GPUs need 2 nodes of 8 (⌈9/8⌉), 8 need 1, 0 none; hour 23 has its own value and hour 24 is hour 0 again
+    (the curve repeats daily)."""
+    demand = tuple(9.0 if h == 23 else 8.0 if h == 0 else 0.0 for h in range(24))
+    p = TidalPolicy(demand)
+    assert [p.nodes_at(t, 8) for t in (23.5, 24.0, 47.9, 0.5, 1.0)] == [2, 1, 2, 1, 0]
+
+
+def test_bad_demand_curves_are_refused():
+    for demand in ((0.0,) * 23, (0.0,) * 23 + (-1.0,), (0.0,) * 23 + (float("inf"),), (0.0,) * 23 + ("8",)):
+        with pytest.raises(SchedulerInputError) as exc:
+            TidalPolicy(demand)  # type: ignore[arg-type]
+        assert set(exc.value.errors) == {"tidal.demand_gpus"}
+    TidalPolicy((0,) * 24)  # whole numbers and zeros are a curve

@@ -1,0 +1,79 @@
+"""`make mutation`: which lines read a module-level name at run time (stdlib only; used by .ci/mutation.py and
+.ci/mutation_fork.py).
+
+A mutant of a module-level assignment (``MAX_TEXT = 20_000``, a table of defaults) changes what every reader of
+the name sees. Its tests are the ones that executed a line reading one of the names it binds — in its own module
+(``len(v) > MAX_TEXT``), in a module that imported the name (``from scheduling.calculators import CALCULATORS``
+then ``CALCULATORS[name]``) or the module (``calculators.MAX_TEXT``) — and every test of a test file that names
+it; not the whole selection of its module (for scheduling/calculators.py's defaults table: the 60 s of
+tests/scheduling for each survivor). Reads at import time are the fast path's business (they go to the slow
+path); a read this cannot see (``getattr(module, "NAME")``) would leave a mutant a survivor, never a false
+kill."""
+
+from __future__ import annotations
+
+import ast
+
+
+def statement_at(tree: ast.Module, line: int) -> ast.stmt | None:
+    """The top-level statement that holds ``line``."""
+    return next((st for st in tree.body if st.lineno <= line <= (st.end_lineno or st.lineno)), None)
+
+
+def assigned(source: str, line: int) -> set[str]:
+    """The names the top-level assignment holding ``line`` binds (none for any other statement)."""
+    return assigned_by(statement_at(ast.parse(source), line))
+
+
+def module_names(source: str) -> set[str]:
+    """Every name a top-level assignment of the module binds."""
+    return {n for st in ast.parse(source).body for n in assigned_by(st)}
+
+
+def assigned_by(st: ast.stmt | None) -> set[str]:
+    """The names an assignment statement binds (none for any other statement)."""
+    if not isinstance(st, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+        return set()
+    targets = getattr(st, "targets", [getattr(st, "target", None)])
+    return {n.id for t in targets if t is not None for n in ast.walk(t) if isinstance(n, ast.Name)}
+
+
+def read_lines(source: str, module_name: str, names: set[str], own: bool) -> dict[str, set[int]]:
+    """name → the lines where this source reads it: the line of the read and the first line of the innermost
+    statement holding it (a coverage tracer records one or the other of a multi-line statement). ``own``: the
+    source is the module itself (bare names); otherwise reads through ``from module import name [as alias]``
+    and through the module (``import a.b as m`` / ``from a import b`` then ``m.name``)."""
+    tree = ast.parse(source)
+    package, _, last = module_name.rpartition(".")
+    alias: dict[str, str] = {n: n for n in names} if own else {}  # local name → the module's name
+    modules: set[str] = set()  # local names bound to the module itself
+    if not own:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module == module_name:
+                alias |= {a.asname or a.name: a.name for a in node.names if a.name in names}
+            elif isinstance(node, ast.ImportFrom) and node.module == package:
+                modules |= {a.asname or a.name for a in node.names if a.name == last}
+            elif isinstance(node, ast.Import):
+                modules |= {a.asname for a in node.names if a.name == module_name and a.asname}
+    out: dict[str, set[int]] = {}
+
+    def visit(node: ast.AST, stmt_line: int) -> None:
+        if isinstance(node, ast.stmt):
+            stmt_line = node.lineno
+        name = None
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in alias:
+            name = alias[node.id]
+        elif (
+            isinstance(node, ast.Attribute)
+            and node.attr in names
+            and isinstance(node.value, ast.Name)
+            and node.value.id in modules
+        ):
+            name = node.attr
+        if name is not None:
+            out.setdefault(name, set()).update({node.lineno, stmt_line})
+        for child in ast.iter_child_nodes(node):
+            visit(child, stmt_line)
+
+    visit(tree, 0)
+    return out
