@@ -90,8 +90,7 @@ def carbon_effect(policy: CarbonPolicy, jobs, deferrable: np.ndarray, baseline, 
         return float(t.sum()), float(t[deferrable[job]].sum())
 
     (b_all, b_def), (c_all, c_def) = tonnes(baseline), tonnes(res)
-    mean_wait = (lambda r: float(r.queue_h[deferrable].mean())) if deferrable.any() else (lambda r: 0.0)
-    added = mean_wait(res) - mean_wait(baseline)
+    added = float(res.queue_h[deferrable].mean() - baseline.queue_h[deferrable].mean()) if deferrable.any() else 0.0
     n = int(deferrable.sum())
     return {
         "t_co2": c_all, "t_co2_without_deferral": b_all, "saved_t_co2": b_all - c_all,

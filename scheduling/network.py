@@ -63,6 +63,6 @@ def job_spread_factors(jobs: Jobs, profile: Profile, fabric: dict[str, Any], gpu
         cls = profile.classes[c]
         domains = max(1, -(-k * gpus_per_node // per_domain))  # NVL72 racks are one NVLink domain each
         group = max(1, leaf_nodes * gpus_per_node // per_domain)
-        factor = spread_factor(fabric, domains, group, cls.comm_fraction, cls.a2a_bytes) if k > 1 else 1.0
-        out[(jobs.cls == c) & (nodes == k)] = factor
+        # (a one-node job, or one inside one NVLink domain, is a single node to spread_factor: factor 1)
+        out[(jobs.cls == c) & (nodes == k)] = spread_factor(fabric, domains, group, cls.comm_fraction, cls.a2a_bytes)
     return out

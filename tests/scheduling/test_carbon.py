@@ -115,4 +115,6 @@ def test_carbon_effect_by_hand():
     none = carbon_effect(POLICY, jobs, np.zeros(3, bool), base, base, horizon_h=100.0)
     assert (none["deferrable_jobs"], none["wait_added_h_mean"], none["saved_t_co2"]) == (0, 0.0, 0.0)
     empty = base.__class__(**{**base.__dict__, "segments": []})
-    assert carbon_effect(POLICY, jobs, deferrable, empty, empty, 100.0)["t_co2"] == 0.0
+    out = carbon_effect(POLICY, jobs, deferrable, empty, empty, 100.0)
+    assert [out[k] for k in ("t_co2", "t_co2_without_deferral", "deferrable_t_co2")] == [0.0, 0.0, 0.0]
+    assert out["deferrable_t_co2_without_deferral"] == 0.0

@@ -115,17 +115,17 @@ def test_factors_per_job_count_nodes_and_nvlink_domains():
 
     NVL72 (the collective fabric's node is a 72-GPU NVLink domain, the scheduler's a 4-GPU tray): a 144-GPU job
     is 36 trays = 2 domains; groups of 18 trays = 1 domain; 100 GPUs (25 trays) also need 2 domains; 72 GPUs
-    one domain — inside NVLink, no factor."""
+    one domain — inside NVLink, no factor. Groups of 27 trays hold 1 whole domain (⌊27 × 4 / 72⌋)."""
     moe = JobClass("moe", 1.0, 8, 24, 8, 1.0, 10.0, comm_fraction=0.4, a2a_bytes=S)
     dense = JobClass("dense", 1.0, 8, 24, 8, 1.0, 10.0)
     profile = Profile((moe, dense))
-    gpus = np.array([24, 16, 8, 24, 16])
-    cls = np.array([0, 0, 0, 1, 1])
-    jobs = Jobs(np.zeros(5), gpus, np.ones(5), cls, np.ones(5, np.int64))
+    gpus = np.array([24, 16, 8, 24, 16, 12])
+    cls = np.array([0, 0, 0, 1, 1, 0])
+    jobs = Jobs(np.zeros(6), gpus, np.ones(6), cls, np.ones(6, np.int64))
     got = job_spread_factors(jobs, profile, FABRIC, gpus_per_node=8, leaf_nodes=2)
     f3 = 0.6 + 0.4 * _a2a_us(3, 1.5) / _a2a_us(3, 1.0)
     f2 = 0.6 + 0.4 * _a2a_us(2, 1.5) / _a2a_us(2, 1.0)
-    assert got.tolist() == pytest.approx([f3, f2, 1.0, 1.0, 1.0], rel=1e-9)
+    assert got.tolist() == pytest.approx([f3, f2, 1.0, 1.0, 1.0, f2], rel=1e-9)  # 12 GPUs: ⌈12/8⌉ = 2 nodes
 
     nvl = {**FABRIC, "gpus_per_node": 72, "nics_per_node": 72}
     gpus = np.array([144, 100, 72, 4])
@@ -133,3 +133,7 @@ def test_factors_per_job_count_nodes_and_nvlink_domains():
     got = job_spread_factors(jobs, Profile((moe,)), nvl, gpus_per_node=4, leaf_nodes=18)
     two_domains = 0.6 + 0.4 * _a2a_us(2, 1.5, g=72) / _a2a_us(2, 1.0, g=72)
     assert got.tolist() == pytest.approx([two_domains, two_domains, 1.0, 1.0], rel=1e-9)
+    # groups of 27 trays = 1.5 domains hold 1 whole domain: a 216-GPU job (3 domains) spans 3 groups, taper 2
+    jobs = Jobs(np.zeros(1), np.array([216]), np.ones(1), np.zeros(1, np.int64), np.ones(1, np.int64))
+    got = job_spread_factors(jobs, Profile((moe,)), nvl, gpus_per_node=4, leaf_nodes=27)
+    assert got.tolist() == pytest.approx([0.6 + 0.4 * _a2a_us(3, 2.0, g=72) / _a2a_us(3, 1.0, g=72)], rel=1e-9)

@@ -80,7 +80,8 @@ def test_values_at_their_edges():
     """submit_h 0 and 1 GPU are allowed; 0 hours and 0 GPUs are not; infinity is no number; header names and
     values may carry spaces; a row longer than the header keeps its named columns; with no sla column every job
     is queued (priority 1)."""
-    jobs, classes, _ = parse_trace(" submit_h , gpus ,hours,class\n0, 1 ,0.5, x ,surplus\n")
+    jobs, classes, tenants = parse_trace(" submit_h , gpus ,hours,class\n0, 1 ,0.5, x ,surplus\n")
+    assert tenants == []  # no tenant column: no tenant named ""
     assert jobs.submit_h.tolist() == [0.0] and jobs.gpus.tolist() == [1] and jobs.hours.tolist() == [0.5]
     assert classes == ["x"] and jobs.priority.tolist() == [1]
     for row, key in (("0,0,1,x", "gpus"), ("0,8,0,x", "hours"), ("inf,8,1,x", "submit_h"), ("0,8,inf,x", "hours")):
@@ -143,6 +144,9 @@ def test_acme_rows_at_their_edges():
         "0.000000,1,0.010000,Pretrain,u2,critical",
         "1.500000,8,1.500000,Other,u1,queued",
     ]
+    with pytest.raises(SchedulerInputError) as exc:
+        acme_to_rows(head + "u1,-1,SFT,COMPLETED,2023-03-01 00:00:00+00:00,60\n")
+    assert set(exc.value.errors) == {"trace.row 1.gpu_num"}
     with pytest.raises(SchedulerInputError, match="no GPU job"):
         acme_to_rows(head + "u1,0,SFT,COMPLETED,2023-03-01 00:00:00+00:00,60\n")
 
