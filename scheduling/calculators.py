@@ -97,7 +97,7 @@ def _number(kind: str, name: str, raw: Any) -> Any:
         raise SchedulerInputError({name: "required"})
     text = str(raw).strip()
     if kind == "int":
-        if isinstance(raw, float) or not re.fullmatch(r"[+-]?[0-9]{1,12}", text):
+        if not re.fullmatch(r"[+-]?[0-9]{1,12}", text):  # (a float's text has a '.' or an exponent: refused)
             raise SchedulerInputError({name: f"a whole number, got {raw!r}"})
         return int(text)
     if not re.fullmatch(r"[+-]?([0-9]{1,15}(\.[0-9]{0,9})?|\.[0-9]{1,9})([eE][+-]?[0-9]{1,3})?", text):

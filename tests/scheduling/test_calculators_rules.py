@@ -76,8 +76,10 @@ def test_two_hundred_accounts_and_amounts_at_most():
     accounts = "\n".join(f"t{i} 1" for i in range(200))
     assert len(run("fair-tree", {"accounts": accounts})["shares"]) == 200
     assert _refused("fair-tree", {"accounts": accounts + "\nextra 1"}) == {"accounts": "1 to 200 accounts"}
-    amounts = ", ".join(f"r{i}=1" for i in range(201))
-    assert _refused("drf", {"capacity": amounts}) == {"capacity": "at most 200 entries"}
+    amounts = ", ".join(f"r{i}=1" for i in range(200))
+    assert run("drf", {"capacity": amounts, "users": "A: r0=1"})["tasks"] == {"A": 1}
+    assert _refused("drf", {"capacity": amounts + ", r200=1"}) == {"capacity": "at most 200 entries"}
+    assert _refused("packing", {"total_gpu_slots": 64.0}) == {"total_gpu_slots": "a whole number, got 64.0"}
 
 
 def test_fifty_users_at_most():

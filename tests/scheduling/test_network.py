@@ -133,6 +133,9 @@ def test_factors_per_job_count_nodes_and_nvlink_domains():
     got = job_spread_factors(jobs, Profile((moe,)), nvl, gpus_per_node=4, leaf_nodes=18)
     two_domains = 0.6 + 0.4 * _a2a_us(2, 1.5, g=72) / _a2a_us(2, 1.0, g=72)
     assert got.tolist() == pytest.approx([two_domains, two_domains, 1.0, 1.0], rel=1e-9)
+    # a leaf group of 9 trays is half a domain: the group is taken as one domain (a 144-GPU job still spans 2)
+    got = job_spread_factors(jobs, Profile((moe,)), nvl, gpus_per_node=4, leaf_nodes=9)
+    assert got.tolist()[0] == pytest.approx(two_domains, rel=1e-9)
     # groups of 27 trays = 1.5 domains hold 1 whole domain: a 216-GPU job (3 domains) spans 3 groups, taper 2
     jobs = Jobs(np.zeros(1), np.array([216]), np.ones(1), np.zeros(1, np.int64), np.ones(1, np.int64))
     got = job_spread_factors(jobs, Profile((moe,)), nvl, gpus_per_node=4, leaf_nodes=27)

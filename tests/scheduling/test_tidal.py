@@ -11,7 +11,10 @@ from scheduling.simulator import report, simulate
 from scheduling.tidal import TidalPolicy
 from scheduling.workload import Jobs
 
-PEAK = TidalPolicy(tuple(16.0 if h in (10, 11) else 0.0 for h in range(24)))  # 2 nodes of 8 at 10:00–12:00
+
+def _peak() -> TidalPolicy:
+    """2 nodes of 8 GPUs at 10:00–12:00 (made in each test, not at import: see tests/scheduling/test_carbon.py)."""
+    return TidalPolicy(tuple(16.0 if h in (10, 11) else 0.0 for h in range(24)))
 
 
 def _one(prio: int):
@@ -23,7 +26,7 @@ def test_inference_preempts_best_effort_training_at_its_peak_by_hand():
     job is preempted (checkpoint on the signal, 10 h of work kept); it needs all 4 nodes, so it waits until
     inference gives them back at 12:00, restarts (0.5 h) and ends at 12 + 0.5 + 10 = 22.5."""
     jobs = _one(0)
-    res = simulate(jobs, node_count=4, gpus_per_node=8, horizon_h=30.0, tidal=PEAK, restart_h=0.5)
+    res = simulate(jobs, node_count=4, gpus_per_node=8, horizon_h=30.0, tidal=_peak(), restart_h=0.5)
     assert res.end_h[0] == pytest.approx(22.5) and res.preempted.tolist() == [1]
     f = res.failures
     assert f["inference_node_h"] == pytest.approx(2 * 2) and f["inference_unserved_node_h"] == 0
@@ -36,7 +39,7 @@ def test_inference_preempts_best_effort_training_at_its_peak_by_hand():
 
 def test_queued_training_is_never_taken_and_inference_goes_unserved():
     """The same job in the queued class: inference finds no free node and may not preempt: 2 nodes × 2 h unserved."""
-    res = simulate(_one(1), node_count=4, gpus_per_node=8, horizon_h=30.0, tidal=PEAK)
+    res = simulate(_one(1), node_count=4, gpus_per_node=8, horizon_h=30.0, tidal=_peak())
     assert res.end_h[0] == pytest.approx(20.0) and res.preempted.tolist() == [0]
     assert res.failures["inference_node_h"] == 0 and res.failures["inference_unserved_node_h"] == pytest.approx(4.0)
 
@@ -46,7 +49,7 @@ def test_free_nodes_go_first_and_come_back():
     nodes waits until 12:00."""
     jobs = Jobs(np.array([0.0, 10.5]), np.array([16, 16]), np.array([20.0, 1.0]), np.zeros(2, np.int64),
                 np.array([0, 1]))  # fmt: skip
-    res = simulate(jobs, node_count=4, gpus_per_node=8, horizon_h=30.0, tidal=PEAK)
+    res = simulate(jobs, node_count=4, gpus_per_node=8, horizon_h=30.0, tidal=_peak())
     assert res.preempted.tolist() == [0, 0] and res.start_h.tolist() == [0.0, 12.0]
 
 

@@ -147,6 +147,14 @@ def test_acme_rows_at_their_edges():
     with pytest.raises(SchedulerInputError) as exc:
         acme_to_rows(head + "u1,-1,SFT,COMPLETED,2023-03-01 00:00:00+00:00,60\n")
     assert set(exc.value.errors) == {"trace.row 1.gpu_num"}
+    for row, key in (("u1,2.5,SFT,COMPLETED,2023-03-01 00:00:00+00:00,60", "gpu_num"),
+                     ("u1,8,SFT,COMPLETED,2023-03-01 00:00:00+00:00,-0.5", "duration")):  # fmt: skip
+        with pytest.raises(SchedulerInputError) as exc:
+            acme_to_rows(head + row + "\n")
+        assert set(exc.value.errors) == {f"trace.row 1.{key}"}
+    with pytest.raises(SchedulerInputError) as exc:
+        acme_to_rows(head + "u1,8,SFT,COMPLETED,2023-03-01 00:00:00+00:00,-1\n" * 30)
+    assert len(exc.value.errors) == 20 and "trace.row 20.duration" in exc.value.errors
     with pytest.raises(SchedulerInputError, match="no GPU job"):
         acme_to_rows(head + "u1,0,SFT,COMPLETED,2023-03-01 00:00:00+00:00,60\n")
 
