@@ -235,10 +235,12 @@ def coverage_maps(modules: list[str]) -> None:
 def _readers(module: str, datas: list, work: Path, seconds: dict[str, float]) -> dict[str, list[str]]:
     """Each module-level name of the module → the tests of its selection that read it at run time
     (.ci/mutation_readers.py): those that executed a line reading it in any project module, and every test of
-    a test file that names it."""
+    a test file that names it. A name read at import time anywhere (line 0) is left out: its mutants run the
+    module's whole selection."""
     module_name = module.removesuffix(".py").replace("/", ".")
     names = module_names((ROOT / module).read_text())
     found: dict[str, set[str]] = {n: set() for n in names}
+    at_import: set[str] = set()
     if not names:
         return {}
     for data in datas:
@@ -254,6 +256,8 @@ def _readers(module: str, datas: list, work: Path, seconds: dict[str, float]) ->
                 continue
             by_line = data.contexts_by_lineno(path)
             for name, at in reads.items():
+                if 0 in at:
+                    at_import.add(name)
                 for line in at:
                     found[name] |= {c.split("|")[0].split("[")[0] for c in by_line.get(line, []) if c}
     prefix = tuple(MODULES[module])
@@ -266,7 +270,7 @@ def _readers(module: str, datas: list, work: Path, seconds: dict[str, float]) ->
             if test.startswith(test_file + "::") and test.startswith(prefix):
                 for n in named:
                     found[n].add(test)
-    return {n: sorted(t) for n, t in found.items()}
+    return {n: sorted(t) for n, t in found.items() if n not in at_import}
 
 
 def _test_files(selection: list[str]) -> list[str]:

@@ -42,7 +42,9 @@ def read_lines(source: str, module_name: str, names: set[str], own: bool) -> dic
     """name → the lines where this source reads it: the line of the read and the first line of the innermost
     statement holding it (a coverage tracer records one or the other of a multi-line statement). ``own``: the
     source is the module itself (bare names); otherwise reads through ``from module import name [as alias]``
-    and through the module (``import a.b as m`` / ``from a import b`` then ``m.name``)."""
+    and through the module (``import a.b as m`` / ``from a import b`` then ``m.name``). A read at import time
+    (outside a function body: a constant, a default, a class body) is line 0: no test records it, and what it
+    built reaches tests this cannot follow — the caller then runs the module's whole selection."""
     tree = ast.parse(source)
     package, _, last = module_name.rpartition(".")
     alias: dict[str, str] = {n: n for n in names} if own else {}  # local name → the module's name
@@ -57,7 +59,14 @@ def read_lines(source: str, module_name: str, names: set[str], own: bool) -> dic
                 modules |= {a.asname for a in node.names if a.name == module_name and a.asname}
     out: dict[str, set[int]] = {}
 
-    def visit(node: ast.AST, stmt_line: int) -> None:
+    def visit(node: ast.AST, stmt_line: int, runtime: bool = False) -> None:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            for part in [*getattr(node, "decorator_list", []), node.args]:
+                visit(part, stmt_line, runtime)  # defaults and decorators: evaluated where the def is
+            body = node.body if isinstance(node.body, list) else [node.body]
+            for st in body:
+                visit(st, st.lineno if isinstance(st, ast.stmt) else stmt_line, True)
+            return
         if isinstance(node, ast.stmt):
             stmt_line = node.lineno
         name = None
@@ -71,9 +80,9 @@ def read_lines(source: str, module_name: str, names: set[str], own: bool) -> dic
         ):
             name = node.attr
         if name is not None:
-            out.setdefault(name, set()).update({node.lineno, stmt_line})
+            out.setdefault(name, set()).update({node.lineno, stmt_line} if runtime else {0})
         for child in ast.iter_child_nodes(node):
-            visit(child, stmt_line)
+            visit(child, stmt_line, runtime)
 
     visit(tree, 0)
     return out

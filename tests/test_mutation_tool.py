@@ -368,8 +368,7 @@ def test_a_constant_another_module_read_at_import_goes_to_the_slow_path(tmp_path
     (pkg / "__init__.py").write_text("")
     (pkg / "table.py").write_text("LENGTHS = (1, 2, 3)\nWIDTH = 4\nDEPTH = 5\n")
     (pkg / "user.py").write_text(
-        "from xmod.table import DEPTH, LENGTHS, WIDTH\nTOP = max(LENGTHS)\n\n"
-        "def f(w=WIDTH):\n    return w + DEPTH\n"
+        "from xmod.table import DEPTH, LENGTHS, WIDTH\nTOP = max(LENGTHS)\n\ndef f(w=WIDTH):\n    return w + DEPTH\n"
     )
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.chdir(tmp_path)
@@ -399,6 +398,10 @@ def test_readers_of_a_module_level_name_are_found_through_every_import():
     own = "LIMIT = 3\nTABLE: dict = {}\n\n\ndef f(x):\n    return (x >\n            LIMIT)\n"
     assert module_names(own) == {"LIMIT", "TABLE"} and assigned(own, 2) == {"TABLE"} and assigned(own, 5) == set()
     assert read_lines(own, "pkg.mod", {"LIMIT", "TABLE"}, own=True) == {"LIMIT": {6, 7}}
+    # a read at import — another constant, a def's default — is line 0 (the caller runs everything); a lambda's
+    # default inside a function body is read when the body runs (line 14)
+    eager = own + "\n\nDOUBLE = LIMIT * 2\n\n\ndef g(y=TABLE):\n    return lambda z=LIMIT: z\n"
+    assert read_lines(eager, "pkg.mod", {"LIMIT", "TABLE"}, own=True) == {"LIMIT": {0, 6, 7, 14}, "TABLE": {0}}
     other = textwrap.dedent(
         """
         from pkg.mod import LIMIT as CAP
