@@ -197,7 +197,8 @@ def coverage_maps(modules: list[str]) -> None:
             cmd = [PY, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "mutation_coverage"]
             cmd += ["-m", "not services and not browser", *(f"--cov={work / p}" for p in packages)]
             cmd += ["--cov-context=test", "--cov-report=", f"--junitxml={junit}", *skip, *files]
-            env = {**os.environ, "COVERAGE_FILE": str(data_file),
+            setup_file = OUT / f"suite.setup.{n}.json"  # each file's longest test set-up (.ci/mutation_coverage.py)
+            env = {**os.environ, "COVERAGE_FILE": str(data_file), "MUTATION_SETUP_FILE": str(setup_file),
                    "PYTHONPATH": os.pathsep.join([str(ROOT / ".ci"), os.environ.get("PYTHONPATH", "")])}  # fmt: skip
             runs.append((subprocess.Popen(cmd, cwd=work, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT),
                          data_file, junit))  # fmt: skip
@@ -209,9 +210,11 @@ def coverage_maps(modules: list[str]) -> None:
         from coverage import CoverageData
 
         seconds: dict[str, float] = {}
+        setup_s: dict[str, float] = {}  # test file → its longest set-up (shared fixtures), for the time limits
         by_module: dict[str, dict[str, set[str]]] = {module: {} for module in modules}
-        for _, data_file, junit in runs:
+        for n, (_, data_file, junit) in enumerate(runs):
             seconds |= _test_seconds(junit)
+            setup_s |= json.loads((OUT / f"suite.setup.{n}.json").read_text())
             data = CoverageData(basename=str(data_file))
             data.read()
             for module in modules:
@@ -226,7 +229,7 @@ def coverage_maps(modules: list[str]) -> None:
             lines = {line: sorted(tests) for line, tests in by_line.items()}
             found = _readers(module, datas, work, seconds)
             (OUT / f"{_name(module)}.lines.json").write_text(
-                json.dumps({"lines": lines, "seconds": seconds, "readers": found})
+                json.dumps({"lines": lines, "seconds": seconds, "setup_s": setup_s, "readers": found})
             )
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -461,8 +464,11 @@ def fast_path(jobs: list[dict]) -> dict[str, dict]:
     """Run the jobs in one forking pytest session (.ci/mutation_fork.py); their verdicts by job id."""
     spec = OUT / "jobs.json"
     results = OUT / "fast.jsonl"
-    seconds = json.loads((OUT / f"{_name(jobs[0]['module'])}.lines.json").read_text())["seconds"] if jobs else {}
-    spec.write_text(json.dumps({"files": sorted({j["file"] for j in jobs}), "jobs": jobs, "seconds": seconds}))
+    recorded = json.loads((OUT / f"{_name(jobs[0]['module'])}.lines.json").read_text()) if jobs else {}
+    seconds, setup_s = recorded.get("seconds", {}), recorded.get("setup_s", {})
+    spec.write_text(
+        json.dumps({"files": sorted({j["file"] for j in jobs}), "jobs": jobs, "seconds": seconds, "setup_s": setup_s})
+    )
     results.unlink(missing_ok=True)
     env = {
         **os.environ,

@@ -94,7 +94,8 @@ def pytest_runtestloop(session: pytest.Session) -> bool | None:
     db_file = _close_database()
     out = open(os.environ["MUTATION_RESULTS"], "a", buffering=1)  # noqa: SIM115 — closed below
     try:
-        _run_all(spec["jobs"], by_test, anchor, db_file, out, spec.get("seconds", {}))
+        limits = (spec.get("seconds", {}), spec.get("setup_s", {}))
+        _run_all(spec["jobs"], by_test, anchor, db_file, out, limits)
     finally:
         out.close()
     return True
@@ -124,7 +125,7 @@ def _close_database() -> str | None:
     return str(name) if vendor == "sqlite" and name and Path(str(name)).exists() else None
 
 
-def _run_all(jobs: list[dict], by_test, anchor, db_file: str | None, out, seconds: dict[str, float]) -> None:
+def _run_all(jobs: list[dict], by_test, anchor, db_file: str | None, out, limits: tuple[dict, dict]) -> None:
     workers = int(os.environ.get("MUTATION_WORKERS", "2"))
     queue = deque(jobs)
     running: dict[int, tuple[dict, float, float]] = {}
@@ -139,7 +140,7 @@ def _run_all(jobs: list[dict], by_test, anchor, db_file: str | None, out, second
                 continue
             patch, items = verdict
             items = killers_first(items, killers.get(job["module"], {}))
-            pid = _fork(patch, items, anchor, db_file, seconds, kills_dir)
+            pid = _fork(patch, items, anchor, db_file, limits, kills_dir)
             running[pid] = (job, time.monotonic(), time.monotonic() + job["timeout_s"])
         pid, status = os.waitpid(-1, os.WNOHANG) if running else (0, 0)
         now = time.monotonic()
@@ -427,7 +428,7 @@ def _live_functions(module, qualname: str, filename: str) -> list:
     return found
 
 
-def _fork(patch, items, anchor, db_file: str | None, limits_s: dict[str, float], kills_dir: Path) -> int:
+def _fork(patch, items, anchor, db_file: str | None, limits: tuple[dict, dict], kills_dir: Path) -> int:
     pid = os.fork()
     if pid:
         return pid
@@ -441,7 +442,7 @@ def _fork(patch, items, anchor, db_file: str | None, limits_s: dict[str, float],
         _apply(patch)
         if db_file:
             copy = _private_database(db_file)
-        status, killer = _run_items(items, anchor, limits_s)
+        status, killer = _run_items(items, anchor, *limits)
         if killer:
             (kills_dir / str(os.getpid())).write_text(killer)
     except BaseException:  # any failure of the child is reported by its status
@@ -464,9 +465,12 @@ def _private_database(db_file: str) -> str:
     return copy
 
 
-def _run_items(items: list[pytest.Item], anchor: pytest.Item, limits_s: dict[str, float]) -> tuple[int, str]:
+def _run_items(
+    items: list[pytest.Item], anchor: pytest.Item, limits_s: dict[str, float], setup_s: dict[str, float]
+) -> tuple[int, str]:
     """(1, the test) at the first failing test, (0, "") when all pass; a test over 3 s + 5 × its pristine time
-    (per parameter set; pristine = timed in the coverage map, under the tracer, so already slower than here) ends
+    (per parameter set; pristine = timed in the coverage map, under the tracer, so already slower than here) +
+    its file's longest set-up (a shared fixture is set up for whichever test of the file runs first here) ends
     the child as a timeout (status 4: a mutant that loops or crawls does not run on — the simulator's looping
     mutants waited out 5 s + 10 × before, 46 of them)."""
     from _pytest.runner import runtestprotocol
@@ -478,7 +482,8 @@ def _run_items(items: list[pytest.Item], anchor: pytest.Item, limits_s: dict[str
     for index, item in enumerate(items):
         nextitem = items[index + 1] if index + 1 < len(items) else anchor
         test = item.nodeid.split("[")[0]
-        signal.setitimer(signal.ITIMER_REAL, 3.0 + 5.0 * limits_s.get(test, 6.0) / params[test])
+        limit_s = 3.0 + 5.0 * limits_s.get(test, 6.0) / params[test] + setup_s.get(test.split("::")[0], 0.0)
+        signal.setitimer(signal.ITIMER_REAL, limit_s)
         reports = runtestprotocol(item, log=False, nextitem=nextitem)
         signal.setitimer(signal.ITIMER_REAL, 0)
         if any(r.failed for r in reports):

@@ -418,3 +418,45 @@ def test_readers_of_a_module_level_name_are_found_through_every_import():
         """
     )
     assert read_lines(other, "pkg.mod", {"LIMIT", "TABLE"}, own=False) == {"LIMIT": {8, 12}, "TABLE": {12}}
+
+
+def test_the_coverage_plugin_records_each_files_longest_set_up(tmp_path):
+    """A module-scoped fixture is set up for the first test of its file that runs; the plugin keeps the file's
+    longest set-up, so a mutant's child whose first test of that file is another one gets that time on top of
+    its limit (else a 0.01 s test paying a 5 s fixture was a false timeout)."""
+    import json
+    import os
+    import subprocess
+
+    (tmp_path / "test_slow_fixture.py").write_text(
+        textwrap.dedent(
+            """
+            import time
+
+            import pytest
+
+
+            @pytest.fixture(scope="module")
+            def slow():
+                time.sleep(0.3)
+
+
+            def test_a(slow):
+                pass
+
+
+            def test_b(slow):
+                pass
+            """
+        )
+    )
+    out = tmp_path / "setup.json"
+    env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
+    env |= {"MUTATION_SETUP_FILE": str(out), "PYTHONPATH": str(CI)}
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:randomly", "-p", "no:cacheprovider", "-p", "no:django", "-p"]
+    done = subprocess.run(
+        [*cmd, "mutation_coverage", "test_slow_fixture.py"], cwd=tmp_path, env=env, capture_output=True
+    )
+    assert done.returncode == 0, done.stdout[-2000:]
+    setup = json.loads(out.read_text())
+    assert list(setup) == ["test_slow_fixture.py"] and 0.3 <= setup["test_slow_fixture.py"] < 5
