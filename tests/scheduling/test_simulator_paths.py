@@ -157,9 +157,9 @@ def test_the_first_repair_brings_its_node_back_first(monkeypatch):
 
 def test_the_tide_hour_by_hour_and_the_newest_best_effort_job_gives_way():
     """3 nodes, 8 GPUs a node; inference wants 8 GPUs (1 node) in hour 0 and 16 (2 nodes) in hour 3, none else.
-        Hour 0: 1 node held from 0 (before any job arrives) to 1. Best-effort A (1 node, 10 h) starts at 1.5, B at 2.
-        Hour 3: 2 nodes wanted, 1 free: the most recently started, B, is preempted (1 h of work kept); both free nodes
-        are held until 4, when B restarts: 4 + 0.25 + 9 = 13.25; A ends at 11.5. In a 20 h window (hour 0 comes again
+    Hour 0: 1 node held from 0 (before any job arrives) to 1. Best-effort A (1 node, 10 h) starts at 1.5, B at 2.
+    Hour 3: 2 nodes wanted, 1 free: the most recently started, B, is preempted (1 h of work kept); both free nodes
+    are held until 4, when B restarts: 4 + 0.25 + 9 = 13.25; A ends at 11.5. In a 20 h window (hour 0 comes again
     at 24) the held node-hours are 1 × 1 + 2 × 1 = 3."""
     demand = tuple(8.0 if h == 0 else 16.0 if h == 3 else 0.0 for h in range(24))
     jobs = _jobs([1.5, 2.0], [1, 1], [10, 10], priority=[0, 0])
