@@ -53,7 +53,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from mutation_readers import assigned, module_names, read_lines
+from mutation_readers import assigned, assigned_by, module_names, read_at_import, read_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "var" / "mutation"
@@ -241,11 +241,13 @@ def _readers(module: str, datas: list, work: Path, seconds: dict[str, float]) ->
     a test file that names it. A name read at import time anywhere (line 0) is left out: its mutants run the
     module's whole selection."""
     module_name = module.removesuffix(".py").replace("/", ".")
-    names = module_names((ROOT / module).read_text())
+    own = (ROOT / module).read_text()
+    names = module_names(own)
     found: dict[str, set[str]] = {n: set() for n in names}
-    at_import: set[str] = set()
     if not names:
         return {}
+    # read at import in the module itself, following the functions its top-level statements call (as the fast path)
+    at_import = {n for st in ast.parse(own).body if read_at_import(own, st.lineno) for n in assigned_by(st)}
     for data in datas:
         for path in data.measured_files():
             rel = Path(path).relative_to(work).as_posix() if Path(path).is_relative_to(work) else None

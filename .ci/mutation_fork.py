@@ -42,7 +42,7 @@ from collections import deque
 from pathlib import Path
 
 import pytest
-from mutation_readers import assigned, statement_at
+from mutation_readers import assigned, read_at_import, read_lines, statement_at
 
 _JOBS = os.environ.get("MUTATION_JOBS", "")
 _TARGETS: set[str] = set(json.loads(Path(_JOBS).read_text())["files"]) if _JOBS else set()
@@ -214,7 +214,7 @@ def _prepare(job: dict, by_test):
         patch = ("function", funcs[0], code)
     else:
         statement = _statement_code(mutated, job["line"], job["file"])
-        if statement is None or module is None or _read_at_import(source, job["line"]):
+        if statement is None or module is None or read_at_import(source, job["line"]):
             return "slow"
         if _read_at_import_elsewhere(job["module_name"], assigned(source, job["line"])):
             return "slow"  # another module built a value of it at its import (``_STD = np.array(LENGTHS)``)
@@ -240,60 +240,35 @@ def _class_at(source: str, line: int) -> str | None:
     return statement.name if isinstance(statement, ast.ClassDef) else None
 
 
-def _read_at_import(source: str, line: int) -> bool:
-    """Whether a name the statement at ``line`` assigns is read while the module is imported — in a default,
-    a decorator, a class body, another top-level statement (``B = A * 2``, ``def f(x=A)``) or the body of a
-    module function a top-level statement calls (``LAYOUTS = _layouts()`` reading ``_SHAPES``, as mig.py once
-    did). Such values were computed from the pristine name; re-running only the statement would not reach
-    them, so the mutant goes to the slow path (the fast path may err towards survival, never towards a kill —
-    and should not err at all where it can be helped)."""
-    names = assigned(source, line)
-    if not names:
-        return False
-    tree = ast.parse(source)
-    target = statement_at(tree, line)
-    defs = {st.name: st for st in tree.body if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    called: set[str] = set()  # module functions called at import (``LAYOUTS = _layouts()``): their bodies run too
-    eager: list[ast.AST] = [st for st in tree.body if st is not target]
-    while eager:
-        node = eager.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            eager.extend([*node.decorator_list, *node.args.defaults, *(d for d in node.args.kw_defaults if d)])
-            continue
-        name = node.func.id if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) else None
-        if name in defs and name not in called:
-            called.add(name)
-            eager.extend(defs[name].body)
-        if isinstance(node, ast.Lambda):
-            eager.extend([*node.args.defaults, *(d for d in node.args.kw_defaults if d)])
-            continue
-        if isinstance(node, ast.Name) and node.id in names and isinstance(node.ctx, ast.Load):
-            return True
-        eager.extend(ast.iter_child_nodes(node))
-    return False
-
-
-_IMPORT_TIME_READS: dict[str, set[tuple[str, str]]] = {}
+_SOURCES: dict[str, str] = {}  # path → text of the project modules read so far
 
 
 def _read_at_import_elsewhere(module_name: str, names: set[str]) -> bool:
     """Whether another module of the project (loaded now, outside tests/) read one of these names of
     ``module_name`` while it was imported — in a constant, a default, a decorator or a class body
-    (``_STD = np.array(STANDARD_LENGTHS_M)`` in bom/link_table.py). That value was built from the pristine
-    name: re-running the statement here would leave it, and a test comparing the two would see a mutant
-    where the code on disk would be consistent (a false kill)."""
+    (``_STD = np.array(STANDARD_LENGTHS_M)`` in bom/link_table.py; read_lines' line 0). That value was built from
+    the pristine name: re-running the statement here would leave it, and a test comparing the two would see a
+    mutant where the code on disk would be consistent (a false kill)."""
     if not names:
         return False
+    last = module_name.rpartition(".")[2]
     for other in list(sys.modules.values()):
         path = getattr(other, "__file__", None) or ""
         if not _project_source(path) or other.__name__ == module_name:
             continue
-        if path not in _IMPORT_TIME_READS:
+        if path not in _SOURCES:
             try:
-                _IMPORT_TIME_READS[path] = _import_time_reads(Path(path).read_text())
-            except (OSError, UnicodeDecodeError, SyntaxError):
-                _IMPORT_TIME_READS[path] = set()
-        if any((module_name, n) in _IMPORT_TIME_READS[path] for n in names):
+                _SOURCES[path] = Path(path).read_text()
+            except (OSError, UnicodeDecodeError):
+                _SOURCES[path] = ""
+        source = _SOURCES[path]
+        if last not in source:  # (neither the module nor an import from it can be named without its last part)
+            continue
+        try:
+            reads = read_lines(source, module_name, names, own=False)
+        except SyntaxError:
+            continue
+        if any(0 in lines for lines in reads.values()):
             return True
     return False
 
@@ -305,25 +280,6 @@ def _project_source(path: str) -> bool:
         return False
     top = path[len(root) :].split(os.sep)[0]
     return top != "tests" and not top.startswith(".") and "site-packages" not in path
-
-
-def _import_time_reads(source: str) -> set[tuple[str, str]]:
-    """(module, name) of every ``from module import name`` the module reads outside function bodies."""
-    tree = ast.parse(source)
-    imported = {
-        a.asname or a.name: (st.module, a.name)
-        for st in tree.body if isinstance(st, ast.ImportFrom) and st.module for a in st.names
-    }  # fmt: skip
-    eager: list[ast.AST] = []
-    for st in tree.body:
-        if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            eager += [*st.decorator_list, *st.args.defaults, *(d for d in st.args.kw_defaults if d)]
-        elif isinstance(st, ast.ClassDef):
-            methods = (ast.FunctionDef, ast.AsyncFunctionDef)
-            eager += [*st.decorator_list, *(s for s in st.body if not isinstance(s, methods))]
-        elif not isinstance(st, (ast.Import, ast.ImportFrom)):
-            eager.append(st)
-    return {imported[n.id] for node in eager for n in ast.walk(node) if isinstance(n, ast.Name) and n.id in imported}
 
 
 def _apply(patch) -> None:

@@ -6,9 +6,9 @@ the name sees. Its tests are the ones that executed a line reading one of the na
 (``len(v) > MAX_TEXT``), in a module that imported the name (``from scheduling.calculators import CALCULATORS``
 then ``CALCULATORS[name]``) or the module (``calculators.MAX_TEXT``) — and every test of a test file that names
 it; not the whole selection of its module (for scheduling/calculators.py's defaults table: the 60 s of
-tests/scheduling for each survivor). Reads at import time are the fast path's business (they go to the slow
-path); a read this cannot see (``getattr(module, "NAME")``) would leave a mutant a survivor, never a false
-kill."""
+tests/scheduling for each survivor). A name read at import time (``read_at_import`` in its own module, line 0 of
+``read_lines`` in another) keeps the whole selection, and the fast path sends its mutants to the slow path; a read
+this cannot see (``getattr(module, "NAME")``) would leave a mutant a survivor, never a false kill."""
 
 from __future__ import annotations
 
@@ -36,6 +36,39 @@ def assigned_by(st: ast.stmt | None) -> set[str]:
         return set()
     targets = getattr(st, "targets", [getattr(st, "target", None)])
     return {n.id for t in targets if t is not None for n in ast.walk(t) if isinstance(n, ast.Name)}
+
+
+def read_at_import(source: str, line: int) -> bool:
+    """Whether a name the statement at ``line`` assigns is read while the module is imported — in a default,
+    a decorator, a class body, another top-level statement (``B = A * 2``, ``def f(x=A)``) or the body of a
+    module function a top-level statement calls (``LAYOUTS = _layouts()`` reading ``_SHAPES``, as mig.py once
+    did). Such values were computed from the pristine name; re-running only the statement would not reach
+    them, so the mutant goes to the slow path (the fast path may err towards survival, never towards a kill —
+    and should not err at all where it can be helped)."""
+    names = assigned(source, line)
+    if not names:
+        return False
+    tree = ast.parse(source)
+    target = statement_at(tree, line)
+    defs = {st.name: st for st in tree.body if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    called: set[str] = set()  # module functions called at import (``LAYOUTS = _layouts()``): their bodies run too
+    eager: list[ast.AST] = [st for st in tree.body if st is not target]
+    while eager:
+        node = eager.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            eager.extend([*node.decorator_list, *node.args.defaults, *(d for d in node.args.kw_defaults if d)])
+            continue
+        name = node.func.id if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) else None
+        if name in defs and name not in called:
+            called.add(name)
+            eager.extend(defs[name].body)
+        if isinstance(node, ast.Lambda):
+            eager.extend([*node.args.defaults, *(d for d in node.args.kw_defaults if d)])
+            continue
+        if isinstance(node, ast.Name) and node.id in names and isinstance(node.ctx, ast.Load):
+            return True
+        eager.extend(ast.iter_child_nodes(node))
+    return False
 
 
 def read_lines(source: str, module_name: str, names: set[str], own: bool) -> dict[str, set[int]]:

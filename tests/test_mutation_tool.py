@@ -154,10 +154,10 @@ def test_a_constant_read_at_import_goes_to_the_slow_path():
         """
     )
     line = {name: n for n, text in enumerate(src.splitlines(), 1) for name in "ABCDE" if text.startswith(f"{name} =")}
-    assert [fork._read_at_import(src, line[name]) for name in "ABCDE"] == [True, False, True, True, False]
+    assert [fork.read_at_import(src, line[name]) for name in "ABCDE"] == [True, False, True, True, False]
     sizing = (CI.parent / "topology" / "sizing.py").read_text()
     headroom = next(n for n, t in enumerate(sizing.splitlines(), 1) if t.startswith("DEFAULT_PORT_HEADROOM_FRAC"))
-    assert fork._read_at_import(sizing, headroom)
+    assert fork.read_at_import(sizing, headroom)
 
 
 def test_a_class_with_instances_made_before_the_fork_goes_to_the_slow_path(tmp_path):
@@ -230,10 +230,10 @@ def test_a_constant_read_by_a_function_called_at_import_goes_to_the_slow_path():
         """
     )
     line = {name: n for n, text in enumerate(src.splitlines(), 1) for name in "STU" if text.startswith(f"{name} =")}
-    assert [fork._read_at_import(src, line[name]) for name in "STU"] == [True, True, False]
+    assert [fork.read_at_import(src, line[name]) for name in "STU"] == [True, True, False]
     mig = (CI.parent / "scheduling" / "mig.py").read_text()
     shapes = next(n for n, t in enumerate(mig.splitlines(), 1) if t.startswith("_SHAPES"))
-    assert not fork._read_at_import(mig, shapes)  # since mig's layouts() is built on first use, not at import
+    assert not fork.read_at_import(mig, shapes)  # since mig's layouts() is built on first use, not at import
 
 
 def test_a_module_no_test_imported_yet_is_imported_for_the_fast_path(tmp_path, monkeypatch):
@@ -376,7 +376,7 @@ def test_a_constant_another_module_read_at_import_goes_to_the_slow_path(tmp_path
         monkeypatch.delitem(sys.modules, name, raising=False)
     import xmod.user  # noqa: F401
 
-    monkeypatch.setattr(fork, "_IMPORT_TIME_READS", {})
+    monkeypatch.setattr(fork, "_SOURCES", {})
     source = (pkg / "table.py").read_text()
     assert fork.assigned(source, 1) == {"LENGTHS"}
     assert fork._read_at_import_elsewhere("xmod.table", {"LENGTHS"})  # TOP = max(LENGTHS)
