@@ -14,7 +14,8 @@ How a mutant is run (the verdict is the same as cosmic-ray's own executor would 
    executed which line (``var/mutation/<module>.lines.json``; the project's ``functools.cache`` memos are
    emptied before each test by .ci/mutation_coverage.py, so every caller of a cached function is recorded). A
    mutant runs only the tests of its module's selection that executed its statement (a module-level
-   assignment: those that executed a line reading a name it binds, in any module) — those that already
+   assignment: those that executed a line reading a name it binds, in any module; a class body: those that
+   read the class's name or ran its methods) — those that already
    killed a mutant of the module first, then quickest first — stopping at the first failure. A statement
    inside a function that no test executes cannot change any test's outcome: its mutant is reported as a
    survivor "not reached", without a run.
@@ -53,7 +54,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from mutation_readers import assigned, assigned_by, module_names, read_at_import, read_lines
+from mutation_readers import assigned, assigned_by, class_at, class_names, module_names, read_at_import, read_lines
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "var" / "mutation"
@@ -236,13 +237,13 @@ def coverage_maps(modules: list[str]) -> None:
 
 
 def _readers(module: str, datas: list, work: Path, seconds: dict[str, float]) -> dict[str, list[str]]:
-    """Each module-level name of the module → the tests of its selection that read it at run time
-    (.ci/mutation_readers.py): those that executed a line reading it in any project module, and every test of
-    a test file that names it. A name read at import time anywhere (line 0) is left out: its mutants run the
-    module's whole selection."""
+    """Each module-level name of the module (an assignment's, a class's) → the tests of its selection that read
+    it at run time (.ci/mutation_readers.py): those that executed a line reading it in any project module, and
+    every test of a test file that names it. A name read at import time anywhere (line 0: a constant built from
+    it, a subclass, an instance made at import) is left out: its mutants run the module's whole selection."""
     module_name = module.removesuffix(".py").replace("/", ".")
     own = (ROOT / module).read_text()
-    names = module_names(own)
+    names = module_names(own) | class_names(own)  # a class: the tests that make or use it (its body's mutants)
     found: dict[str, set[str]] = {n: set() for n in names}
     if not names:
         return {}
@@ -405,8 +406,8 @@ def plan_jobs(module: str, session: Path) -> list[dict]:
     A mutant inside a function body runs the tests that executed its statement; one in a signature (a
     default) the tests that executed the function's body; one in a module-level assignment (a constant, a
     table: run at import, so no test is recorded on it) the tests that read a name it binds at run time
-    (``readers``, .ci/mutation_readers.py); any other module-level statement (a class body) the module's whole
-    test selection. Always
+    (``readers``, .ci/mutation_readers.py); one in a class body the tests that read the class's name at run time
+    or ran its methods; any other module-level statement the module's whole test selection. Always
     within the module's own selection (MODULES): the tests that pin it, not every page, export and
     LibreOffice recalculation that happens to reach it (a survivor would run them all: minutes a mutant)."""
     from cosmic_ray.work_db import WorkDB, use_db
@@ -435,12 +436,21 @@ def plan_jobs(module: str, session: Path) -> list[dict]:
                 continue
             span = scopes.statement(first, last) if qualname else body
             names = assigned(source, first) if span is None else set()
+            made = class_at(source, first) if span is None else None
+            whole_if_slow = False
             if span is not None:
                 tests = {t for line in span for t in by_line.get(str(line), [])}
             elif names and all(n in readers for n in names):
                 tests = {t for n in names for t in readers[n]}  # an assignment: the tests that read its names
+            elif made is not None and made.name in readers:
+                # a class body (a field default, a class constant): the tests that make or use the class, and
+                # those that ran its methods (``self.LIMIT``). Sent to the slow path (an instance made before
+                # the fork), it runs the whole selection: a value built then reaches tests this cannot name.
+                own = range(made.lineno, (made.end_lineno or made.lineno) + 1)
+                tests = set(readers[made.name]) | {t for line in own for t in by_line.get(str(line), [])}
+                whole_if_slow = True
             else:
-                tests = set(fallback)  # a class body, another statement: the whole selection
+                tests = set(fallback)  # a class read at import, another statement: the whole selection
             tests &= set(fallback)  # the module's own tests (MODULES): not every page or export that reaches it
             ordered = sorted(tests, key=lambda t: (seconds.get(t, 60.0), t))
             budget_s = sum(seconds.get(t, 60.0) for t in ordered)
@@ -456,6 +466,7 @@ def plan_jobs(module: str, session: Path) -> list[dict]:
                     "occurrence": mutation.occurrence,
                     "line": first,
                     "tests": ordered,
+                    "whole_if_slow": whole_if_slow,
                     "timeout_s": 30.0 + 2 * budget_s,  # a mutant that loops; a survivor runs its whole selection
                 }
             )
@@ -548,7 +559,8 @@ def slow_jobs(jobs: list[dict], verdicts: dict[str, dict]) -> list[dict]:
     for job in jobs:
         verdict = verdicts.get(job["id"], {"outcome": "slow"})["outcome"]
         if verdict in ("slow", "error"):
-            slow.append({**job, "selection": job["tests"] or MODULES[job["module"]]})
+            whole = job.get("whole_if_slow") or not job["tests"]
+            slow.append({**job, "selection": MODULES[job["module"]] if whole else job["tests"]})
         elif verdict == "survived" and (rerun := _subprocess_tests(job["tests"])):
             slow.append({**job, "selection": rerun})
     return slow

@@ -42,7 +42,7 @@ from collections import deque
 from pathlib import Path
 
 import pytest
-from mutation_readers import assigned, read_at_import, read_lines, statement_at
+from mutation_readers import assigned, class_at, read_at_import, read_lines, statement_at
 
 _JOBS = os.environ.get("MUTATION_JOBS", "")
 _TARGETS: set[str] = set(json.loads(Path(_JOBS).read_text())["files"]) if _JOBS else set()
@@ -218,8 +218,8 @@ def _prepare(job: dict, by_test):
             return "slow"
         if _read_at_import_elsewhere(job["module_name"], assigned(source, job["line"])):
             return "slow"  # another module built a value of it at its import (``_STD = np.array(LENGTHS)``)
-        made = _class_at(source, job["line"])
-        if made and any(f == job["file"] and q.startswith(made + ".") for f, q in _CALLED_BEFORE_FORK):
+        made = class_at(source, job["line"])
+        if made and any(f == job["file"] and q.startswith(made.name + ".") for f, q in _CALLED_BEFORE_FORK):
             return "slow"  # instances of the class were made before the fork, with the pristine defaults
         patch = ("statement", module, statement)
     items = [i for test in job["tests"] for i in by_test.get(test, [])]
@@ -232,12 +232,6 @@ def _statement_code(mutated: str, line: int, filename: str):
     if statement is None or isinstance(statement, (ast.Import, ast.ImportFrom)):
         return None
     return compile(ast.Module(body=[statement], type_ignores=[]), filename, "exec")
-
-
-def _class_at(source: str, line: int) -> str | None:
-    """The name of the top-level class whose statement holds the line, if one does."""
-    statement = statement_at(ast.parse(source), line)
-    return statement.name if isinstance(statement, ast.ClassDef) else None
 
 
 _SOURCES: dict[str, str] = {}  # path → text of the project modules read so far

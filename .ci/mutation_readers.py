@@ -30,6 +30,17 @@ def module_names(source: str) -> set[str]:
     return {n for st in ast.parse(source).body for n in assigned_by(st)}
 
 
+def class_names(source: str) -> set[str]:
+    """Every top-level class of the module."""
+    return {st.name for st in ast.parse(source).body if isinstance(st, ast.ClassDef)}
+
+
+def class_at(source: str, line: int) -> ast.ClassDef | None:
+    """The top-level class statement that holds ``line``, if one does."""
+    statement = statement_at(ast.parse(source), line)
+    return statement if isinstance(statement, ast.ClassDef) else None
+
+
 def assigned_by(st: ast.stmt | None) -> set[str]:
     """The names an assignment statement binds (none for any other statement)."""
     if not isinstance(st, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
@@ -102,6 +113,13 @@ def read_lines(source: str, module_name: str, names: set[str], own: bool) -> dic
             return
         if isinstance(node, ast.stmt):
             stmt_line = node.lineno
+        if isinstance(node, ast.arg):
+            return  # an annotation: a reference to the object (or a string, with postponed annotations), no value built
+        if isinstance(node, ast.AnnAssign):
+            for part in (node.target, node.value):
+                if part is not None:
+                    visit(part, stmt_line, runtime)
+            return
         name = None
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in alias:
             name = alias[node.id]

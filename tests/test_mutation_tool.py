@@ -4,6 +4,7 @@ mutant applied in memory is what the code then runs — a wrong patch would turn
 from __future__ import annotations
 
 import dataclasses
+import json
 import importlib.util
 import sys
 import textwrap
@@ -193,7 +194,7 @@ def test_a_class_with_instances_made_before_the_fork_goes_to_the_slow_path(tmp_p
         sys.setprofile(None)
         assert (str(path), "Made.__init__") in fork._CALLED_BEFORE_FORK
         assert not any(q.startswith("NotMade.") for _, q in fork._CALLED_BEFORE_FORK)
-        assert fork._class_at(src, src.splitlines().index("    n: int = 0") + 1) == "Made"
+        assert fork.class_at(src, src.splitlines().index("    n: int = 0") + 1).name == "Made"
     finally:
         sys.setprofile(None)
         fork._TARGETS.discard(str(path))
@@ -460,3 +461,83 @@ def test_the_coverage_plugin_records_each_files_longest_set_up(tmp_path):
     assert done.returncode == 0, done.stdout[-2000:]
     setup = json.loads(out.read_text())
     assert list(setup) == ["test_slow_fixture.py"] and 0.3 <= setup["test_slow_fixture.py"] < 5
+
+
+def test_a_class_is_read_where_it_is_made_or_subclassed_not_where_it_is_annotated():
+    """A class body's mutants (a field default, a class constant) reach the tests that make or use the class: its
+    name read at run time. A subclass or an instance made at import is a read at import (line 0: the whole
+    selection runs); an annotation only refers to the class — no value is built from its body there."""
+    from mutation_readers import class_at, class_names, read_lines
+
+    own = textwrap.dedent(
+        """
+        @dataclass
+        class Load:
+            n: int = 0
+
+
+        class Heavy(Load):
+            pass
+
+
+        def make(k: Heavy | None = None) -> Load:
+            return Load(1)
+        """
+    ).lstrip()
+    assert class_names(own) == {"Load", "Heavy"} and class_at(own, 3).name == "Load" and class_at(own, 10) is None
+    assert read_lines(own, "pkg.mod", {"Load", "Heavy"}, own=True) == {"Load": {0, 11}}
+    other = "from pkg.mod import Load\n\n\n@dataclass\nclass Plan:\n    load: Load\n    spare: Load | None = None\n"
+    assert read_lines(other, "pkg.mod", {"Load"}, own=False) == {}
+
+
+def test_a_class_bodys_mutants_run_the_tests_that_make_or_use_the_class(tmp_path, monkeypatch):
+    """plan_jobs: a field default's mutant runs the readers of its class and the tests that ran its methods — not
+    the module's whole selection (simulator.py's result fields: 259 tests, 30 s a survivor); sent to the slow path
+    it runs the whole selection. A class read at import (no readers entry) and a module-level call keep the
+    whole selection."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    source = textwrap.dedent(
+        """
+        from dataclasses import dataclass
+
+
+        @dataclass
+        class Load:
+            n: int = 0
+
+            def double(self):
+                return self.n * 2
+
+
+        @dataclass
+        class Base:
+            k: int = 0
+        """
+    ).lstrip()
+    (tmp_path / "pkg" / "mod.py").write_text(source)
+    lines = source.splitlines()
+    field, method = lines.index("    n: int = 0") + 1, lines.index("        return self.n * 2") + 1
+    out = tmp_path / "var"
+    out.mkdir()
+    tests = ["tests/test_a.py::test_make", "tests/test_a.py::test_double", "tests/test_b.py::test_other"]
+    (out / "pkg_mod.lines.json").write_text(
+        json.dumps(
+            {
+                "lines": {str(method): ["tests/test_a.py::test_double"]},
+                "seconds": dict.fromkeys(tests, 0.1),
+                "readers": {"Load": ["tests/test_a.py::test_make"]},  # Base: subclassed at import somewhere
+            }
+        )
+    )
+    monkeypatch.setattr(mutation, "ROOT", tmp_path)
+    monkeypatch.setattr(mutation, "OUT", out)
+    monkeypatch.setattr(mutation, "MODULES", {"pkg/mod.py": ["tests"]})
+    jobs = mutation.plan_jobs("pkg/mod.py", mutation.init_session("pkg/mod.py"))
+    default = next(j for j in jobs if j["line"] == field)
+    assert default["qualname"] is None and default["whole_if_slow"]
+    assert set(default["tests"]) == {"tests/test_a.py::test_make", "tests/test_a.py::test_double"}
+    base = next(j for j in jobs if j["line"] == lines.index("    k: int = 0") + 1)
+    assert set(base["tests"]) == set(tests) and not base["whole_if_slow"]
+    slow = mutation.slow_jobs([default], {default["id"]: {"outcome": "slow"}})
+    assert slow[0]["selection"] == ["tests"]
