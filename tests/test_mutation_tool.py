@@ -4,8 +4,8 @@ mutant applied in memory is what the code then runs — a wrong patch would turn
 from __future__ import annotations
 
 import dataclasses
-import json
 import importlib.util
+import json
 import sys
 import textwrap
 import types
