@@ -23,11 +23,11 @@ How a mutant is run (the verdict is the same as cosmic-ray's own executor would 
    mutant that swaps the mutated function's code into the live function, or re-runs a mutated
    module-level statement (a constant, a class body, a default) against the live names — no interpreter
    start, no Django set-up, no collection per mutant.
+   A Python process a test starts (``manage.py simulate``) runs the mutant too: the child hands every
+   subprocess .ci/mutation_site (its sitecustomize.py compiles the module from the mutated source).
 3. *Slow path:* a scratch copy of the tree (``var/mutation/work-N``) with the mutant written to disk and a
    fresh pytest process — for what the fast path cannot change in memory (imports, functions already
-   called at import or collection), and, for every fast-path survivor, its covering tests that start a
-   Python subprocess (a subprocess imports the pristine file; found per test function, with the helpers and
-   fixtures it names).
+   called at import or collection).
 
 Writes ``var/mutation/report.md``: the kill ratio per module and every survivor with its line and why it is
 accepted — an equivalent mutant or a known gap, from ``.ci/mutation_accepted.yaml`` (module → entries of
@@ -163,8 +163,6 @@ EXCLUDE = rf"^(?!core/({'|'.join(KEEP)})$)"
 
 # the project's packages: the coverage map records which test executed which line of each
 PACKAGES = ("bom", "cluster", "designer", "power", "scheduling", "topology")
-
-SUBPROCESS = re.compile(r"\bsubprocess\b|sys\.executable|multiprocessing|ProcessPoolExecutor")
 
 
 def _copy_tree(dest: Path) -> None:
@@ -507,62 +505,14 @@ def fast_path(jobs: list[dict]) -> dict[str, dict]:
     return verdicts
 
 
-def _subprocess_tests(tests: list[str]) -> list[str]:
-    """The tests among these that start a Python subprocess (it would import the pristine module): the test's own
-    source, or a function or fixture it names (in its file or a conftest.py beside or above it), mentions one."""
-    spawns: dict[str, dict[str, bool]] = {}
-    out = []
-    for test in tests:
-        path, _, name = test.partition("::")
-        if path not in spawns:
-            spawns[path] = _spawning_tests(ROOT / path)
-        if spawns[path].get(name.split("[")[0], False):
-            out.append(test)
-    return out
-
-
-def _spawning_tests(path: Path) -> dict[str, bool]:
-    """Test name (``test_x`` or ``Class::test_x``) → whether it starts a subprocess, for one test file."""
-    if not path.exists():
-        return {}
-    helpers: dict[str, str] = {}  # module-level function or fixture name → its source
-    for source_file in [*(d / "conftest.py" for d in reversed(path.parents) if d.is_relative_to(ROOT)), path]:
-        if source_file.exists():
-            text = source_file.read_text()
-            for node in ast.parse(text).body:
-                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    helpers[node.name] = ast.get_source_segment(text, node) or ""
-    text = path.read_text()
-
-    def spawns(node: ast.AST) -> bool:
-        source = ast.get_source_segment(text, node) or ""
-        if SUBPROCESS.search(source):
-            return True
-        names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
-        names |= {a.arg for n in ast.walk(node) if isinstance(n, ast.arguments) for a in n.args}
-        return any(SUBPROCESS.search(helpers[n]) for n in names if n in helpers and n != getattr(node, "name", ""))
-
-    found: dict[str, bool] = {}
-    for node in ast.parse(text).body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            found[node.name] = spawns(node)
-        elif isinstance(node, ast.ClassDef):
-            for item in node.body:
-                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    found[f"{node.name}::{item.name}"] = spawns(item)
-    return found
-
-
 def slow_jobs(jobs: list[dict], verdicts: dict[str, dict]) -> list[dict]:
-    """The jobs the fast path could not decide, and the survivors' subprocess-starting tests, for the slow path."""
+    """The jobs the fast path could not decide, for the slow path."""
     slow = []
     for job in jobs:
         verdict = verdicts.get(job["id"], {"outcome": "slow"})["outcome"]
         if verdict in ("slow", "error"):
             whole = job.get("whole_if_slow") or not job["tests"]
             slow.append({**job, "selection": MODULES[job["module"]] if whole else job["tests"]})
-        elif verdict == "survived" and (rerun := _subprocess_tests(job["tests"])):
-            slow.append({**job, "selection": rerun})
     return slow
 
 

@@ -17,8 +17,9 @@ name that is read at import (a default, a class body, another constant — of it
 imported the name), when it is in a class whose instances were made before the fork (they keep the pristine
 defaults), or when the live function cannot be found. Any other mutant outside a function body (a constant, a
 class body, a default: evaluated at import) is run here by re-running its module-level statement against the
-live names and copying the result into the live objects (`_apply`). Tests that start a Python subprocess do
-not see an in-memory mutant either: .ci/mutation.py re-runs those tests on the slow path for every survivor.
+live names and copying the result into the live objects (`_apply`). A Python process a test starts imports the
+module afresh: the child hooks every subprocess so that it compiles the module from the mutated source
+(`_hook_subprocesses`, .ci/mutation_site/sitecustomize.py), and its verdict holds for those tests too.
 
 Environment: MUTATION_JOBS (json file: the mutants), MUTATION_RESULTS (jsonl file, one verdict a line),
 MUTATION_WORKERS (children at a time, default 2), MUTATION_WARMUP (the database test run first).
@@ -130,43 +131,56 @@ def _run_all(jobs: list[dict], by_test, anchor, db_file: str | None, out, limits
     queue = deque(jobs)
     running: dict[int, tuple[dict, float, float]] = {}
     killers: dict[str, dict[str, int]] = {}  # module → test → mutants of it that test killed
-    kills_dir = Path(tempfile.mkdtemp(prefix="mutation-kills-"))
-    while queue or running:
-        while queue and len(running) < workers:
-            job = queue.popleft()
-            verdict = _prepare(job, by_test)
-            if isinstance(verdict, str):
-                out.write(json.dumps({"id": job["id"], "outcome": verdict, "seconds": 0.0}) + "\n")
+    scratch = Path(tempfile.mkdtemp(prefix="mutation-"))  # per child: <pid>.sqlite3, <pid>.py, <pid>.killer
+    try:
+        while queue or running:
+            while queue and len(running) < workers:
+                job = queue.popleft()
+                verdict = _prepare(job, by_test)
+                if isinstance(verdict, str):
+                    out.write(json.dumps({"id": job["id"], "outcome": verdict, "seconds": 0.0}) + "\n")
+                    continue
+                patch, items, mutant = verdict
+                items = killers_first(items, killers.get(job["module"], {}))
+                pid = _fork(patch, items, anchor, db_file, limits, scratch, mutant)
+                running[pid] = (job, time.monotonic(), time.monotonic() + job["timeout_s"])
+            pid, status = os.waitpid(-1, os.WNOHANG) if running else (0, 0)
+            now = time.monotonic()
+            if pid == 0:
+                for child, (job, started, deadline) in list(running.items()):
+                    if now > deadline:
+                        _kill(child)
+                        os.waitpid(child, 0)
+                        del running[child]
+                        _clean(scratch, child)
+                        row = {"id": job["id"], "outcome": "timeout", "seconds": now - started}
+                        out.write(json.dumps(row) + "\n")
+                time.sleep(0.005)
                 continue
-            patch, items = verdict
-            items = killers_first(items, killers.get(job["module"], {}))
-            pid = _fork(patch, items, anchor, db_file, limits, kills_dir)
-            running[pid] = (job, time.monotonic(), time.monotonic() + job["timeout_s"])
-        pid, status = os.waitpid(-1, os.WNOHANG) if running else (0, 0)
-        now = time.monotonic()
-        if pid == 0:
-            for child, (job, started, deadline) in list(running.items()):
-                if now > deadline:
-                    _kill(child)
-                    os.waitpid(child, 0)
-                    del running[child]
-                    out.write(json.dumps({"id": job["id"], "outcome": "timeout", "seconds": now - started}) + "\n")
-            time.sleep(0.005)
-            continue
-        if pid not in running:
-            continue  # a grandchild reaped by accident: not ours
-        job, started, _ = running.pop(pid)
-        code = os.waitstatus_to_exitcode(status)
-        outcome = {0: "survived", 1: "killed", 4: "timeout"}.get(code, "error")
-        row = {"id": job["id"], "outcome": outcome, "exit": code, "seconds": now - started}
-        killer = kills_dir / str(pid)
-        if outcome == "killed" and killer.exists():
-            row["killed_by"] = test = killer.read_text()
-            tally = killers.setdefault(job["module"], {})
-            tally[test] = tally.get(test, 0) + 1
-        killer.unlink(missing_ok=True)
-        out.write(json.dumps(row) + "\n")
-    shutil.rmtree(kills_dir, ignore_errors=True)
+            if pid not in running:
+                continue  # a grandchild reaped by accident: not ours
+            job, started, _ = running.pop(pid)
+            _kill(pid)  # what the child's tests started and left running (a subprocess past the child's time limit)
+            code = os.waitstatus_to_exitcode(status)
+            outcome = {0: "survived", 1: "killed", 4: "timeout"}.get(code, "error")
+            row = {"id": job["id"], "outcome": outcome, "exit": code, "seconds": now - started}
+            killer = scratch / f"{pid}.killer"
+            if outcome == "killed" and killer.exists():
+                row["killed_by"] = test = killer.read_text()
+                tally = killers.setdefault(job["module"], {})
+                tally[test] = tally.get(test, 0) + 1
+            _clean(scratch, pid)
+            out.write(json.dumps(row) + "\n")
+    finally:
+        for child in running:
+            _kill(child)
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _clean(scratch: Path, pid: int) -> None:
+    """A child's files — its database copy, its mutated source, its verdict — also when it was killed."""
+    for path in scratch.glob(f"{pid}.*"):
+        path.unlink(missing_ok=True)
 
 
 def killers_first(items: list, tally: dict[str, int]) -> list:
@@ -223,7 +237,7 @@ def _prepare(job: dict, by_test):
             return "slow"  # instances of the class were made before the fork, with the pristine defaults
         patch = ("statement", module, statement)
     items = [i for test in job["tests"] for i in by_test.get(test, [])]
-    return (patch, items) if items else "untested"
+    return (patch, items, (job["module_name"], mutated)) if items else "untested"
 
 
 def _statement_code(mutated: str, line: int, filename: str):
@@ -378,41 +392,66 @@ def _live_functions(module, qualname: str, filename: str) -> list:
     return found
 
 
-def _fork(patch, items, anchor, db_file: str | None, limits: tuple[dict, dict], kills_dir: Path) -> int:
+def _fork(patch, items, anchor, db_file: str | None, limits: tuple[dict, dict], scratch: Path, mutant) -> int:
     pid = os.fork()
     if pid:
         return pid
     status = 3
-    copy = None
     try:
         os.setpgid(0, 0)
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 1)
         os.dup2(devnull, 2)
         _apply(patch)
+        _hook_subprocesses(*mutant, scratch / f"{os.getpid()}.py")
         if db_file:
-            copy = _private_database(db_file)
+            _private_database(db_file, scratch / f"{os.getpid()}.sqlite3")
         status, killer = _run_items(items, anchor, *limits)
         if killer:
-            (kills_dir / str(os.getpid())).write_text(killer)
+            (scratch / f"{os.getpid()}.killer").write_text(killer)
     except BaseException:  # any failure of the child is reported by its status
         status = 3
     finally:
-        if copy:
-            for suffix in ("", "-wal", "-shm"):
-                Path(copy + suffix).unlink(missing_ok=True)
-        os._exit(status)
+        os._exit(status)  # (the parent removes the child's files, also after a kill)
 
 
-def _private_database(db_file: str) -> str:
+SITE = Path(__file__).resolve().parent / "mutation_site"  # its sitecustomize.py loads the mutant in a subprocess
+
+
+def _hook_subprocesses(module_name: str, mutated: str, source_file: Path) -> None:
+    """Every process the child's tests start runs the mutant too (``manage.py simulate`` in a CLI test): the mutated
+    source is written out, and every Popen — whatever environment the test hands it (``env=…`` with its own
+    PYTHONPATH too) — gets MUTATION_MUTANT naming it and .ci/mutation_site first on its PYTHONPATH
+    (sitecustomize.py there compiles the module from it)."""
+    import subprocess
+
+    source_file.write_text(mutated)
+    hook = {"MUTATION_MUTANT": f"{module_name}={source_file}"}
+
+    def with_hook(env):
+        env = dict(os.environ if env is None else env)
+        paths = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p and p != str(SITE)]
+        return {**env, **hook, "PYTHONPATH": os.pathsep.join([str(SITE), *paths])}
+
+    os.environ.update(with_hook(None))  # os.system, multiprocessing's spawn: the process environment
+    popen_init = subprocess.Popen.__init__
+
+    def __init__(self, args, *rest, **kwargs):
+        if len(rest) >= 10:  # env passed by position (Popen(args, bufsize, …, cwd, env))
+            rest = (*rest[:9], with_hook(rest[9]), *rest[10:])
+        else:
+            kwargs["env"] = with_hook(kwargs.get("env"))
+        popen_init(self, args, *rest, **kwargs)
+
+    subprocess.Popen.__init__ = __init__
+
+
+def _private_database(db_file: str, copy: Path) -> None:
     """Each child writes to its own copy of the test database (two children must not share a SQLite file)."""
     from django.db import connections
 
-    fd, copy = tempfile.mkstemp(prefix="mutant-", suffix=".sqlite3")
-    os.close(fd)
     shutil.copyfile(db_file, copy)
-    connections["default"].settings_dict["NAME"] = copy
-    return copy
+    connections["default"].settings_dict["NAME"] = str(copy)
 
 
 def _run_items(

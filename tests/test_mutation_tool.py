@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 import json
+import os
 import sys
 import textwrap
 import types
@@ -250,8 +251,9 @@ def test_a_module_no_test_imported_yet_is_imported_for_the_fast_path(tmp_path, m
     try:
         verdict = fork._prepare(job, {"t::a": ["item"]})
         assert "lazy_mod" in sys.modules
-        (kind, live, code), items = verdict
+        (kind, live, code), items, (name, mutated) = verdict
         assert kind == "function" and live is sys.modules["lazy_mod"].twice and items == ["item"]
+        assert name == "lazy_mod" and "return x / 2" in mutated  # for the processes its tests start
         fork._apply((kind, live, code))
         assert sys.modules["lazy_mod"].twice(8) == 4.0  # x / 2: the mutant runs in the live function
     finally:
@@ -342,21 +344,6 @@ def test_the_coverage_map_empties_the_project_caches_before_each_test(tmp_path, 
     assert cov.clear_project_caches() >= 1
     memo_mod.table()
     assert memo_mod.CALLS == [1, 1]
-
-
-def test_only_the_tests_that_start_a_subprocess_are_rerun_on_the_slow_path():
-    """A survivor's tests that start a Python subprocess saw the pristine module, so they run again with the mutant
-    on disk — those tests only, not every test of their file (test_simulator.py: 2 CLI tests of 14); a helper or
-    fixture that starts one counts for the tests that name it."""
-    got = mutation._subprocess_tests(
-        ["tests/scheduling/test_simulator.py::test_simulate_cli_on_the_seed_design",
-         "tests/scheduling/test_simulator.py::test_easy_backfill_by_hand",
-         "tests/sweeps/test_worker_kill.py::test_killed_worker_mid_sweep_loses_and_duplicates_nothing"]
-    )  # fmt: skip
-    assert got == [
-        "tests/scheduling/test_simulator.py::test_simulate_cli_on_the_seed_design",
-        "tests/sweeps/test_worker_kill.py::test_killed_worker_mid_sweep_loses_and_duplicates_nothing",
-    ]
 
 
 def test_a_constant_another_module_read_at_import_goes_to_the_slow_path(tmp_path, monkeypatch):
@@ -541,3 +528,39 @@ def test_a_class_bodys_mutants_run_the_tests_that_make_or_use_the_class(tmp_path
     assert set(base["tests"]) == set(tests) and not base["whole_if_slow"]
     slow = mutation.slow_jobs([default], {default["id"]: {"outcome": "slow"}})
     assert slow[0]["selection"] == ["tests"]
+
+
+def test_a_subprocess_a_mutants_test_starts_runs_the_mutant(tmp_path, monkeypatch):
+    """A test that starts Python (``manage.py simulate`` in the CLI tests) would import the pristine file and pass on
+    any mutant: a survivor then re-ran such tests in a fresh pytest process with the mutant on disk (the slow path,
+    ~10 s a run). The child hooks every Popen instead — also one handed its own env and PYTHONPATH
+    (tests/cluster/test_pipeline.py's bare environment) — and the module is compiled from the mutated source under
+    its own file name; a process not hooked imports the file on disk."""
+    import subprocess
+
+    pkg = tmp_path / "hookpkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "mod.py").write_text("def twice(x):\n    return x * 2\n")
+    code = "import hookpkg.mod as m; print(m.twice(8), m.__file__)"
+    bare = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(tmp_path)}
+
+    def run_in_child() -> str:
+        pid = os.fork()
+        if pid == 0:  # as a mutant's child: hooked, then the test's own subprocess
+            status = 1
+            try:
+                fork._hook_subprocesses("hookpkg.mod", "def twice(x):\n    return x / 2\n", tmp_path / "m.py")
+                done = subprocess.run([sys.executable, "-c", code], env=bare, capture_output=True, text=True)
+                (tmp_path / "out").write_text(done.stdout + done.stderr)
+                status = 0
+            finally:
+                os._exit(status)
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 0
+        return (tmp_path / "out").read_text()
+
+    assert run_in_child().split() == ["4.0", str(pkg / "mod.py")]
+    pristine = subprocess.run([sys.executable, "-c", code], env=bare, capture_output=True, text=True, check=True)
+    assert pristine.stdout.split()[0] == "16"  # the parent (this process) is not hooked
+    assert "MUTATION_MUTANT" not in os.environ
