@@ -416,11 +416,7 @@ def plan_jobs(module: str, session: Path) -> list[dict]:
     source = (ROOT / module).read_text()
     lines = source.splitlines()
     scopes = Scopes(source)
-    fallback = [
-        t
-        for t in seconds
-        if any(t.startswith(prefix) for prefix in MODULES[module]) and not t.startswith(NOT_FOR_MUTANTS)
-    ]
+    fallback = _selection(module, seconds)
     jobs = []
     with use_db(str(session), WorkDB.Mode.open) as db:
         for item in db.pending_work_items:
@@ -505,14 +501,35 @@ def fast_path(jobs: list[dict]) -> dict[str, dict]:
     return verdicts
 
 
+def _selection(module: str, seconds: dict[str, float]) -> list[str]:
+    """The module's whole test selection (MODULES) as test ids: every test of it the coverage map ran."""
+    prefixes = tuple(MODULES[module])
+    return [t for t in seconds if t.startswith(prefixes) and not t.startswith(NOT_FOR_MUTANTS)]
+
+
 def slow_jobs(jobs: list[dict], verdicts: dict[str, dict]) -> list[dict]:
-    """The jobs the fast path could not decide, for the slow path."""
+    """The jobs the fast path could not decide, for the slow path: each with its tests in the order a kill comes
+    soonest (pytest -x stops there) — the tests that killed most of the module's mutants on the fast path
+    first, then quickest first — and its whole selection so (not its folders in file order) where it needs it."""
+    tally: dict[str, dict[str, int]] = {}  # module → test → mutants of it the test killed on the fast path
+    for verdict in verdicts.values():
+        if verdict.get("killed_by"):
+            kills = tally.setdefault(verdict["id"].rpartition(":")[0], {})
+            kills[verdict["killed_by"]] = kills.get(verdict["killed_by"], 0) + 1
+    seconds: dict[str, dict[str, float]] = {}
     slow = []
     for job in jobs:
         verdict = verdicts.get(job["id"], {"outcome": "slow"})["outcome"]
-        if verdict in ("slow", "error"):
-            whole = job.get("whole_if_slow") or not job["tests"]
-            slow.append({**job, "selection": MODULES[job["module"]] if whole else job["tests"]})
+        if verdict not in ("slow", "error"):
+            continue
+        module = job["module"]
+        if module not in seconds:
+            seconds[module] = json.loads((OUT / f"{_name(module)}.lines.json").read_text())["seconds"]
+        whole = job.get("whole_if_slow") or not job["tests"]
+        tests = _selection(module, seconds[module]) if whole else job["tests"]
+        kills = tally.get(module, {})
+        ordered = sorted(tests, key=lambda t: (-kills.get(t, 0), seconds[module].get(t, 60.0), t))
+        slow.append({**job, "selection": ordered})
     return slow
 
 

@@ -480,8 +480,8 @@ def test_a_class_is_read_where_it_is_made_or_subclassed_not_where_it_is_annotate
 def test_a_class_bodys_mutants_run_the_tests_that_make_or_use_the_class(tmp_path, monkeypatch):
     """plan_jobs: a field default's mutant runs the readers of its class and the tests that ran its methods — not
     the module's whole selection (simulator.py's result fields: 259 tests, 30 s a survivor); sent to the slow path
-    it runs the whole selection. A class read at import (no readers entry) and a module-level call keep the
-    whole selection."""
+    it runs the whole selection, the tests that killed most of the module's mutants first. A class read at
+    import (no readers entry) and a module-level call keep the whole selection."""
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "__init__.py").write_text("")
     source = textwrap.dedent(
@@ -526,8 +526,11 @@ def test_a_class_bodys_mutants_run_the_tests_that_make_or_use_the_class(tmp_path
     assert set(default["tests"]) == {"tests/test_a.py::test_make", "tests/test_a.py::test_double"}
     base = next(j for j in jobs if j["line"] == lines.index("    k: int = 0") + 1)
     assert set(base["tests"]) == set(tests) and not base["whole_if_slow"]
-    slow = mutation.slow_jobs([default], {default["id"]: {"outcome": "slow"}})
-    assert slow[0]["selection"] == ["tests"]
+    # the slow path runs the whole selection as test ids, the fast path's killers of the module first (pytest -x)
+    killed = {"id": "pkg/mod.py:other", "outcome": "killed", "killed_by": "tests/test_b.py::test_other"}
+    slow = mutation.slow_jobs([default], {default["id"]: {"outcome": "slow"}, killed["id"]: killed})
+    assert slow[0]["selection"] == ["tests/test_b.py::test_other", "tests/test_a.py::test_double",
+                                    "tests/test_a.py::test_make"]  # fmt: skip
 
 
 def test_a_subprocess_a_mutants_test_starts_runs_the_mutant(tmp_path, monkeypatch):
