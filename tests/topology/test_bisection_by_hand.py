@@ -152,6 +152,21 @@ def test_bisection_texts_by_hand():
     )
 
 
+def test_a_dragonfly_min_cut_may_take_a_small_receiving_group_to_the_senders_side():
+    """k = 8 at 1:1: 16 endpoints a group, 5 global links between each pair of groups (c = 5 × 400 = 2,000 Gbit/s).
+    49 hosts → groups of 16, 16, 16 and 1; halves: groups 0–1 (32 endpoints, each group sending 6,400 Gbit/s)
+    against groups 2–3 (17: receiving 6,400 and 400). The min cut takes the x groups that most want to send, in
+    order of net supply (+6,400, +6,400, −400, −6,400): x = 2: 2·2·2,000 = 8,000; x = 3 (group 3 joins the
+    senders): its 400 + 3·1·2,000 = 6,400; x = 4: all demand 6,800. Bisection 6,400 Gbit/s, below the endpoint
+    bound min(32, 17) × 400 = 6,800; ordered by the size of the imbalance (6,400, 6,400, 6,400, 400) group 2
+    would join before group 3 and the cut read 6,800. The explicit graph's max-flow agrees."""
+    plan = _dragonfly(49, nics_per_node=1, switch_radix=8)
+    assert plan.extras["group_count"] == 4 and plan.wiring.global_links_per_group_pair == 5
+    assert plan.bisection_gbps == pytest.approx(6400.0)
+    assert max_flow_bisection_gbps(plan) == pytest.approx(6400.0)
+    assert "the min cut separates 3 group(s) = 6,400 Gbit/s" in plan.derivations["bisection_gbps"]
+
+
 def test_two_dragonfly_groups_of_unequal_size_split_between_the_groups():
     """k = 8 at 1:1: a group is 16 endpoints. 24 hosts → 2 groups of 16 and 8: the cut runs between the groups
     (16 against 8), not through the middle of the endpoints (12 / 12)."""
