@@ -131,7 +131,7 @@ def _run_all(jobs: list[dict], by_test, anchor, db_file: str | None, out, limits
     queue = deque(jobs)
     running: dict[int, tuple[dict, float, float]] = {}
     killers: dict[str, dict[str, int]] = {}  # module → test → mutants of it that test killed
-    scratch = Path(tempfile.mkdtemp(prefix="mutation-"))  # per child: <pid>.sqlite3, <pid>.py, <pid>.killer
+    scratch = Path(tempfile.mkdtemp(prefix="mutation-"))  # per child: <pid>.sqlite3, .broker/, .py, .killer
     try:
         while queue or running:
             while queue and len(running) < workers:
@@ -178,9 +178,12 @@ def _run_all(jobs: list[dict], by_test, anchor, db_file: str | None, out, limits
 
 
 def _clean(scratch: Path, pid: int) -> None:
-    """A child's files — its database copy, its mutated source, its verdict — also when it was killed."""
+    """A child's files — its database copy, broker folders, mutated source, verdict — also when it was killed."""
     for path in scratch.glob(f"{pid}.*"):
-        path.unlink(missing_ok=True)
+        if path.is_dir():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
 
 
 def killers_first(items: list, tally: dict[str, int]) -> list:
@@ -406,6 +409,7 @@ def _fork(patch, items, anchor, db_file: str | None, limits: tuple[dict, dict], 
         _hook_subprocesses(*mutant, scratch / f"{os.getpid()}.py")
         if db_file:
             _private_database(db_file, scratch / f"{os.getpid()}.sqlite3")
+        _private_broker(scratch / f"{os.getpid()}.broker")
         status, killer = _run_items(items, anchor, *limits)
         if killer:
             (scratch / f"{os.getpid()}.killer").write_text(killer)
@@ -444,6 +448,39 @@ def _hook_subprocesses(module_name: str, mutated: str, source_file: Path) -> Non
         popen_init(self, args, *rest, **kwargs)
 
     subprocess.Popen.__init__ = __init__
+
+
+def _private_broker(folder: Path) -> None:
+    """Each child its own folders of kombu's filesystem broker (the embedded default): two children running a
+    real worker at once (tests/sweeps) took each other's chunks, which their own databases do not hold, and each
+    waited for its own sweep until its time limit (sweep.py's equivalent mutants read as timeouts)."""
+    if "celery" not in sys.modules:
+        return
+    from celery import _state
+
+    apps = [a for a in list(_state._apps) if "data_folder_in" in (a.conf.broker_transport_options or {})]
+    try:
+        from django.conf import settings
+
+        options = dict(getattr(settings, "CELERY_BROKER_TRANSPORT_OPTIONS", None) or {})
+    except Exception:  # no Django, or not configured
+        settings, options = None, {}
+    moved: dict[str, str] = {}  # a folder of the parent → the child's (data_folder_in and _out are one folder)
+
+    def private(opts: dict) -> dict:
+        out = dict(opts)
+        for key, value in opts.items():
+            if key.endswith("_folder") or key.startswith("data_folder_"):
+                moved.setdefault(str(value), str(folder / f"{len(moved)}"))
+                Path(moved[str(value)]).mkdir(parents=True, exist_ok=True)
+                out[key] = moved[str(value)]
+        return out
+
+    for app in apps:
+        app.conf.broker_transport_options = private(app.conf.broker_transport_options)
+        app._after_fork()  # celery's own reset after a fork: no pooled connection of the parent's folders lingers
+    if settings is not None and "data_folder_in" in options:
+        settings.CELERY_BROKER_TRANSPORT_OPTIONS = private(options)
 
 
 def _private_database(db_file: str, copy: Path) -> None:

@@ -567,3 +567,30 @@ def test_a_subprocess_a_mutants_test_starts_runs_the_mutant(tmp_path, monkeypatc
     pristine = subprocess.run([sys.executable, "-c", code], env=bare, capture_output=True, text=True, check=True)
     assert pristine.stdout.split()[0] == "16"  # the parent (this process) is not hooked
     assert "MUTATION_MUTANT" not in os.environ
+
+
+def test_each_child_gets_its_own_broker_folders(tmp_path, settings):
+    """Two children running a real worker at once (tests/sweeps) shared kombu's filesystem broker folders: one
+    child's worker took the other's chunks, and both waited for their sweeps until the time limit — sweep.py's
+    equivalent mutants read as timeouts. The child re-points every app's folders (and Django's setting) to its own,
+    the in and out folder staying one folder."""
+    from celery import Celery, _state
+
+    shared = tmp_path / "shared"
+    app = Celery("mutation-tool-test", set_as_current=False)
+    app.conf.broker_transport_options = {"data_folder_in": str(shared / "q"), "data_folder_out": str(shared / "q"),
+                                         "processed_folder": str(shared / "p"), "polling_interval": 0.02}  # fmt: skip
+    settings.CELERY_BROKER_TRANSPORT_OPTIONS = dict(app.conf.broker_transport_options)
+    others = {a: a.conf.broker_transport_options for a in list(_state._apps) if a is not app}
+    try:
+        fork._private_broker(tmp_path / "child")
+        got = app.conf.broker_transport_options
+        assert got["data_folder_in"] == got["data_folder_out"] != str(shared / "q")
+        assert Path(got["data_folder_in"]).is_dir() and Path(got["processed_folder"]).is_dir()
+        assert Path(got["data_folder_in"]).is_relative_to(tmp_path / "child")
+        assert got["processed_folder"] != got["data_folder_in"] and got["polling_interval"] == 0.02
+        assert settings.CELERY_BROKER_TRANSPORT_OPTIONS["data_folder_in"] == got["data_folder_in"]
+    finally:
+        for other, options in others.items():  # the suite's own app: back to the session's folders
+            other.conf.broker_transport_options = options
+            other._after_fork()
