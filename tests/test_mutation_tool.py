@@ -481,7 +481,7 @@ def test_a_class_bodys_mutants_run_the_tests_that_make_or_use_the_class(tmp_path
     """plan_jobs: a field default's mutant runs the readers of its class and the tests that ran its methods — not
     the module's whole selection (simulator.py's result fields: 259 tests, 30 s a survivor); sent to the slow path
     it runs the whole selection, the tests that killed most of the module's mutants first. A class read at
-    import (no readers entry) and a module-level call keep the whole selection."""
+    import (no readers entry: here Base, as if subclassed somewhere) keeps the whole selection."""
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "__init__.py").write_text("")
     source = textwrap.dedent(
