@@ -8,7 +8,8 @@ then ``CALCULATORS[name]``) or the module (``calculators.MAX_TEXT``) — and eve
 it; not the whole selection of its module (for scheduling/calculators.py's defaults table: the 60 s of
 tests/scheduling for each survivor). A name read at import time (``read_at_import`` in its own module, line 0 of
 ``read_lines`` in another) keeps the whole selection, and the fast path sends its mutants to the slow path; a read
-this cannot see (``getattr(module, "NAME")``) would leave a mutant a survivor, never a false kill."""
+this cannot see (``getattr(module, "NAME")``) would leave a mutant a survivor, never a false kill. A class is
+such a name too: a mutant of its body (a field default, a class constant) reaches the tests that make or use it."""
 
 from __future__ import annotations
 
@@ -88,7 +89,8 @@ def read_lines(source: str, module_name: str, names: set[str], own: bool) -> dic
     source is the module itself (bare names); otherwise reads through ``from module import name [as alias]``
     and through the module (``import a.b as m`` / ``from a import b`` then ``m.name``). A read at import time
     (outside a function body: a constant, a default, a class body) is line 0: no test records it, and what it
-    built reaches tests this cannot follow — the caller then runs the module's whole selection."""
+    built reaches tests this cannot follow — the caller then runs the module's whole selection. Annotations are
+    not reads: they refer to an object (or are strings, postponed), no value is built from it there."""
     tree = ast.parse(source)
     package, _, last = module_name.rpartition(".")
     alias: dict[str, str] = {n: n for n in names} if own else {}  # local name → the module's name
