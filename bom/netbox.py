@@ -45,7 +45,7 @@ def slug(text: str) -> str:
 
 def _csv(header: list[str], rows: Iterable[list[Any]]) -> str:
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
+    w = csv.writer(buf)  # RFC 4180 line ends: a field holding \r or \n is quoted (scheduling/quoting.py)
     w.writerow(header)
     for row in rows:
         w.writerow([safe_text(v) for v in row])

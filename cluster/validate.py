@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from collections.abc import Iterable, Mapping
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -124,6 +125,7 @@ def _as_text(spec: FieldSpec, raw: Any) -> str:
     value = str(raw).strip() if spec.kind != "longtext" else str(raw)
     if "\x00" in value:
         raise _Bad("contains a NUL character, which no text field may hold")
+    _printable(value, multiline=spec.kind == "longtext")
     if spec.kind == "longtext":
         return value
     if spec.choices:
@@ -141,6 +143,30 @@ def _as_text(spec: FieldSpec, raw: Any) -> str:
     if value and spec.pattern and not re.match(spec.pattern, value):
         raise _Bad(spec.pattern_message)
     return value
+
+
+# A one-line field holds no control or format character, no line or paragraph separator and no lone
+# surrogate (it reaches comment lines of shell, Slurm and YAML files; scheduling/quoting.py is the first
+# wall); a free-text field may hold tabs and line breaks, nothing else of those.
+_NOT_PRINTABLE = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+_MULTILINE_OK = frozenset("\t\n\r")
+_DROP_BREAKS = str.maketrans("", "", "\t\n\r")
+
+
+def _kind_of(ch: str) -> str:
+    if "\ud800" <= ch <= "\udfff":
+        return "a lone surrogate, not a character"
+    return "a line break" if ch in "\n\r\v\f\x85\u2028\u2029" else "a control or format character"
+
+
+def _printable(value: str, multiline: bool) -> None:
+    if (value.translate(_DROP_BREAKS) if multiline else value).isprintable():
+        return  # the C-speed pass: isprintable() is False for every category refused here (and a few allowed)
+    for i, ch in enumerate(value):
+        if unicodedata.category(ch) in _NOT_PRINTABLE and not (multiline and ch in _MULTILINE_OK):
+            what = _kind_of(ch)
+            where = "" if multiline else "one line of "
+            raise _Bad(f"contains U+{ord(ch):04X} ({what}) at character {i + 1}; write {where}printable text")
 
 
 def _as_bool(spec: FieldSpec, raw: Any) -> bool:

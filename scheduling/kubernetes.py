@@ -25,6 +25,7 @@ from decimal import ROUND_FLOOR
 import yaml
 
 from scheduling.partitions import PartitionPlan
+from scheduling.quoting import comment_text
 from scheduling.slurm_topology import NodeLocality
 
 LABEL_POD = "fabric.cluster-designer.io/pod"
@@ -117,6 +118,7 @@ def _mig_objects(parts: PartitionPlan) -> list[dict]:
 def kueue_and_volcano(parts: PartitionPlan, *, title: str, scalable_units: bool) -> str:
     """Namespaces, the Kueue Topology / ResourceFlavors / ClusterQueues / LocalQueues, Volcano Queues and, where
     MIG is planned, the MIG manager's config."""
+    title = comment_text(title)  # user text: one comment line
     k8s_gpus = parts.kubernetes.count * parts.gpus_per_node
     if not k8s_gpus:
         return f"# Kubernetes — {title}: no compute node is planned for Kubernetes (scheduler.kubernetes_node_count)\n"
@@ -179,6 +181,7 @@ def kueue_and_volcano(parts: PartitionPlan, *, title: str, scalable_units: bool)
 
 def label_script(parts: PartitionPlan, where: list[NodeLocality], *, title: str) -> str:
     """``kubectl label`` for every Kubernetes node: GPU product, pod and leaf group."""
+    title = comment_text(title)  # user text: one comment line
     lines = ["#!/bin/sh", f"# node labels — {title}: the fabric locality Kueue's Topology reads", "set -e"]
     mig_nodes = set(parts.names(parts.mig_nodes))
     for loc in where:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 
 from scheduling.partitions import PartitionPlan
+from scheduling.quoting import comment_text
 from scheduling.slurm_topology import SlurmTopology
 
 
@@ -50,6 +51,7 @@ def slurm_conf(
     memory_mb: int,
     controllers: tuple[str, ...],
 ) -> str:
+    title = comment_text(title)  # user text: one comment line
     cpus = sockets * cores_per_socket * threads_per_core
     longest_min = max(p.max_time_h for p in parts.partitions) * 60
     ctl = controllers or ("slurmctld",)
@@ -138,7 +140,7 @@ def cgroup_conf() -> str:
 
 def sacctmgr_script(parts: PartitionPlan, *, title: str) -> str:
     """Accounts per tenant (fair share = its %), the QoS tiers with their limits and preemption."""
-    name = cluster_name(title)
+    name, title = cluster_name(title), comment_text(title)
     lines = ["#!/bin/sh", f"# accounts, QoS and limits — {title}", "set -e", f"sacctmgr -i add cluster {name}"]
     for q in parts.qos:
         limits = [f"Priority={q.priority}"]

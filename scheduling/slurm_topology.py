@@ -34,6 +34,7 @@ import numpy as np
 
 from scheduling.hostlist import compress
 from scheduling.partitions import NodeRange, PartitionPlan
+from scheduling.quoting import comment_text
 from topology.graph import fabric_edges
 from topology.spec import ClosWiring, FabricPlan, Topology
 
@@ -169,6 +170,7 @@ def slurm_topology(plan: FabricPlan, parts: PartitionPlan) -> SlurmTopology | No
 
 def topology_conf(topo: SlurmTopology | None, parts: PartitionPlan, *, title: str) -> str:
     """The tree form of topology.conf, with a header of switch counts per tier against the plan."""
+    title = comment_text(title)  # user text: one comment line
     head = [f"# topology.conf — {title}", "# TopologyPlugin=topology/tree (slurm.conf); generated from the fabric plan"]
     if topo is None:
         return "\n".join([*head, "# a 3D torus has no switches: Slurm's tree plugin cannot describe it", ""])
@@ -192,6 +194,7 @@ def topology_conf(topo: SlurmTopology | None, parts: PartitionPlan, *, title: st
 def block_conf(topo: SlurmTopology | None, parts: PartitionPlan, *, title: str) -> str:
     """The block form (Slurm ≥ 23.11): one base block per Slurm leaf; ``BlockSizes`` in nodes, the base block
     size times the powers of two that fit (a job spans 1, 2, 4 … whole blocks)."""
+    title = comment_text(title)  # user text: one comment line
     head = [f"# topology.conf (block form) — {title}", "# TopologyPlugin=topology/block: Slurm 23.11 and later"]
     if topo is None:
         return "\n".join([*head, "# a 3D torus has no switches: no blocks", ""])

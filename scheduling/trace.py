@@ -30,6 +30,7 @@ from datetime import datetime
 import numpy as np
 
 from scheduling import SchedulerInputError
+from scheduling.quoting import csv_writer
 from scheduling.workload import PRIORITY, SLA_CLASSES, Jobs
 
 REQUIRED = ("submit_h", "gpus", "hours", "class")
@@ -144,7 +145,7 @@ def acme_to_rows(text: str) -> str:
         raise SchedulerInputError({"trace": "no GPU job with a positive duration in the trace"})
     t0 = min(p[0] for p in parsed)
     out = io.StringIO()
-    w = csv.writer(out, lineterminator="\n")
+    w = csv_writer(out)  # a class or user name with a line break stays one field
     w.writerow(("submit_h", "gpus", "hours", "class", "tenant", "sla"))
     for when, gpus, hours, typ, user in sorted(parsed, key=lambda p: p[0]):
         sla = "critical" if typ in ACME_CRITICAL_TYPES else "queued"
