@@ -38,9 +38,11 @@ test-services: $(STAMP)
 bench: $(STAMP)
 	$(PY) benchmarks/run.py
 	DEBUG=1 $(PY) benchmarks/bom.py
+	DEBUG=1 $(PY) benchmarks/exports.py
 	$(PY) benchmarks/collectives.py
 	$(PY) benchmarks/simulator.py
 	$(PY) benchmarks/live.py
+	$(PY) benchmarks/bounds.py
 	$(PY) -m pip install --quiet "locust>=2.20"
 	$(PY) benchmarks/load.py
 

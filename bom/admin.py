@@ -1,10 +1,40 @@
-from django.contrib import admin
+"""The catalog in the admin: every save stamps who changed the row; deleting what planning or saved
+designs rely on is refused (the delete page lists why, for one row or the bulk action)."""
+
+from django.contrib import admin, messages
 
 from bom.models import Part, Price, PriceBook, Quote
 
+AUDIT = ("changed_by", "changed_at")
+
+
+class AuditedAdmin(admin.ModelAdmin):
+    """Stamps ``changed_by``/``changed_at`` on the row and its inlines; shows them read-only."""
+
+    def get_readonly_fields(self, request, obj=None):
+        return (*super().get_readonly_fields(request, obj), *AUDIT)
+
+    def save_model(self, request, obj, form, change):
+        obj.stamp(request.user)
+        super().save_model(request, obj, form, change)
+
+    def save_formset(self, request, form, formset, change):
+        for row in formset.save(commit=False):
+            row.stamp(request.user)
+            row.save()
+        for row in formset.deleted_objects:
+            row.delete()
+        formset.save_m2m()
+
+    def get_deleted_objects(self, objs, request):
+        """Django's own "protected" list refuses the delete page and the "delete selected" action."""
+        deleted, counts, perms_needed, protected = super().get_deleted_objects(objs, request)
+        refusals = self.model.deletion_refusals(objs) if hasattr(self.model, "deletion_refusals") else []
+        return deleted, counts, perms_needed, [*protected, *(f"refused: {why}" for _code, why in refusals)]
+
 
 @admin.register(Part)
-class PartAdmin(admin.ModelAdmin):
+class PartAdmin(AuditedAdmin):
     list_display = ("sku", "kind", "vendor", "port_count", "port_gbps", "ports_per_module", "length_m", "power_w")
     list_filter = ("kind", "vendor", "media")
     search_fields = ("sku", "description", "vendor")
@@ -30,12 +60,20 @@ class QuoteInline(admin.TabularInline):
 
 
 @admin.register(PriceBook)
-class PriceBookAdmin(admin.ModelAdmin):
-    list_display = ("name", "version", "currency", "effective_date", "is_active")
+class PriceBookAdmin(AuditedAdmin):
+    list_display = ("name", "version", "currency", "effective_date", "is_active", "changed_by", "changed_at")
     inlines = [QuoteInline, PriceInline]
     actions = ["make_new_version"]
 
     @admin.action(description="Copy into a new version")
     def make_new_version(self, request, queryset):
         for book in queryset:
-            book.new_version()
+            self.log_addition(request, book.new_version(user=request.user), f"new version of {book}")
+
+    def save_model(self, request, obj, form, change):
+        if change and "is_active" in form.changed_data and not obj.is_active:
+            why = PriceBook.objects.get(pk=obj.pk).deactivation_refusal()
+            if why:  # keep it active, say why (the rest of the change is saved)
+                obj.is_active = True
+                self.message_user(request, f"Still active: {why}", messages.WARNING)
+        super().save_model(request, obj, form, change)

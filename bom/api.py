@@ -1,9 +1,20 @@
-"""Catalog API: everyone signed in reads; only staff change parts and prices."""
+"""Catalog API: everyone signed in reads; only staff change parts and prices.
+
+Every write stamps the row's ``changed_by``/``changed_at`` and the admin's history (LogEntry);
+deleting what planning or saved designs rely on is refused with 409 (``code`` names the reason)."""
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
-from rest_framework import permissions, serializers, viewsets
+from django.contrib.admin.models import ADDITION, CHANGE, DELETION, LogEntry
+from django.utils import timezone
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+    extend_schema_view,
+)
+from rest_framework import exceptions, permissions, serializers, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
@@ -37,14 +48,38 @@ PART_BOUNDS = {
 }
 
 
-class PartSerializer(StrictModelSerializer):
+@extend_schema_field({"type": "string", "nullable": True, "readOnly": True})
+class ChangedByField(serializers.Field):
+    """The user name of whoever last changed the row; shown to staff only (null to others)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(read_only=True, **kwargs)
+
+    def get_attribute(self, instance):
+        return instance
+
+    def to_representation(self, instance):
+        request = self.context.get("request")
+        user = instance.changed_by
+        return user.get_username() if user and request and request.user.is_staff else None
+
+
+AUDIT_FIELDS = ["changed_by", "changed_at"]
+
+
+class AuditedSerializer(StrictModelSerializer):
+    changed_by = ChangedByField(help_text="who last changed it (staff see the user name; others null)")
+    changed_at = serializers.DateTimeField(read_only=True, allow_null=True, help_text="when it was last changed")
+
+
+class PartSerializer(AuditedSerializer):
     class Meta:
         model = Part
         fields = "__all__"
         extra_kwargs = PART_BOUNDS
 
 
-class PriceSerializer(StrictModelSerializer):
+class PriceSerializer(AuditedSerializer):
     sku = serializers.CharField(source="part.sku", read_only=True)
     unit_price_usd = serializers.DecimalField(max_digits=14, decimal_places=2, read_only=True)
 
@@ -62,6 +97,7 @@ class PriceSerializer(StrictModelSerializer):
             "is_assumption",
             "lead_time_weeks",
             "quote",
+            *AUDIT_FIELDS,
         ]
 
     def validate(self, attrs):
@@ -74,10 +110,10 @@ class PriceSerializer(StrictModelSerializer):
         return attrs
 
 
-class QuoteSerializer(StrictModelSerializer):
+class QuoteSerializer(AuditedSerializer):
     class Meta:
         model = Quote
-        fields = ["id", "price_book", "reference", "supplier", "quoted_on", "valid_until", "note"]
+        fields = ["id", "price_book", "reference", "supplier", "quoted_on", "valid_until", "note", *AUDIT_FIELDS]
 
     def validate(self, attrs):
         quoted = attrs.get("quoted_on") or (self.instance.quoted_on if self.instance else None)
@@ -89,7 +125,7 @@ class QuoteSerializer(StrictModelSerializer):
         return attrs
 
 
-class PriceBookSerializer(StrictModelSerializer):
+class PriceBookSerializer(AuditedSerializer):
     currency = StrictChoiceField(
         choices=sorted(ISO_4217),
         required=False,
@@ -98,7 +134,17 @@ class PriceBookSerializer(StrictModelSerializer):
 
     class Meta:
         model = PriceBook
-        fields = ["id", "name", "version", "currency", "effective_date", "note", "is_active", "created_at"]
+        fields = [
+            "id",
+            "name",
+            "version",
+            "currency",
+            "effective_date",
+            "note",
+            "is_active",
+            "created_at",
+            *AUDIT_FIELDS,
+        ]
         read_only_fields = ["version", "created_at"]  # a new version comes from new-version, never an edit
 
 
@@ -106,19 +152,78 @@ class NewVersionSerializer(serializers.Serializer):
     note = StrictCharField(required=False, allow_blank=True, max_length=500)
 
 
+class CatalogInUse(exceptions.APIException):
+    """409: deleting (or retiring) a catalog row planning or saved designs rely on."""
+
+    status_code = 409
+    default_code = "in_use"
+
+    def __init__(self, refusals: list[tuple[str, str]]):
+        messages = [why for _code, why in refusals]
+        super().__init__({"errors": {"non_field_errors": messages}, "code": refusals[0][0]})
+
+
+IN_USE = OpenApiResponse(
+    {
+        "type": "object",
+        "properties": {
+            "errors": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}}},
+            "code": {"type": "string"},
+        },
+    },
+    description="Refused: the row is in use (``code``: e.g. price_book_current, price_book_last_active, "
+    "price_book_in_use, part_priced); the message says why and what to do instead",
+)
+
+
+def log_change(request, obj, flag: int, message: str = "") -> None:
+    """The admin's history records API changes too (who, what, when; deletions included)."""
+    LogEntry.objects.log_actions(request.user.pk, [obj], flag, message or f"via the API ({request.method})")
+
+
 class CatalogViewSet(viewsets.ModelViewSet):
     parser_classes = [DecimalJSONParser]  # amounts in JSON numbers arrive exactly as written
     permission_classes = [*CATALOG_PERMISSIONS, StaffWritePermission]
 
+    def perform_create(self, serializer):
+        log_change(self.request, self._save(serializer), ADDITION)
 
+    def perform_update(self, serializer):
+        log_change(self.request, self._save(serializer), CHANGE)
+
+    def _save(self, serializer):
+        user = self.request.user
+        return serializer.save(changed_by=user if user.is_authenticated else None, changed_at=timezone.now())
+
+    def perform_destroy(self, instance):
+        refusals = instance.deletion_refusals([instance]) if hasattr(instance, "deletion_refusals") else []
+        if refusals:
+            raise CatalogInUse(refusals)
+        log_change(self.request, instance, DELETION)
+        instance.delete()
+
+
+REFUSABLE_DELETE = extend_schema_view(destroy=extend_schema(responses={204: None, 409: IN_USE}))
+
+
+@REFUSABLE_DELETE
 class PartViewSet(CatalogViewSet):
     queryset = Part.objects.order_by("pk")
     serializer_class = PartSerializer
 
 
+@REFUSABLE_DELETE
 class PriceBookViewSet(CatalogViewSet):
     queryset = PriceBook.objects.order_by("-effective_date", "-version", "pk")
     serializer_class = PriceBookSerializer
+
+    def perform_update(self, serializer):
+        book = serializer.instance
+        if book.is_active and serializer.validated_data.get("is_active") is False:
+            why = book.deactivation_refusal()
+            if why:
+                raise CatalogInUse([("price_book_last_active", why)])
+        super().perform_update(serializer)
 
     @extend_schema(responses=paged(PriceSerializer, "PricePage"), parameters=PAGE_PARAMETERS)
     @action(detail=True, methods=["get"], serializer_class=PriceSerializer)
@@ -137,7 +242,9 @@ class PriceBookViewSet(CatalogViewSet):
             return Response({"errors": {"non_field_errors": ['send a JSON object, e.g. {"note": "…"}']}}, 400)
         body = NewVersionSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        return Response(PriceBookSerializer(book.new_version(note=body.validated_data.get("note", ""))).data, 201)
+        new = book.new_version(note=body.validated_data.get("note", ""), user=request.user)
+        log_change(request, new, ADDITION, f"new version of {book}")
+        return Response(PriceBookSerializer(new, context=self.get_serializer_context()).data, 201)
 
 
 class PriceViewSet(CatalogViewSet):

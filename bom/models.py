@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models, transaction
@@ -12,7 +13,25 @@ from django.utils import timezone
 from bom.parts import CableMedia, PartKind, PartSpec
 
 
-class Part(models.Model):
+class Audited(models.Model):
+    """Who last changed a catalog row, and when (set by the API and the admin; deletions are in the
+    admin's history, django.contrib.admin LogEntry, from both)."""
+
+    changed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, editable=False, on_delete=models.SET_NULL, related_name="+"
+    )
+    changed_at = models.DateTimeField(null=True, blank=True, editable=False)
+
+    class Meta:
+        abstract = True
+
+    def stamp(self, user) -> None:
+        """Mark the row as changed now by ``user`` (anonymous: nobody); the caller saves it."""
+        self.changed_by = user if user is not None and user.is_authenticated else None
+        self.changed_at = timezone.now()
+
+
+class Part(Audited):
     sku = models.CharField(max_length=60, unique=True, help_text="Vendor part number / model")
     kind = models.CharField(max_length=20, choices=[(k.value, k.value) for k in PartKind])
     vendor = models.CharField(max_length=60, blank=True)
@@ -38,6 +57,22 @@ class Part(models.Model):
     def __str__(self) -> str:
         return f"{self.vendor} {self.sku}".strip()
 
+    @classmethod
+    def deletion_refusals(cls, parts) -> list[tuple[str, str]]:
+        """(code, why) for each of ``parts`` a price book prices: deleting it would take its prices along."""
+        out = []
+        for part in parts:
+            books = sorted({str(p.price_book) for p in part.prices.select_related("price_book")})
+            if books:
+                out.append(
+                    (
+                        "part_priced",
+                        f"{part.sku} is priced in {len(books)} price book(s) ({', '.join(books[:5])}): "
+                        "delete those prices first",
+                    )
+                )
+        return out
+
 
 def _today():
     """A DateField default must be a date (timezone.now gives a datetime: a 500 after the row is saved)."""
@@ -52,7 +87,7 @@ def validate_currency(code: str) -> None:
         raise ValidationError(problem)
 
 
-class PriceBook(models.Model):
+class PriceBook(Audited):
     name = models.CharField(max_length=100)
     version = models.PositiveIntegerField(default=1)
     currency = models.CharField(
@@ -72,19 +107,64 @@ class PriceBook(models.Model):
 
     @classmethod
     def current(cls) -> PriceBook | None:
-        return cls.objects.filter(is_active=True).order_by("-effective_date", "-version", "-pk").first()
+        """The newest active book that has prices (an empty one never prices designs)."""
+        priced = models.Exists(Price.objects.filter(price_book=models.OuterRef("pk")))
+        return cls.objects.filter(priced, is_active=True).order_by("-effective_date", "-version", "-pk").first()
 
-    def new_version(self, note: str = "") -> PriceBook:
+    @classmethod
+    def deletion_refusals(cls, books) -> list[tuple[str, str]]:
+        """(code, why) for each reason deleting all of ``books`` together would break planning or history:
+        the current book, every active book, or a book saved design revisions were priced from."""
+        from django.apps import apps
+
+        books = list(books)
+        ids = {b.pk for b in books}
+        out = []
+        current = cls.current()
+        if current is not None and current.pk in ids:
+            out.append(
+                (
+                    "price_book_current",
+                    f"{current} is the current price book: it prices every new design "
+                    "(retire it with is_active=false once another active book has prices)",
+                )
+            )
+        if any(b.is_active for b in books) and not cls.objects.filter(is_active=True).exclude(pk__in=ids).exists():
+            out.append(("price_book_last_active", "deleting it would leave no active price book to price new designs"))
+        revisions = apps.get_model("designer", "DesignRevision").objects
+        for book in books:
+            n = revisions.filter(results__bom__price_book__id=book.pk).count()
+            if n:
+                out.append(
+                    (
+                        "price_book_in_use",
+                        f"{n} saved design revision(s) were priced from {book}: "
+                        "set is_active to false to retire it instead (restorable)",
+                    )
+                )
+        return out
+
+    def deactivation_refusal(self) -> str:
+        """Why this active book may not be set inactive ('' if it may): it is the last active one with prices."""
+        priced = models.Exists(Price.objects.filter(price_book=models.OuterRef("pk")))
+        others = PriceBook.objects.filter(priced, is_active=True).exclude(pk=self.pk)
+        if self.pk and self.prices.exists() and not others.exists():
+            return f"{self} is the last active price book with prices: activate another priced book first"
+        return ""
+
+    def new_version(self, note: str = "", user=None) -> PriceBook:
         """Copy this book's prices into version + 1 (the old one stays for old revisions)."""
         with transaction.atomic():
             top = PriceBook.objects.filter(name=self.name).aggregate(v=models.Max("version"))["v"] or 0
-            book = PriceBook.objects.create(
+            book = PriceBook(
                 name=self.name,
                 version=top + 1,
                 currency=self.currency,
                 effective_date=timezone.now().date(),
                 note=note or self.note,
             )
+            book.stamp(user)
+            book.save()
             quotes = {
                 q.pk: Quote.objects.create(
                     price_book=book,
@@ -93,6 +173,8 @@ class PriceBook(models.Model):
                     quoted_on=q.quoted_on,
                     valid_until=q.valid_until,
                     note=q.note,
+                    changed_by=book.changed_by,
+                    changed_at=book.changed_at,
                 )
                 for q in self.quotes.all()
             }
@@ -106,6 +188,8 @@ class PriceBook(models.Model):
                     is_assumption=p.is_assumption,
                     lead_time_weeks=p.lead_time_weeks,
                     quote=quotes.get(p.quote_id),
+                    changed_by=book.changed_by,
+                    changed_at=book.changed_at,
                 )
                 for p in self.prices.all()
             )
@@ -122,7 +206,7 @@ class PriceBook(models.Model):
         }
 
 
-class Quote(models.Model):
+class Quote(Audited):
     """A supplier's quote attached to one price book version; prices it covers say so on every BOM line."""
 
     price_book = models.ForeignKey(PriceBook, on_delete=models.CASCADE, related_name="quotes")
@@ -148,7 +232,7 @@ class Quote(models.Model):
         return f"quote {self.reference} from {self.supplier} of {self.quoted_on}{valid}"
 
 
-class Price(models.Model):
+class Price(Audited):
     price_book = models.ForeignKey(PriceBook, on_delete=models.CASCADE, related_name="prices")
     part = models.ForeignKey(Part, on_delete=models.CASCADE, related_name="prices")
     list_price_usd = models.DecimalField(max_digits=14, decimal_places=2, validators=[MinValueValidator(0)])

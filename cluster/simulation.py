@@ -16,13 +16,15 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from cluster.collectives import collective_fabric
-from cluster.pipeline import ClusterPlan, plan_cluster
-from cluster.requirements import Workload
+from cluster.pipeline import ClusterPlan, plan_cluster, plan_scheduler
+from cluster.requests import resolve
+from cluster.requirements import Cluster, Requirements, Workload
 from cluster.validate import RequirementsError
 from cluster.workload import Batch, batch_of, mapped, profile_of
 from scheduling import SchedulerInputError
@@ -40,6 +42,7 @@ from scheduling.workload import (
     Profile,
     arrival_rates_per_h,
     check_profile,
+    expected_job_count,
     generate_jobs,
     offered_load,
 )
@@ -47,6 +50,19 @@ from scheduling.workload import (
 TIMELINE_BINS = 180
 CDF_QUANTILES = tuple(2 * k for k in range(51))  # the wait CDF of a class: its waits at percentiles 0, 2 … 100
 Progress = Callable[[float], None]
+
+
+@dataclass(frozen=True)
+class GpuCeiling:
+    """The largest design an entry point plans, and its name in the refusal: a web or API request passes
+    ``settings.MAX_REQUEST_GPUS``; the command line plans up to the ``cluster.gpu_count`` field's maximum."""
+
+    gpus: int
+    name: str
+
+
+GPU_COUNT_MAX = next(f for f in dataclasses.fields(Cluster) if f.name == "gpu_count").metadata["spec"].maximum
+CLI_CEILING = GpuCeiling(GPU_COUNT_MAX, "cluster.gpu_count's maximum")
 
 
 def make_jobs(w: Workload, b: Batch, trace_text: str | None = None, trace_format: str = "ours") -> tuple[Jobs, Profile]:
@@ -220,14 +236,15 @@ def _inputs(plan: ClusterPlan, w: Workload, b: Batch, profile: Profile, jobs: Jo
 
 def capacity_design(
     plan: ClusterPlan, target: Target, sizes: list[int] | None = None, *, workload: Workload | None = None,
-    progress: Progress | None = None,
+    progress: Progress | None = None, ceiling: GpuCeiling = CLI_CEILING,
 ) -> dict[str, Any]:  # fmt: skip
     """The smallest size of the design meeting ``target``: one workload made for the design as given,
     replayed on the design re-planned at every candidate GPU count, each with its TCO (scheduling/capacity.py)."""
     w = workload or plan.requirements.workload
     r, b = plan.requirements, batch_of(plan)
-    sizes = candidate_sizes(r.cluster.gpu_count, b.gpus_per_node) if sizes is None else sizes
-    check_sizes(sizes, b.gpus_per_node)
+    sizes = candidate_sizes(r.cluster.gpu_count, b.gpus_per_node, ceiling.gpus) if sizes is None else sizes
+    check_sizes(sizes, b.gpus_per_node, ceiling)
+    check_capacity_work(expected_jobs(w, profile_of(w), b.gpus, b.partition), len(set(sizes)))
     jobs, profile = make_jobs(w, b)
     names = [c.name for c in profile.classes]
     if target.job_class not in names:
@@ -267,11 +284,14 @@ def capacity_design(
 
 DEFAULT_SCALES = (0.6, 0.8, 1.0, 1.2, 1.4, 1.6)
 MAX_CANDIDATES = 24
+MAX_CAPACITY_JOBS = 20_000_000  # jobs simulated over all candidates of a capacity search (4 × MAX_JOBS)
 
 
-def candidate_sizes(gpus: int, per_node: int) -> list[int]:
-    """0.6–1.6 × the design's GPUs in whole nodes."""
-    return sorted({max(per_node, round(gpus * k / per_node) * per_node) for k in DEFAULT_SCALES})
+def candidate_sizes(gpus: int, per_node: int, max_gpus: int | None = None) -> list[int]:
+    """0.6–1.6 × the design's GPUs in whole nodes (those within ``max_gpus``, at least one node)."""
+    sizes = {max(per_node, round(gpus * k / per_node) * per_node) for k in DEFAULT_SCALES}
+    top = max(per_node, max_gpus // per_node * per_node) if max_gpus else None
+    return sorted({min(s, top) for s in sizes} if top else sizes)
 
 
 def parse_sizes(text: str) -> list[int]:
@@ -281,32 +301,100 @@ def parse_sizes(text: str) -> list[int]:
         raise SchedulerInputError({"gpus": f"whole GPU counts separated by commas, got {text!r}"}) from None
 
 
-def check_sizes(sizes: list[int], per_node: int) -> None:
+def check_sizes(sizes: list[int], per_node: int, ceiling: GpuCeiling = CLI_CEILING) -> None:
+    """1 to MAX_CANDIDATES whole-node GPU counts, none above the entry point's ceiling (counted, not planned)."""
     bad = [s for s in sizes if isinstance(s, bool) or not isinstance(s, int) or s < per_node or s % per_node]
     if not sizes or len(sizes) > MAX_CANDIDATES or bad:
+        shown = sizes if len(sizes) <= MAX_CANDIDATES + 1 else f"{len(sizes):,} counts"
         raise SchedulerInputError(
-            {"gpus": f"1 to {MAX_CANDIDATES} GPU counts, each a whole number of {per_node}-GPU nodes, got {sizes!r}"}
+            {"gpus": f"1 to {MAX_CANDIDATES} GPU counts, each a whole number of {per_node}-GPU nodes, got {shown!r}"}
+        )
+    over = [s for s in sizes if s > ceiling.gpus]
+    if over:
+        raise SchedulerInputError(
+            {
+                "gpus": f"{max(over):,} GPUs is more than {ceiling.name} ({ceiling.gpus:,}), the most a candidate "
+                f"may have"
+            }
         )
 
 
-def check_run(
-    plan: ClusterPlan, *, trace_text: str | None = None, trace_format: str = "ours", target: Target | None = None,
-    sizes: list[int] | None = None,
-) -> dict[str, Any]:  # fmt: skip
-    """Everything a run would refuse, checked before it is queued (cheap: the jobs are made, not simulated).
-    Returns what the run will do: its jobs, partition and profile."""
-    w, b = plan.requirements.workload, batch_of(plan)
-    jobs, profile = make_jobs(w, b, trace_text, trace_format)
+def _batch_partition(r: Requirements) -> tuple[str, int, int]:
+    """(name, GPUs, GPUs per node) of the batch partition, from the partition plan alone (no fabric, BOM or
+    power): what a request needs to size a run."""
+    parts = plan_scheduler(resolve(r))
+    part = parts.partitions[0]
+    return part.name, part.nodes.count * parts.gpus_per_node, parts.gpus_per_node
+
+
+def expected_jobs(w: Workload, profile: Profile, gpus: int, partition: str) -> float:
+    """The jobs the workload makes on a ``gpus``-GPU batch partition, on average (the Poisson mean; nothing is
+    drawn): every refusal of the generator (profile, load, days, MAX_JOBS) under the workload's fields."""
     try:
-        _policies(plan, w, b, profile, jobs)
+        check_profile(profile, gpus, where=f" (batch partition {partition})")
+        return expected_job_count(profile, cluster_gpus=gpus, load=w.offered_load_pct / 100, horizon_h=w.days * 24,
+                                  jobs_per_day=w.jobs_per_day if w.arrival == "jobs_per_day" else None)  # fmt: skip
     except SchedulerInputError as exc:
         raise mapped(exc) from None
+
+
+def _check_policies(r: Requirements, w: Workload, profile: Profile) -> None:
+    """The policies' own checks (failures, tidal, carbon) without a plan or jobs; the carbon policy's kW per GPU
+    comes from the pipeline's power plan, so the worker checks that one."""
+    try:
+        if w.afr_pct:
+            FailureModel(afr=w.afr_pct / 100, repair_h=w.repair_h, restart_h=w.restart_h, seed=w.seed,
+                         checkpoint_write_h=r.checkpoint.window_s / 3600)  # fmt: skip
+        if w.inference_demand_gpus:
+            TidalPolicy(tuple(float(x) for x in w.inference_demand_gpus.split(",")))
+        if w.carbon_hourly_g_per_kwh:
+            values = tuple(float(x) for x in w.carbon_hourly_g_per_kwh.split(","))
+            CarbonPolicy(values, w.carbon_threshold_g_per_kwh, w.carbon_max_defer_h, 1.0)
+    except SchedulerInputError as exc:
+        raise mapped(exc) from None
+
+
+def check_run(
+    r: Requirements, *, trace_text: str | None = None, trace_format: str = "ours", target: Target | None = None,
+    sizes: list[int] | None = None, ceiling: GpuCeiling = CLI_CEILING,
+) -> dict[str, Any]:  # fmt: skip
+    """Everything a run would refuse, checked before it is queued, from the requirements alone: the design is
+    not planned and no job is generated (the worker does both). A generated workload is sized by its expected
+    job count (the Poisson mean, :func:`expected_jobs`); a trace (bounded by its caller) is parsed for its
+    row errors. Returns what the run will do: its jobs (``jobs_expected``: a mean, not a count), partition
+    and profile."""
+    if r.cluster.gpu_count > ceiling.gpus:
+        raise SchedulerInputError({"gpu_count": f"{r.cluster.gpu_count:,} GPUs is more than {ceiling.name} "
+                                                f"({ceiling.gpus:,}); simulate it from the command line"})  # fmt: skip
+    w = r.workload
+    partition, gpus, per_node = _batch_partition(r)
+    if trace_text is not None:
+        jobs, profile = make_jobs(w, Batch(partition, gpus // per_node, per_node, 0, r.node_count), trace_text,
+                                  trace_format)  # fmt: skip
+        count = float(len(jobs))
+    else:
+        profile = profile_of(w)
+        count = expected_jobs(w, profile, gpus, partition)
+    _check_policies(r, w, profile)
     names = [c.name for c in profile.classes]
     if target is not None:
         if trace_text is not None:
             raise SchedulerInputError({"trace": "a capacity search makes its workload from the design: no trace"})
         if target.job_class not in names:
             raise SchedulerInputError({"target.job_class": f"one of the classes: {', '.join(names)}"})
-        check_sizes(candidate_sizes(plan.requirements.cluster.gpu_count, b.gpus_per_node) if sizes is None else sizes,
-                    b.gpus_per_node)  # fmt: skip
-    return {"jobs": len(jobs), "partition": b.partition, "gpus": b.gpus, "profile": profile.name, "classes": names}
+        sizes = candidate_sizes(r.cluster.gpu_count, per_node, ceiling.gpus) if sizes is None else sizes
+        check_sizes(sizes, per_node, ceiling)
+        check_capacity_work(count, len(set(sizes)))
+    return {"jobs": round(count), "jobs_expected": trace_text is None, "partition": partition, "gpus": gpus,
+            "profile": profile.name, "classes": names}  # fmt: skip
+
+
+def check_capacity_work(jobs: float, candidates: int) -> None:
+    """A capacity search simulates its jobs once per candidate: jobs × candidates ≤ MAX_CAPACITY_JOBS."""
+    if jobs * candidates > MAX_CAPACITY_JOBS:
+        raise SchedulerInputError(
+            {
+                "gpus": f"about {jobs:,.0f} jobs × {candidates} candidates is {jobs * candidates:,.0f} simulated "
+                f"jobs; a capacity search simulates at most {MAX_CAPACITY_JOBS:,} (fewer candidates or days)"
+            }
+        )

@@ -520,14 +520,21 @@ def from_form_strings(data: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def load_requirements_file(path: Path) -> Any:
-    """Read a YAML (or JSON) requirements file; syntax errors become errors on 'file'."""
+    """Read a YAML (or JSON) requirements file; syntax errors, nesting deeper than 64 levels and aliases that
+    expand past 100,000 values (cluster/yaml_input.py) become errors on 'file'."""
     import yaml
+
+    from cluster.yaml_input import YamlInputError, load_yaml
 
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise RequirementsError({"file": [f"cannot read {path}: {exc.strerror}"]}) from None
+    except UnicodeDecodeError as exc:
+        raise RequirementsError({"file": [f"{path} is not UTF-8 text: {exc.reason} at byte {exc.start}"]}) from None
     try:
-        return yaml.safe_load(text)
+        return load_yaml(text)
+    except YamlInputError as exc:
+        raise RequirementsError({"file": [f"{path}: {exc}"]}) from None
     except yaml.YAMLError as exc:
         raise RequirementsError({"file": [f"{path} is not valid YAML: {exc}"]}) from None

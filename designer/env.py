@@ -44,3 +44,16 @@ def env_list(name: str, default: list[str]) -> list[str]:
     if raw is None:
         return default
     return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def env_trusted_proxy_count() -> int:
+    """TRUSTED_PROXY_COUNT (default 0). The retired USE_X_FORWARDED_FOR=1 still means one proxy
+    (it took the client-written leftmost entry; now the one the proxy appended); both set is refused."""
+    legacy = os.environ.get("USE_X_FORWARDED_FOR")
+    if legacy is None:
+        return env_int("TRUSTED_PROXY_COUNT", 0, minimum=0)
+    if "TRUSTED_PROXY_COUNT" in os.environ:
+        raise ImproperlyConfigured(
+            "USE_X_FORWARDED_FOR is replaced by TRUSTED_PROXY_COUNT: set only TRUSTED_PROXY_COUNT"
+        )
+    return 1 if env_bool("USE_X_FORWARDED_FOR", False) else 0

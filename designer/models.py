@@ -371,3 +371,59 @@ class LoginFailure(models.Model):
     username = models.CharField(max_length=150, db_index=True)
     ip = models.CharField(max_length=64, blank=True, db_index=True)
     at = models.DateTimeField(default=timezone.now, db_index=True)
+
+
+class ExportJob(models.Model):
+    """A large export (designer/export_jobs.py) built by a Celery job, one per revision, format, author
+    line and catalog: every request for the same export reuses it. The file is kept in the database in
+    compressed chunks (ExportChunk), so any web process on any machine streams it out a chunk at a time."""
+
+    Status = Sweep.Status
+
+    revision = models.ForeignKey(DesignRevision, on_delete=models.CASCADE, related_name="export_jobs")
+    fmt = models.CharField(max_length=40)
+    show_author = models.BooleanField(default=True, help_text="false: the author's user name is left out")
+    catalog_stamp = models.CharField(max_length=16, help_text="the price book and parts the export was asked with")
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    size_links = models.PositiveIntegerField(default=0, help_text="the size measure that sent it to a job")
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.PENDING)
+    stage = models.CharField(max_length=40, blank=True, default="")
+    progress_frac = models.FloatField(default=0.0)
+    attempts = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True, default="")
+    filename = models.CharField(max_length=255, blank=True, default="")
+    content_type = models.CharField(max_length=120, blank=True, default="")
+    size_bytes = models.PositiveBigIntegerField(default=0)
+    stored_bytes = models.PositiveBigIntegerField(default=0)
+    chunk_count = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(default=timezone.now)
+    enqueued_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["revision", "fmt", "show_author", "catalog_stamp"], name="unique_export_job"
+            )
+        ]
+        indexes = [models.Index(fields=["status"])]
+
+    def __str__(self) -> str:
+        return f"{self.fmt} of revision {self.revision_id}"
+
+
+class ExportChunk(models.Model):
+    """One piece of a finished export's file, zlib-compressed (at most EXPORT_CHUNK_BYTES before)."""
+
+    job = models.ForeignKey(ExportJob, on_delete=models.CASCADE, related_name="chunks")
+    number = models.PositiveIntegerField()
+    data = models.BinaryField()
+
+    class Meta:
+        ordering = ["job", "number"]
+        constraints = [models.UniqueConstraint(fields=["job", "number"], name="unique_export_chunk")]

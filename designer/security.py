@@ -1,6 +1,6 @@
 """Security headers every response carries: a strict Content-Security-Policy (scripts and styles
 from this site only; plotly needs inline styles), a Permissions-Policy that turns off what the
-app never uses. The API docs page (Swagger UI) needs its inline bootstrap script."""
+app never uses. Every page, the API docs (Swagger UI, its start-up script a file) included, runs no inline script."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ CSP = (
     "font-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; "
     "frame-ancestors 'none'"
 )
-CSP_DOCS = CSP.replace("script-src 'self'", "script-src 'self' 'unsafe-inline'")
 PERMISSIONS_POLICY = (
     "accelerometer=(), camera=(), geolocation=(), gyroscope=(), magnetometer=(), microphone=(), "
     "payment=(), usb=(), interest-cohort=()"
@@ -22,7 +21,6 @@ class SecurityHeadersMiddleware:
 
     def __call__(self, request):
         response = self.get_response(request)
-        docs = request.path.startswith("/api/v1/docs/")
-        response.setdefault("Content-Security-Policy", CSP_DOCS if docs else CSP)
+        response.setdefault("Content-Security-Policy", CSP)
         response.setdefault("Permissions-Policy", PERMISSIONS_POLICY)
         return response

@@ -253,12 +253,10 @@ BOM_ONLY_CONTENTS = (
 
 def export_bom(revision, fmt: str, *, show_author: bool = True) -> tuple[bytes, str, str]:
     """An export of a revision, built once per process for the same catalog (revisions never change)."""
-    import hashlib
-
     from django.core.cache import cache
 
     catalog = current_catalog()
-    stamp = hashlib.sha1(repr((catalog.parts, catalog.price_book)).encode()).hexdigest()[:16]
+    stamp = catalog_stamp(catalog)
     key = f"export:{revision.pk}:{revision.created_at.timestamp()}:{fmt}:{int(show_author)}:{stamp}"
     found = cache.get(key)
     if found is None:
@@ -268,8 +266,11 @@ def export_bom(revision, fmt: str, *, show_author: bool = True) -> tuple[bytes, 
     return found
 
 
-def _export_bom(revision, fmt: str, catalog: Catalog, *, show_author: bool = True) -> tuple[bytes, str, str]:
-    """(content, content type, filename) for every export format but the streamed cabling.csv."""
+def _export_bom(
+    revision, fmt: str, catalog: Catalog, *, show_author: bool = True, progress=None
+) -> tuple[bytes, str, str]:
+    """(content, content type, filename) for every export format but the streamed cabling.csv.
+    ``progress(stage, fraction)``: told when the floor plan starts and when the file is being written."""
     import json
 
     from bom.export import bom_csv, bom_xlsx, cabling_csv
@@ -296,26 +297,26 @@ def _export_bom(revision, fmt: str, catalog: Catalog, *, show_author: bool = Tru
     if fmt == "bom.csv":  # the BOM alone: no cut sheet to build
         return bom_csv(stored_bom(revision)).encode(), "text/csv", f"{base}-bom.csv"
     if fmt == "cabling.csv":
-        return cabling_csv(revision_cabling(revision, catalog)).encode(), "text/csv", f"{base}-cabling.csv"
+        return cabling_csv(_floor(revision, catalog, progress)[0]).encode(), "text/csv", f"{base}-cabling.csv"
     if fmt == "racks.csv":
         from bom.elevation import racks_csv
 
-        return racks_csv(revision_floor(revision, catalog)[1]).encode(), "text/csv", f"{base}-racks.csv"
+        return racks_csv(_floor(revision, catalog, progress)[1]).encode(), "text/csv", f"{base}-racks.csv"
     if fmt == "elevations.svg":
         from bom.elevation_svg import elevations_svg
 
-        svg = elevations_svg(revision_floor(revision, catalog)[1])
+        svg = elevations_svg(_floor(revision, catalog, progress)[1])
         return svg.encode(), "image/svg+xml", f"{base}-elevations.svg"
     if fmt == "netbox.zip":
         from bom.netbox import netbox_files, netbox_zip
 
-        rows, elev = revision_floor(revision, catalog)
+        rows, elev = _floor(revision, catalog, progress)
         vendors = {p.sku: p.vendor for p in catalog.parts}
         files = netbox_files(elev, rows, site=f"{revision.name} r{revision.number}", vendors=vendors)
         return netbox_zip(files), "application/zip", f"{base}-netbox.zip"
     if fmt in ("bom.xlsx", "bom-only.xlsx"):
         full = fmt == "bom.xlsx"  # bom-only: the priced lines, Summary, TCO and price book — no floor plan to build
-        rows, elev = revision_floor(revision, catalog) if full else (None, None)
+        rows, elev = _floor(revision, catalog, progress) if full else (None, None)
         data = bom_xlsx(
             stored_bom(revision),
             design_name=revision.name,
@@ -330,3 +331,20 @@ def _export_bom(revision, fmt: str, catalog: Catalog, *, show_author: bool = Tru
         )
         return data, XLSX_MEDIA, f"{base}-{fmt}"
     raise ValueError(f"unknown export {fmt!r}")
+
+
+def _floor(revision, catalog: Catalog, progress=None):
+    """revision_floor, telling ``progress`` (an export job's) when the floor plan starts and is done."""
+    if progress:
+        progress("floor plan", 0.05)
+    floor = revision_floor(revision, catalog)
+    if progress:
+        progress("writing the file", 0.5)
+    return floor
+
+
+def catalog_stamp(catalog: Catalog) -> str:
+    """A short fingerprint of a catalog's parts and price book: an export built from another is another export."""
+    import hashlib
+
+    return hashlib.sha1(repr((catalog.parts, catalog.price_book)).encode()).hexdigest()[:16]

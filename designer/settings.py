@@ -13,7 +13,7 @@ import dj_database_url
 import plotly
 from django.core.exceptions import ImproperlyConfigured
 
-from designer.env import env_bool, env_int, env_list, env_str
+from designer.env import env_bool, env_int, env_list, env_str, env_trusted_proxy_count
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("VAR_DIR") or BASE_DIR / "var")
@@ -47,6 +47,7 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "designer.security.SecurityHeadersMiddleware",
     "designer.api.not_found.ApiJsonNotFoundMiddleware",
+    "designer.api.limits.ApiBodyLimitMiddleware",  # a body over DATA_UPLOAD_MAX_MEMORY_SIZE: JSON 413 under /api/
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -128,6 +129,10 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+# the largest request body read (form fields or JSON; uploaded files are not counted): a trace may have
+# MAX_TRACE_CHARS = 5 MiB (designer/simulations.py), which JSON escapes (a newline is \n) can double;
+# Django's 2.5 MB default made that limit unreachable. Over it: a JSON 413 under /api/ (designer/api/limits.py)
+DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("MAX_BODY_BYTES", 12 * 2**20, minimum=2**20)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -139,8 +144,9 @@ REST_FRAMEWORK = {
         "designer.api.auth.ReadOnlyTokenPermission",
     ],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    # request bodies are JSON objects (as documented); a form or multipart body is a 415, not a silent no-op
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    # request bodies are JSON objects (as documented); a form or multipart body is a 415, not a silent no-op;
+    # nested at most 64 deep, no lone surrogates (designer/api/parsers.py)
+    "DEFAULT_PARSER_CLASSES": ["designer.api.parsers.StrictJSONParser"],
     # every list is paginated: ?limit=&offset= (count, next, previous, results)
     "DEFAULT_PAGINATION_CLASS": "designer.api.pagination.Pages",
     "PAGE_SIZE": 50,
@@ -162,9 +168,11 @@ SPECTACULAR_SETTINGS = {
     ],
 }
 LOGIN_URL = "login"
-LOGIN_MAX_FAILURES = env_int("LOGIN_MAX_FAILURES", 5, minimum=1)
+LOGIN_MAX_FAILURES = env_int("LOGIN_MAX_FAILURES", 5, minimum=1)  # per user name, from any address
+LOGIN_MAX_FAILURES_PER_IP = env_int("LOGIN_MAX_FAILURES_PER_IP", 20, minimum=1)  # per client address
 LOGIN_LOCKOUT_S = env_int("LOGIN_LOCKOUT_S", 900, minimum=1)
-USE_X_FORWARDED_FOR = env_bool("USE_X_FORWARDED_FOR", False)
+# proxies in front of the app that each append to X-Forwarded-For (0: the peer is the client)
+TRUSTED_PROXY_COUNT = env_trusted_proxy_count()
 LOGIN_REDIRECT_URL = "design-list"
 LOGOUT_REDIRECT_URL = "home"
 
@@ -205,12 +213,22 @@ CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_BEAT_SCHEDULE = {
     "reap-stale-sweep-chunks": {"task": "designer.reap_stale_chunks", "schedule": 15.0},
     "reap-stale-simulations": {"task": "designer.reap_stale_simulations", "schedule": 30.0},
+    "reap-export-jobs": {"task": "designer.reap_export_jobs", "schedule": 60.0},
 }
 # the largest design a web or API request plans (bounded time and memory per request)
 MAX_REQUEST_GPUS = env_int("MAX_REQUEST_GPUS", 262_144, minimum=1)
 SWEEP_LEASE_S = env_int("SWEEP_LEASE_S", 60, minimum=1)
 SWEEP_MAX_ATTEMPTS = env_int("SWEEP_MAX_ATTEMPTS", 5, minimum=1)
 SWEEP_CHUNK_POINTS = env_int("SWEEP_CHUNK_POINTS", 50000, minimum=100)
+# a sweep's variants (designs × varied values) are planned in the request: at most this many, and at most this
+# many GPUs planned over all of them (each one ≤ MAX_REQUEST_GPUS); counted from the spec before any is planned
+SWEEP_MAX_VARIANTS = env_int("SWEEP_MAX_VARIANTS", 1024, minimum=1)
+SWEEP_MAX_PLANNED_GPUS = env_int("SWEEP_MAX_PLANNED_GPUS", 1_048_576, minimum=1)
+# exports that build the floor plan (bom.xlsx, netbox.zip, cabling.csv, racks.csv, elevations.svg) of a revision
+# with more links than this are built by a Celery job (designer/export_jobs.py); at 6,000 the slowest, bom.xlsx,
+# takes < 1 s in the request (the 2,000-GPU demo has 5,710 links). Finished files are kept EXPORT_JOB_TTL_S.
+EXPORT_INLINE_MAX_LINKS = env_int("EXPORT_INLINE_MAX_LINKS", 6000, minimum=0)
+EXPORT_JOB_TTL_S = env_int("EXPORT_JOB_TTL_S", 86400, minimum=60)
 
 LOGGING = {
     "version": 1,

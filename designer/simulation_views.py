@@ -69,7 +69,8 @@ def simulation_new(request: HttpRequest, pk: int) -> HttpResponse:
             except SimulationInputError as exc:
                 errors = exc.errors
             else:
-                messages.success(request, f"{run.name} queued: {run.params['jobs']:,} jobs.")
+                about = "about " if run.params.get("jobs_expected") else ""
+                messages.success(request, f"{run.name} queued: {about}{run.params['jobs']:,} jobs.")
                 return redirect("simulation-detail", pk=run.pk)
     head = design.head
     workload = head.requirements()

@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from cluster.pipeline import plan_cluster
 from cluster.requirements import Requirements
-from cluster.simulation import capacity_design, check_run, simulate_design
+from cluster.simulation import GpuCeiling, capacity_design, check_run, simulate_design
 from cluster.validate import RequirementsError
 from designer.models import DesignRevision, SimulationRun
 from designer.services import current_catalog
@@ -67,7 +67,7 @@ def _sizes(raw: Any, errors: dict[str, list[str]]) -> list[int] | None:
     out = []
     for item in items or [None]:
         text = str(item).strip() if not isinstance(item, bool) and item is not None else ""
-        if not (text.isascii() and text.isdigit() and len(text) <= 9):
+        if not (text.isascii() and text.isdigit() and len(text) <= 18):  # the ceiling is checked with the design
             errors["gpus"] = [f"whole GPU counts (a list, or text with commas), got {raw!r}"]
             return None
         out.append(int(text))
@@ -120,8 +120,16 @@ def _plan(flat: dict[str, Any]):
     return plan_cluster(Requirements.from_flat(flat), current_catalog())
 
 
+def request_ceiling() -> GpuCeiling:
+    """The largest design a run started from the web or the API may plan (every candidate of a capacity search)."""
+    from django.conf import settings
+
+    return GpuCeiling(settings.MAX_REQUEST_GPUS, "MAX_REQUEST_GPUS")
+
+
 def create_run(user, revision: DesignRevision, **request: Any) -> SimulationRun:
-    """Check the request and the revision's workload (jobs are made, not simulated), store the run, queue it."""
+    """Check the request against the revision's requirements and queue it. Bounded: the design is not planned
+    and no job is made here (the worker does both); a generated workload is sized by its expected job count."""
     req = parse_request(
         request.get("kind", "simulate"),
         request.get("name", ""),
@@ -132,13 +140,13 @@ def create_run(user, revision: DesignRevision, **request: Any) -> SimulationRun:
     )
     flat = revision.requirements()
     try:
-        plan = _plan(flat)
         summary = check_run(
-            plan,
+            Requirements.from_flat(flat),
             trace_text=req["trace_text"],
             trace_format=req["trace_format"],
             target=req["target"],
             sizes=req["sizes"],
+            ceiling=request_ceiling(),
         )
     except SchedulerInputError as exc:
         raise SimulationInputError({k: [v] for k, v in exc.errors.items()}, unprocessable=True) from None
@@ -148,6 +156,7 @@ def create_run(user, revision: DesignRevision, **request: Any) -> SimulationRun:
     default = f"{'Capacity search' if kind == 'capacity' else 'Simulation'} of r{revision.number}"
     params = {
         "jobs": summary["jobs"],
+        "jobs_expected": summary["jobs_expected"],  # the Poisson mean of a generated workload; the report has the count
         "profile": summary["profile"],
         "classes": summary["classes"],
         "trace_format": req["trace_format"],
@@ -239,7 +248,9 @@ def run_simulation(run_id: int) -> str:
         if run.kind == SimulationRun.Kind.CAPACITY:
             t = run.params["target"]
             target = Target(t["job_class"], t["p95_wait_h"], t["min_utilization"])
-            result = capacity_design(plan, target, run.params.get("sizes"), progress=progress)
+            result = capacity_design(
+                plan, target, run.params.get("sizes"), progress=progress, ceiling=request_ceiling()
+            )
         else:
             result = simulate_design(
                 plan,

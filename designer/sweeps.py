@@ -54,7 +54,6 @@ def fabric_for(r: dict[str, Any], overrides: dict[str, Any], plan=None) -> tuple
 
 MAX_SIZES = 4096  # message sizes per sweep (nccl-tests 8 B → 16 GiB at ×2 is 32; at ×1.01, 2,200)
 MAX_VALUES = 64  # values per varied parameter
-MAX_SWEEP_GPUS = 1_048_576
 VARY_BOUNDS = {"node_count": (1, None), "oversubscription": (1.0, 64.0), "nic_gbps": (1.0, 3200.0)}
 
 
@@ -120,6 +119,8 @@ def _sizes(spec: dict[str, Any], errors: dict[str, list[str]]) -> list[int]:
 
 
 def _vary_values(name: str, values: Any, gpus_per_node: int) -> tuple[list[Any] | None, str]:
+    """A varied parameter's values, each checked as its requirement field is (a node count within the request's
+    GPU ceiling, settings.MAX_REQUEST_GPUS), or None and why."""
     if not isinstance(values, list) or not values:
         return None, "give a non-empty list of values"
     if len(values) > MAX_VALUES:
@@ -134,10 +135,58 @@ def _vary_values(name: str, values: Any, gpus_per_node: int) -> tuple[list[Any] 
         kind = "whole numbers" if name == "node_count" else "finite numbers"
         return None, f"values must be {kind}"
     lo, hi = VARY_BOUNDS[name]
-    hi = hi if hi is not None else MAX_SWEEP_GPUS // gpus_per_node
+    if name == "node_count":
+        ceiling = settings.MAX_REQUEST_GPUS
+        over = [v for v in clean if v * gpus_per_node > ceiling]
+        if over:
+            return None, (
+                f"{max(over):,} nodes × {gpus_per_node} GPUs is {max(over) * gpus_per_node:,} GPUs, more than "
+                f"MAX_REQUEST_GPUS ({ceiling:,}): at most {ceiling // gpus_per_node:,} nodes"
+            )
+        hi = ceiling // gpus_per_node
     if any(not lo <= v <= hi for v in clean):
         return None, f"values must be between {lo:g} and {hi:,g}"
     return clean, ""
+
+
+def check_planning(r: dict[str, Any], vary: dict[str, list[Any]]) -> int:
+    """The variants a spec asks for and the GPUs planning them takes, from the spec alone (nothing is planned):
+    a variant count above settings.SWEEP_MAX_VARIANTS, or more GPUs planned over all variants than
+    settings.SWEEP_MAX_PLANNED_GPUS, is a field error on ``vary``. Returns the variant count."""
+    variants = math.prod(len(v) for v in vary.values())
+    limit = settings.SWEEP_MAX_VARIANTS
+    if variants > limit:
+        sizes = " × ".join(f"{len(v)} {k}" for k, v in vary.items())
+        raise SweepSpecError(
+            {
+                "vary": [
+                    f"{variants:,} variants ({sizes}) is more than the {limit:,} a sweep may plan (SWEEP_MAX_VARIANTS)"
+                ]
+            }
+        )
+    per_node = r["gpus_per_node"]
+    nodes = vary.get("node_count") or [r["gpu_count"] // per_node]
+    base = r["gpu_count"] if "node_count" not in vary else None
+    if base is not None and base > settings.MAX_REQUEST_GPUS:
+        raise SweepSpecError(
+            {
+                "design": [
+                    f"{base:,} GPUs is more than MAX_REQUEST_GPUS ({settings.MAX_REQUEST_GPUS:,}); vary node_count"
+                ]
+            }
+        )
+    planned = (base if base is not None else sum(nodes) * per_node) * (variants // len(nodes))
+    budget = settings.SWEEP_MAX_PLANNED_GPUS
+    if planned > budget:
+        raise SweepSpecError(
+            {
+                "vary": [
+                    f"{variants:,} variants plan {planned:,} GPUs in all, more than the {budget:,} a sweep may plan "
+                    f"(SWEEP_MAX_PLANNED_GPUS): fewer or smaller node counts"
+                ]
+            }
+        )
+    return variants
 
 
 def resolve_spec(
@@ -184,7 +233,7 @@ def resolve_spec(
             clean_vary[name] = clean
     if errors:
         raise SweepSpecError(errors)
-    points = math.prod(len(v) for v in clean_vary.values()) * len(colls) * len(sizes) * len(algs)
+    points = check_planning(r, clean_vary) * len(colls) * len(sizes) * len(algs)
     if points > MAX_POINTS:
         raise SweepSpecError({"vary": [f"{points:,} points is more than the {MAX_POINTS:,} a sweep may have"]})
     fabrics, labels = [], []

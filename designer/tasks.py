@@ -45,3 +45,19 @@ def reap_stale_simulations() -> int:
     from designer.simulations import reap_stale_runs
 
     return reap_stale_runs()
+
+
+@shared_task(name="designer.run_export", acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def run_export(job_id: int) -> str:
+    """Build one large export into the database; claimed once (see designer/export_jobs.py)."""
+    from designer.export_jobs import run_export as run
+
+    return run(job_id)
+
+
+@shared_task(name="designer.reap_export_jobs")
+def reap_export_jobs() -> int:
+    """Re-enqueue lost or dead export jobs; delete finished ones past EXPORT_JOB_TTL_S (run by beat)."""
+    from designer.export_jobs import reap
+
+    return reap()

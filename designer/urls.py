@@ -3,7 +3,9 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from designer import calibration_views, simulation_views, sweep_views, tool_views, views
-from designer.lockout import LockoutLoginView
+from designer.lockout import LockoutLoginView, admin_login
+
+admin.site.login = admin_login(admin.site)  # the admin's sign-in shares the lockout (before its urls)
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -24,6 +26,18 @@ urlpatterns = [
     path("designs/<int:pk>/share/", views.design_share, name="design-share"),
     path("designs/<int:pk>/export/<str:fmt>", views.design_export, name="design-export"),
     path("s/<str:token>/export/<str:fmt>", views.shared_export, name="shared-export"),
+    path("exports/<int:pk>/", views.export_job, name="export-job"),
+    path("exports/<int:pk>/progress.json", views.export_job_progress, name="export-job-progress"),
+    path("exports/<int:pk>/download", views.export_job_download, name="export-job-download"),
+    path("s/<str:token>/exports/<int:pk>/", views.shared_export_job, name="shared-export-job"),
+    path(
+        "s/<str:token>/exports/<int:pk>/progress.json",
+        views.shared_export_job_progress,
+        name="shared-export-job-progress",
+    ),
+    path(
+        "s/<str:token>/exports/<int:pk>/download", views.shared_export_job_download, name="shared-export-job-download"
+    ),
     path("compare/", views.compare, name="compare"),
     path("compare/bom-diff.xlsx", views.compare_bom_diff, name="compare-bom-diff"),
     path("designs/<int:pk>/sweeps/new/", sweep_views.sweep_new, name="sweep-new"),

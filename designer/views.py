@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model, login
 from django.contrib.auth.decorators import login_required
@@ -11,6 +12,7 @@ from django.db import connection
 from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -18,6 +20,7 @@ from bom.diff import diff_summary
 from designer import charts
 from designer.access import owned_design, visible_design, visible_revision
 from designer.compare import bom_diff_rows, comparison_rows, oldest_first, summary_rows
+from designer.export_jobs import download_response, job_progress, needs_job, readable_job, request_export, shared_job
 from designer.forms import RequirementsForm, ShareForm, SignupForm, TokenForm
 from designer.ids import parse_id
 from designer.models import DEMO_USERNAME, ApiToken, Design, DesignRevision
@@ -162,6 +165,8 @@ def _detail_context(design: Design, revision: DesignRevision, *, shared_view: bo
         "management": r["management"],
         "charts": revision_charts(revision),
         "shared_view": shared_view,
+        "export_in_background": needs_job(revision, "bom.xlsx"),
+        "export_inline_max_links": settings.EXPORT_INLINE_MAX_LINKS,
         "is_latest": revision.number == design.revisions.order_by("-number").values_list("number", flat=True)[0],
     }
 
@@ -219,6 +224,9 @@ def design_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
     if number and n is None:
         raise Http404("no such revision")
     revision = get_object_or_404(design.revisions, number=n) if n else design.head
+    if needs_job(revision, fmt):  # too large to build in a request: a background job, its page follows it
+        job = request_export(revision, fmt, show_author=True, user=request.user)
+        return redirect("export-job-download" if job.status == "done" else "export-job", pk=job.pk)
     return export_response(revision, fmt)
 
 
@@ -226,7 +234,71 @@ def shared_export(request: HttpRequest, token: str, fmt: str) -> HttpResponse:
     design = Design.objects.alive().filter(share_token=token).first()
     if design is None:
         raise Http404("no such design")
+    if needs_job(design.head, fmt):
+        job = request_export(design.head, fmt, show_author=False, user=request.user)
+        name = "shared-export-job-download" if job.status == "done" else "shared-export-job"
+        return redirect(name, token=token, pk=job.pk)
     return export_response(design.head, fmt, show_author=False)  # anonymous readers do not learn user names
+
+
+def _export_job_page(request: HttpRequest, job, urls: dict) -> HttpResponse:
+    revision = job.revision
+    ctx = {"job": job, "revision": revision, "progress": job_progress(job), **urls}
+    ctx["limit"] = settings.EXPORT_INLINE_MAX_LINKS
+    ctx["ttl_h"] = settings.EXPORT_JOB_TTL_S / 3600
+    return render(request, "designer/export_job.html", ctx)
+
+
+@login_required
+def export_job(request: HttpRequest, pk: int) -> HttpResponse:
+    """A background export's page: its progress (polled), then the download."""
+    job = readable_job(request.user, pk)
+    return _export_job_page(
+        request,
+        job,
+        {
+            "progress_url": reverse("export-job-progress", args=[pk]),
+            "download_url": reverse("export-job-download", args=[pk]),
+            "design_url": reverse("revision-detail", args=[job.revision.design_id, job.revision.number]),
+        },
+    )
+
+
+@login_required
+def export_job_progress(request: HttpRequest, pk: int) -> JsonResponse:
+    return JsonResponse(job_progress(readable_job(request.user, pk)))
+
+
+@login_required
+def export_job_download(request: HttpRequest, pk: int) -> HttpResponse:
+    job = readable_job(request.user, pk)
+    if job.status != "done":
+        return redirect("export-job", pk=pk)
+    return download_response(job)
+
+
+def shared_export_job(request: HttpRequest, token: str, pk: int) -> HttpResponse:
+    job = shared_job(token, pk)
+    return _export_job_page(
+        request,
+        job,
+        {
+            "progress_url": reverse("shared-export-job-progress", args=[token, pk]),
+            "download_url": reverse("shared-export-job-download", args=[token, pk]),
+            "design_url": reverse("shared-detail", args=[token]),
+        },
+    )
+
+
+def shared_export_job_progress(request: HttpRequest, token: str, pk: int) -> JsonResponse:
+    return JsonResponse(job_progress(shared_job(token, pk)))
+
+
+def shared_export_job_download(request: HttpRequest, token: str, pk: int) -> HttpResponse:
+    job = shared_job(token, pk)
+    if job.status != "done":
+        return redirect("shared-export-job", token=token, pk=pk)
+    return download_response(job)
 
 
 @login_required

@@ -154,13 +154,8 @@ def offered_load(profile: Profile, cluster_gpus: int, jobs_per_day: float) -> fl
                  / cluster_gpus)  # fmt: skip
 
 
-def generate_jobs(
-    profile: Profile, *, cluster_gpus: int, load: float, horizon_h: float, seed: int,
-    jobs_per_day: float | None = None,
-) -> Jobs:  # fmt: skip
-    """Poisson arrivals per class over [0, horizon), sizes and durations drawn as the module says; at
-    offered ``load``, or ``jobs_per_day`` when given (the load is then what they offer)."""
-    check_profile(profile, cluster_gpus)
+def _rates_per_h(profile: Profile, cluster_gpus: int, load: float, jobs_per_day: float | None) -> np.ndarray:
+    """λ_c of every class [jobs/h] at offered ``load``, or for ``jobs_per_day`` (checked against 200 %)."""
     if jobs_per_day is not None:
         if not (isinstance(jobs_per_day, int | float) and 0 < jobs_per_day <= 1e6):
             raise SchedulerInputError({"jobs_per_day": f"above 0 and at most 1,000,000, got {jobs_per_day!r}"})
@@ -170,17 +165,48 @@ def generate_jobs(
                                                        f"{cluster_gpus:,} GPUs; at most 200 %"})  # fmt: skip
     if not 0 < load <= 2:
         raise SchedulerInputError({"load": f"offered load above 0 and at most 2 (200 %), got {load}"})
+    return arrival_rates_per_h(profile, cluster_gpus, load)
+
+
+def expected_job_count(
+    profile: Profile, *, cluster_gpus: int, load: float, horizon_h: float, jobs_per_day: float | None = None
+) -> float:
+    """The number of jobs :func:`generate_jobs` makes on average: Σ_c λ_c × horizon (the Poisson mean; an
+    actual draw differs by about its square root). Computed from the profile alone, nothing is drawn; every
+    refusal of generate_jobs (profile, load, jobs per day, horizon, MAX_JOBS) is raised here first."""
+    check_profile(profile, cluster_gpus)
+    rates = _rates_per_h(profile, cluster_gpus, load, jobs_per_day)
     if not 0 < horizon_h <= 10 * 365 * DAY_H:
         raise SchedulerInputError({"horizon_h": "above 0 and at most 10 years"})
-    rates = arrival_rates_per_h(profile, cluster_gpus, load)
     expected = float(rates.sum()) * horizon_h
     if expected > MAX_JOBS:
-        raise SchedulerInputError({"horizon_h": f"about {expected:,.0f} jobs in {horizon_h / DAY_H:,.0f} days; a run "
-                                                f"makes at most {MAX_JOBS:,} (simulate fewer days)"})  # fmt: skip
+        raise SchedulerInputError({"horizon_h": f"about {expected:,.0f} jobs in {horizon_h / DAY_H:,.0f} days "
+                                                f"(the expected count); a run makes at most {MAX_JOBS:,} "
+                                                f"(simulate fewer days)"})  # fmt: skip
+    return expected
+
+
+def generate_jobs(
+    profile: Profile, *, cluster_gpus: int, load: float, horizon_h: float, seed: int,
+    jobs_per_day: float | None = None,
+) -> Jobs:  # fmt: skip
+    """Poisson arrivals per class over [0, horizon), sizes and durations drawn as the module says; at
+    offered ``load``, or ``jobs_per_day`` when given (the load is then what they offer).
+
+    The expected count is checked against MAX_JOBS before anything is drawn (:func:`expected_job_count`),
+    and the drawn count again before each class's arrays are made: a draw above the limit stops here."""
+    expected_job_count(profile, cluster_gpus=cluster_gpus, load=load, horizon_h=horizon_h, jobs_per_day=jobs_per_day)
+    rates = _rates_per_h(profile, cluster_gpus, load, jobs_per_day)
     rng = np.random.default_rng(seed)
     parts = []
+    drawn = 0
     for i, (c, lam) in enumerate(zip(profile.classes, rates)):
         n = rng.poisson(lam * horizon_h)
+        drawn += int(n)
+        if drawn > MAX_JOBS:  # the expected count was under the limit, this draw is over it: stop before its arrays
+            expected = float(rates.sum()) * horizon_h
+            raise SchedulerInputError({"horizon_h": f"{drawn:,} jobs drawn (expected {expected:,.0f}); a run makes "
+                                                    f"at most {MAX_JOBS:,} (simulate fewer days)"})  # fmt: skip
         submit = np.sort(rng.uniform(0, horizon_h, n))  # Poisson: n uniform points given the count
         gpus = rng.choice(c.gpu_choices(), n)
         if c.duration == "exponential":

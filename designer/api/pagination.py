@@ -34,6 +34,19 @@ def query_int(request, name: str, default: int, minimum: int, maximum: int) -> i
     return int(raw)
 
 
+def query_id(request, name: str) -> int | None:
+    """An optional id from the query string (``?revision=2``): None when absent, a field error when malformed
+    or repeated (which one would count?)."""
+    from designer.ids import parse_id
+
+    values = request.query_params.getlist(name)
+    if not values:
+        return None
+    if len(values) > 1 or parse_id(values[0]) is None:
+        raise ValidationError({"errors": {name: [f"one {name} number, e.g. 2"]}})
+    return parse_id(values[0])
+
+
 def paged(row_serializer, name: str):
     """The schema of a page of rows, for views that paginate by hand."""
     return inline_serializer(
@@ -74,11 +87,11 @@ def owned_page(view, request, qs, serializer_class):
 
     from designer.ids import parse_id
 
-    design = request.query_params.get("design")
-    if design is not None:
-        if parse_id(design) is None:
-            return Response({"errors": {"design": ["a design id, e.g. 3"]}}, status=400)
-        qs = qs.filter(design_id=parse_id(design))
+    designs = request.query_params.getlist("design")
+    if designs:
+        if len(designs) > 1 or parse_id(designs[0]) is None:
+            return Response({"errors": {"design": ["one design id, e.g. 3"]}}, status=400)
+        qs = qs.filter(design_id=parse_id(designs[0]))
     paginator = Pages()
     page = paginator.paginate_queryset(qs.order_by("-created_at", "-pk"), request, view=view)
     return paginator.get_paginated_response(serializer_class(page, many=True).data)

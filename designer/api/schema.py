@@ -1,7 +1,8 @@
 """OpenAPI post-processing: every operation documents the error answers it can give.
 
-All errors share one shape: ``{"errors": {field: [message, …]}}`` for bad input (400) and
-``{"detail": "…"}`` for authentication (401), permission (403) and missing objects (404)."""
+All errors share one shape: ``{"errors": {field: [message, …]}}`` for bad input (400) and a body over the
+size limit (413), ``{"detail": "…"}`` for authentication (401), permission (403) and missing objects (404).
+A URL over gunicorn's request-line limit is its own 414 (HTML), documented too."""
 
 from __future__ import annotations
 
@@ -19,6 +20,22 @@ ERRORS = {
     "404": "No such object, or not yours to see",
 }
 BODY_ERRORS = {"415": "The request body is not JSON (the API takes JSON objects only)"}
+URI_TOO_LONG = {
+    "description": "The request line (path and query) is over 4,094 bytes: gunicorn refuses it before the app "
+    "(its limit_request_line), with a short HTML page",
+    "content": {"text/html": {"schema": {"type": "string"}}},
+}
+
+
+def _too_large() -> dict:
+    """413: the body is over DATA_UPLOAD_MAX_MEMORY_SIZE (designer/api/limits.py), on any operation."""
+    from django.conf import settings
+
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    return {
+        "description": f"The request body is over {limit:,} bytes (the trace limit, 5 MiB of text, fits in it)",
+        "content": {"application/json": {"schema": ERROR_SCHEMA}},
+    }
 
 
 def _unwrap_pages(operation: dict) -> None:
@@ -80,4 +97,6 @@ def add_error_responses(result, generator, request, public):
                 operation["responses"].setdefault(
                     code, {"description": text, "content": {"application/json": {"schema": ERROR_SCHEMA}}}
                 )
+            operation["responses"].setdefault("413", _too_large())
+            operation["responses"].setdefault("414", URI_TOO_LONG)
     return result

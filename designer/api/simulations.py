@@ -9,6 +9,7 @@ from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
+from cluster.simulation import MAX_CANDIDATES
 from designer.access import visible_design
 from designer.api.pagination import ID_SCHEMA, PAGE_PARAMETERS, owned_page, paged
 from designer.api.strict import StrictCharField, StrictChoiceField, StrictFloatField, StrictIntegerField
@@ -61,10 +62,10 @@ class SimulationCreateSerializer(serializers.Serializer):
     trace_format = StrictChoiceField(choices=["ours", "acme"], default="ours")
     target = TargetSerializer(required=False, help_text="capacity: the queueing target")
     gpus = serializers.ListField(
-        child=StrictIntegerField(min_value=1, max_value=10_000_000),
+        child=StrictIntegerField(min_value=1, max_value=10**18 - 1),  # above MAX_REQUEST_GPUS: 422 naming it
         required=False,
-        max_length=24,
-        help_text="capacity: candidate GPU counts (default 0.6–1.6 × the design's)",
+        max_length=MAX_CANDIDATES,
+        help_text="capacity: candidate GPU counts, each at most MAX_REQUEST_GPUS (default 0.6–1.6 × the design's)",
     )
 
 

@@ -225,7 +225,14 @@ def _flat(errors: dict, prefix: str = "") -> dict[str, list]:
 
 
 def api_exception_handler(exc, context):
-    """DRF's handler, then: field errors under ``errors``; conflicts 409; references to missing rows 422."""
+    """DRF's handler, then: field errors under ``errors``; conflicts 409; references to missing rows 422; a body
+    over the size limit (one sent without its length) 413."""
+    from django.core.exceptions import RequestDataTooBig
+
+    if isinstance(exc, RequestDataTooBig):
+        from designer.api.limits import too_large
+
+        return too_large()
     response = exception_handler(exc, context)
     if response is None or not isinstance(exc, ValidationError):
         return response

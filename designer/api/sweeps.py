@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
@@ -46,7 +46,9 @@ class SweepSerializer(serializers.ModelSerializer):
 
 class SweepCreateSerializer(serializers.Serializer):
     design = serializers.IntegerField()
-    revision = serializers.IntegerField(required=False, help_text="revision number (default: the latest)")
+    revision = serializers.IntegerField(
+        required=False, min_value=1, max_value=10**9, help_text="revision number (default: the latest)"
+    )
     name = serializers.CharField(required=False, allow_blank=True, max_length=200)
     spec = serializers.DictField(help_text="collectives, algorithms, min_bytes, max_bytes, factor, vary")
 
@@ -71,7 +73,10 @@ class SweepViewSet(viewsets.ViewSet):
     def retrieve(self, request, pk=None):
         return Response(SweepSerializer(self._get(request, pk)).data)
 
-    @extend_schema(request=SweepCreateSerializer, responses={201: SweepSerializer})
+    @extend_schema(
+        request=SweepCreateSerializer,
+        responses={201: SweepSerializer, 422: OpenApiResponse(OpenApiTypes.OBJECT, description="no such revision")},
+    )
     def create(self, request):
         ser = SweepCreateSerializer(data=request.data)
         ser.is_valid(raise_exception=True)
@@ -79,7 +84,8 @@ class SweepViewSet(viewsets.ViewSet):
         number = ser.validated_data.get("revision")
         rev = design.revisions.filter(number=number).first() if number else design.head
         if rev is None:
-            return Response({"errors": {"revision": [f"design {design.pk} has no revision {number}"]}}, status=400)
+            # well-formed, naming a row that does not exist: 422, as simulations and calibrations answer it
+            return Response({"errors": {"revision": [f"design {design.pk} has no revision {number}"]}}, status=422)
         try:
             sweep = create_sweep(request.user, rev, ser.validated_data["spec"], name=ser.validated_data.get("name", ""))
         except SweepSpecError as exc:

@@ -1,6 +1,6 @@
 from django.urls import path
 from drf_spectacular.utils import extend_schema, extend_schema_view
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.routers import DefaultRouter
 
 from bom.api import PartViewSet, PriceBookViewSet, PriceViewSet, QuoteViewSet
@@ -13,7 +13,10 @@ from designer.api.sweeps import SweepViewSet
 # the schema is the document, not an operation of it (its ?lang=/?format= are drf-spectacular's)
 SchemaView = extend_schema_view(get=extend_schema(exclude=True))(type("SchemaView", (SpectacularAPIView,), {}))
 
+# no format-suffix routes (designs.json, sweeps/3.json): the views take no format argument (a 500 each) and the API
+# speaks JSON only; such a path is a JSON 404 like any unknown one
 router = DefaultRouter()
+router.include_format_suffixes = False
 router.register("designs", views.DesignViewSet, basename="api-design")
 router.register("parts", PartViewSet, basename="api-part")
 router.register("price-books", PriceBookViewSet, basename="api-price-book")
@@ -29,7 +32,10 @@ urlpatterns = [
     path("compare/", views.compare_view, name="api-compare"),
     path("compare/bom-diff.xlsx", views.compare_bom_diff_view, name="api-compare-bom-diff"),
     path("designs/<int:pk>/<str:fmt>", views.export_view, name="api-export"),
+    path("exports/<int:pk>/", views.export_job_view, name="api-export-job"),
+    path("exports/<int:pk>/download", views.export_job_download_view, name="api-export-job-download"),
     path("schema/", SchemaView.as_view(), name="api-schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    # Swagger UI with its start-up script served as a file (?script=), so the page needs no inline script
+    path("docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
     *router.urls,
 ]

@@ -14,11 +14,12 @@ from rest_framework.response import Response
 
 from bom.diff import diff_summary
 from designer.access import owned_design, visible_design, visible_revision
-from designer.api.pagination import ID_SCHEMA, PAGE_PARAMETERS, Pages, paged
+from designer.api.pagination import ID_SCHEMA, PAGE_PARAMETERS, Pages, paged, query_id
 from designer.api.parsers import DecimalJSONParser
 from designer.api.requirements_schema import MESSAGE_MAX
 from designer.api.serializers import BomSerializer, DesignListSerializer, DesignSerializer, RevisionSerializer
 from designer.compare import bom_diff_rows, comparison_rows, oldest_first, summary_rows
+from designer.export_jobs import download_response, job_progress, needs_job, readable_job, request_export
 from designer.ids import parse_id
 from designer.models import Design
 from designer.requirements import RequirementsError, flatten, from_form_strings, nest
@@ -157,10 +158,8 @@ class DesignViewSet(viewsets.ViewSet):
         from designer.services import stored_bom
 
         design = visible_design(request.user, _int(pk))
-        number = request.query_params.get("revision")
-        if number is not None and parse_id(number) is None:
-            return Response({"errors": {"revision": ["a revision number, e.g. 2"]}}, status=400)
-        rev = design.revisions.filter(number=parse_id(number)).first() if number else design.head
+        number = query_id(request, "revision")
+        rev = design.revisions.filter(number=number).first() if number else design.head
         if rev is None:
             raise Http404
         bom = stored_bom(rev)
@@ -314,6 +313,8 @@ def compare_view(request):
     ],
     responses={
         **{(200, media): EXPORT_SCHEMAS.get(media, OpenApiTypes.BINARY) for media in EXPORT_MEDIA_TYPES},
+        202: OpenApiResponse(OpenApiTypes.OBJECT, description="a large design's export: the job building it"),
+        303: OpenApiResponse(OpenApiTypes.OBJECT, description="that job is done: Location is the file"),
         400: OpenApiTypes.OBJECT,
         404: OpenApiTypes.OBJECT,
     },
@@ -322,17 +323,62 @@ def compare_view(request):
 def export_view(request, pk: int, fmt: str):
     """Download an export of a revision (``?revision=N``): the BOM as xlsx with live formulas (bom.xlsx: with the
     cut sheet and rack elevations; bom-only.xlsx: without), csv or json, the streamed cut sheet, racks, NetBox
-    import set or elevation drawing. The same lines as data: ``GET /api/v1/designs/{id}/bom/``."""
+    import set or elevation drawing. The same lines as data: ``GET /api/v1/designs/{id}/bom/``. A design with more
+    links than EXPORT_INLINE_MAX_LINKS gets bom.xlsx, netbox.zip, cabling.csv, racks.csv and elevations.svg from a
+    background job: 202 with the job (Location: ``/api/v1/exports/{job}/``; the same job for every request), then
+    303 to its file once built."""
     from designer.views import export_response
 
     design = visible_design(request.user, pk)
-    number = request.query_params.get("revision")
-    if number is not None and parse_id(number) is None:
-        return Response({"errors": {"revision": ["a revision number, e.g. 2"]}}, status=400)
-    rev = design.revisions.filter(number=parse_id(number)).first() if number else design.head
+    number = query_id(request, "revision")
+    rev = design.revisions.filter(number=number).first() if number else design.head
     if rev is None:
         raise Http404
+    if needs_job(rev, fmt):  # too large for a request: 202 and the job to poll (303 to the file once built)
+        job = request_export(rev, fmt, show_author=True, user=request.user)
+        body = _job_json(request, job)
+        done = job.status == "done"
+        resp = Response(body, status=status.HTTP_303_SEE_OTHER if done else status.HTTP_202_ACCEPTED)
+        resp["Location"] = body["download_url"] if done else body["url"]
+        return resp
     return export_response(rev, fmt)
+
+
+def _job_json(request, job) -> dict:
+    from django.urls import reverse
+
+    body = job_progress(job)
+    body["url"] = request.build_absolute_uri(reverse("api-export-job", args=[job.pk]))
+    body["download_url"] = (
+        request.build_absolute_uri(reverse("api-export-job-download", args=[job.pk])) if job.status == "done" else None
+    )
+    return body
+
+
+@extend_schema(operation_id="exports_retrieve", responses={200: OpenApiTypes.OBJECT, 404: OpenApiTypes.OBJECT})
+@api_view(["GET"])
+def export_job_view(request, pk: int):
+    """A background export (a large design's bom.xlsx, netbox.zip, cabling.csv, racks.csv or elevations.svg):
+    status (pending, running, done, failed), stage, fraction_done, elapsed_s, error, filename, size_bytes,
+    expires_at, and download_url once done. Readable by whoever may read the design."""
+    return Response(_job_json(request, readable_job(request.user, pk)))
+
+
+@extend_schema(
+    operation_id="exports_download",
+    responses={
+        **{(200, media): EXPORT_SCHEMAS.get(media, OpenApiTypes.BINARY) for media in EXPORT_MEDIA_TYPES},
+        404: OpenApiTypes.OBJECT,
+        409: OpenApiResponse(OpenApiTypes.OBJECT, description="not built yet: the job's status"),
+    },
+)
+@api_view(["GET"])
+def export_job_download_view(request, pk: int):
+    """The finished file of a background export, streamed (409 with the job's status until it is done)."""
+    job = readable_job(request.user, pk)
+    if job.status != "done":
+        return Response(_job_json(request, job), status=status.HTTP_409_CONFLICT)
+    return download_response(job)
 
 
 def _diff_json(row) -> dict:

@@ -3,8 +3,10 @@
 gunicorn with DEBUG off on loopback, on a database of its own (PostgreSQL `designer_fuzz` under
 `make test-services`, else SQLite under tmp_path; never the suite's test database),
 demo data loaded and a user with a design, a sweep and a price book of its own; every operation
-of the schema, authenticated with an API token, every check (`--checks all`). The run must end
-with 0 failures. Part of the production-mode suite (`make test-services`); schemathesis is a
+of the schema, authenticated with an API token, every check (`--checks all`), positive and negative
+data (`--mode all`, the default), 40 examples per operation, and the stateful phase (operations chained
+on the ids earlier responses return). The run must end with 0 failures. Part of the production-mode
+suite (`make test-services`); schemathesis is a
 test dependency, so a missing one fails rather than skips.
 """
 
@@ -26,7 +28,7 @@ from tests.designer.test_deploy import ISOLATED
 
 pytestmark = pytest.mark.services
 
-EXAMPLES = int(os.environ.get("SCHEMATHESIS_EXAMPLES", "12"))
+EXAMPLES = int(os.environ.get("SCHEMATHESIS_EXAMPLES", "40"))  # issue #32: ≥ 40 per operation
 
 SETUP = """
 import django, json; django.setup()
@@ -171,6 +173,8 @@ def test_every_operation_passes_every_check(server):
         "all",
         "-H",
         f"Authorization: Token {key}",
+        "--mode",
+        "all",
         "--max-examples",
         str(EXAMPLES),
         "--seed",
@@ -180,7 +184,7 @@ def test_every_operation_passes_every_check(server):
         "--request-timeout",
         "30",
         "--phases",
-        "examples,coverage,fuzzing",
+        "examples,coverage,fuzzing,stateful",  # stateful: links inferred from the schema and Location headers
         "--suppress-health-check",
         "all",
         "--no-color",

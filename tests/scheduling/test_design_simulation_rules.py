@@ -237,8 +237,8 @@ def test_check_run_refuses_what_a_run_would_refuse():
     from cluster.simulation import check_run
     from scheduling.capacity import Target
 
-    plan = _plan(days=5)
-    assert check_run(plan, target=Target("short", 100))["classes"] == ["short"]  # candidate sizes: fine
+    r = _plan(days=5).requirements  # the requirements alone: check_run plans nothing and makes no job
+    assert check_run(r, target=Target("short", 100))["classes"] == ["short"]  # candidate sizes: fine
     for kwargs, field in (
         (
             {"target": Target("short", 100), "trace_text": TRACE.replace("train", "short").replace("other", "short")},
@@ -248,7 +248,7 @@ def test_check_run_refuses_what_a_run_would_refuse():
         ({"target": Target("short", 100), "sizes": [12]}, "gpus"),
     ):
         with pytest.raises(SchedulerInputError) as exc:
-            check_run(plan, **kwargs)
+            check_run(r, **kwargs)
         assert list(exc.value.errors) == [field]
 
 

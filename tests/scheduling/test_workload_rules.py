@@ -35,7 +35,8 @@ def test_too_many_jobs_is_refused_with_the_count():
     """1,000 GPUs at load 1: 1,000 jobs an hour; 5,000.001 h → 5,000,001 jobs, one over the 5,000,000 a run may
     make (5,000.001 h = 208 days)."""
     assert _refused(profile=ONE, cluster_gpus=1000, load=1.0, horizon_h=5000.001) == {
-        "horizon_h": "about 5,000,001 jobs in 208 days; a run makes at most 5,000,000 (simulate fewer days)"
+        "horizon_h": "about 5,000,001 jobs in 208 days (the expected count); a run makes at most 5,000,000 "
+        "(simulate fewer days)"
     }
 
 
