@@ -122,10 +122,11 @@ def _as_money(spec: FieldSpec, raw: Any) -> Decimal:
 def _as_text(spec: FieldSpec, raw: Any) -> str:
     if isinstance(raw, bool) or not isinstance(raw, str | int | float):
         raise _Bad(f"{_show(raw)} is not text")
-    value = str(raw).strip() if spec.kind != "longtext" else str(raw)
+    value = str(raw)
     if "\x00" in value:
         raise _Bad("contains a NUL character, which no text field may hold")
-    _printable(value, multiline=spec.kind == "longtext")
+    _printable(value, multiline=spec.kind == "longtext")  # before strip(): it would hide a trailing line break
+    value = value.strip() if spec.kind != "longtext" else value
     if spec.kind == "longtext":
         return value
     if spec.choices:
@@ -147,10 +148,34 @@ def _as_text(spec: FieldSpec, raw: Any) -> str:
 
 # A one-line field holds no control or format character, no line or paragraph separator and no lone
 # surrogate (it reaches comment lines of shell, Slurm and YAML files; scheduling/quoting.py is the first
-# wall); a free-text field may hold tabs and line breaks, nothing else of those.
+# wall); a free-text field may hold tabs and line breaks, nothing else of those. Characters of the Basic
+# Multilingual Plane (every line break is there): the same character class is the API schema's pattern
+# (designer/api/requirements_schema.py), so what the schema allows the field takes, and nothing else.
 _NOT_PRINTABLE = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
-_MULTILINE_OK = frozenset("\t\n\r")
-_DROP_BREAKS = str.maketrans("", "", "\t\n\r")
+
+
+def _bmp_class(categories: frozenset[str], keep: str = "") -> str:
+    """A regex character-class body (``\\u0000-\\u001f…``) of the BMP characters in ``categories`` but ``keep``."""
+    spans: list[list[int]] = []
+    for code in range(0x10000):
+        ch = chr(code)
+        if unicodedata.category(ch) in categories and ch not in keep:
+            if spans and spans[-1][1] == code - 1:
+                spans[-1][1] = code
+            else:
+                spans.append([code, code])
+    return "".join(f"\\u{a:04x}" if a == b else f"\\u{a:04x}-\\u{b:04x}" for a, b in spans)
+
+
+NOT_ONE_LINE = _bmp_class(_NOT_PRINTABLE - {"Cs"})
+"""What no one-line text field holds, as a character-class body for ``[^…]`` in Python and ECMA regexes; the API
+schema's pattern. Lone surrogates (Cs) are refused too, but not named here: Rust's regex (jsonschema-rs, which
+schemathesis validates with) cannot compile them, and the API's JSON parser refuses them before any field."""
+NOT_FREE_TEXT = _bmp_class(_NOT_PRINTABLE - {"Cs"}, keep="\t\n\r")
+"""What no free-text field holds (tabs and line breaks are allowed), as above."""
+_SURROGATES = "\\ud800-\\udfff"
+_BAD_ONE_LINE = re.compile(f"[{NOT_ONE_LINE}{_SURROGATES}]")
+_BAD_FREE_TEXT = re.compile(f"[{NOT_FREE_TEXT}{_SURROGATES}]")
 
 
 def _kind_of(ch: str) -> str:
@@ -160,13 +185,12 @@ def _kind_of(ch: str) -> str:
 
 
 def _printable(value: str, multiline: bool) -> None:
-    if (value.translate(_DROP_BREAKS) if multiline else value).isprintable():
-        return  # the C-speed pass: isprintable() is False for every category refused here (and a few allowed)
-    for i, ch in enumerate(value):
-        if unicodedata.category(ch) in _NOT_PRINTABLE and not (multiline and ch in _MULTILINE_OK):
-            what = _kind_of(ch)
-            where = "" if multiline else "one line of "
-            raise _Bad(f"contains U+{ord(ch):04X} ({what}) at character {i + 1}; write {where}printable text")
+    bad = (_BAD_FREE_TEXT if multiline else _BAD_ONE_LINE).search(value)
+    if bad:
+        ch, where = bad.group(), "" if multiline else "one line of "
+        raise _Bad(
+            f"contains U+{ord(ch):04X} ({_kind_of(ch)}) at character {bad.start() + 1}; write {where}printable text"
+        )
 
 
 def _as_bool(spec: FieldSpec, raw: Any) -> bool:

@@ -14,11 +14,14 @@ from typing import Any
 
 from cluster.fields import FieldSpec
 from cluster.requirements import FIELDS, SECTIONS
-from cluster.validate import NODE_COUNT_MAX, money_pattern
+from cluster.validate import NODE_COUNT_MAX, NOT_FREE_TEXT, NOT_ONE_LINE, money_pattern
 from scheduling.workload import CLASS_COLUMNS, MAX_CLASSES, REQUIRED_COLUMNS, SLA_CLASSES
 
-NOT_BLANK = r"^[^\x00]*[^\s\x00][^\x00]*$"  # some non-space character, no NUL
-ANY_TEXT = r"^[^\x00]*$"
+# one line of printable text (cluster/validate.py refuses the same characters), with some non-space character
+NOT_BLANK = f"^[^{NOT_ONE_LINE}]*[^\\s{NOT_ONE_LINE}][^{NOT_ONE_LINE}]*$"
+ANY_TEXT = f"^[^{NOT_ONE_LINE}]*$"
+FREE_TEXT = f"^[^{NOT_FREE_TEXT}]*$"  # tabs and line breaks allowed
+NO_NUL = r"^[^\x00]*$"  # a revision's message: shown escaped on pages, never written to a generated file
 MESSAGE_MAX = 200
 
 
@@ -45,7 +48,7 @@ def field_schema(spec: FieldSpec) -> dict[str, Any]:
             ]
         }
     elif kind == "longtext":
-        out = {"type": "string", "pattern": ANY_TEXT}
+        out = {"type": "string", "pattern": FREE_TEXT}
     elif spec.choices:
         out = {"type": "string", "enum": [c for c, _ in spec.choices] + ([""] if spec.blank else [])}
         out["enum"] = list(dict.fromkeys(out["enum"]))
@@ -142,7 +145,7 @@ def input_schema(requirements_ref: str) -> dict[str, Any]:
             "message": {
                 "type": "string",
                 "maxLength": MESSAGE_MAX,
-                "pattern": ANY_TEXT,
+                "pattern": NO_NUL,
                 "description": "what changed (kept with the revision)",
             },
         },

@@ -94,8 +94,8 @@ class SimulationViewSet(viewsets.ViewSet):
         request=SimulationCreateSerializer,
         responses={201: SimulationSerializer, 400: OpenApiTypes.OBJECT, 422: OpenApiTypes.OBJECT},
         description="Queue a run. 400: a malformed request; 422: a well-formed one the design's workload, the "
-        "trace or the target refuses (field errors: workload.classes, trace, trace.row N.column, target.job_class, "
-        "gpus).",
+        "trace or the target refuses, or a capacity search without a target (field errors: workload.classes, trace, "
+        "trace.row N.column, target, target.job_class, gpus).",
     )
     def create(self, request):
         """Queue a simulation (or a capacity search) of a design revision's workload; poll the run for progress.
@@ -109,7 +109,7 @@ class SimulationViewSet(viewsets.ViewSet):
         if rev is None:
             return Response({"errors": {"revision": [f"design {design.pk} has no revision {number}"]}}, status=422)
         if v["kind"] == "capacity" and "target" not in v:
-            return Response({"errors": {"target": ["a capacity search needs a target"]}}, status=400)
+            return Response({"errors": {"target": ["a capacity search needs a target"]}}, status=422)  # kind × target
         try:
             run = create_run(
                 request.user,

@@ -151,3 +151,25 @@ def test_trusted_proxy_count_from_the_environment(monkeypatch):
     assert env_trusted_proxy_count() == 1  # the old "behind a proxy" switch: one proxy
     monkeypatch.setenv("USE_X_FORWARDED_FOR", "0")
     assert env_trusted_proxy_count() == 0
+
+
+def test_a_token_records_its_use_once_a_minute(alice):
+    """last_used_at is written when the token was last seen a minute or more ago, not on every request (a write
+    per API call serialised the load test's requests on SQLite's one writer)."""
+    from datetime import timedelta
+
+    from django.test import Client
+    from django.utils import timezone
+
+    from designer.models import ApiToken
+
+    token, key = ApiToken.issue(alice, "t", timezone.now() + timedelta(days=1))
+    c = Client(HTTP_AUTHORIZATION=f"Token {key}")
+    assert c.get("/api/v1/designs/").status_code == 200
+    first = ApiToken.objects.get(pk=token.pk).last_used_at
+    assert first is not None
+    assert c.get("/api/v1/designs/").status_code == 200
+    assert ApiToken.objects.get(pk=token.pk).last_used_at == first
+    ApiToken.objects.filter(pk=token.pk).update(last_used_at=first - timedelta(seconds=61))
+    assert c.get("/api/v1/designs/").status_code == 200
+    assert ApiToken.objects.get(pk=token.pk).last_used_at > first - timedelta(seconds=1)

@@ -145,7 +145,7 @@ def test_bad_requests_are_field_errors_and_nothing_is_queued(alice):
             "gpus",
             "each a whole number of 8-GPU nodes",
         ),
-        ({"kind": "capacity"}, 400, "target", "needs a target"),
+        ({"kind": "capacity"}, 422, "target", "needs a target"),  # a rule between fields (kind, target)
         ({"kind": "capacity", "target": {"job_class": "fine-tuning", "p95_wait_h": -1}}, 400, "target.p95_wait_h", ""),
         ({"kind": "capacity", "target": {"job_class": "ft", "p95_wait_h": 9}, "gpus": ["x"]}, 400, "gpus.0", ""),
         ({"kind": "teleport"}, 400, "kind", ""),

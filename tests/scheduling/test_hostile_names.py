@@ -286,3 +286,35 @@ def test_the_issues_exact_repro_is_a_field_error_and_a_stored_name_is_quoted(tmp
     ran, left = _run_script(tmp_path, c.get(f"/api/v1/designs/{design.pk}/sacctmgr.sh").content.decode(), "api")
     assert left == set() and ran and all(line.startswith("sacctmgr ") for line in ran)
     os.environ.pop("STUB_LOG", None)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(codec="utf-8") | st.sampled_from("\n\r\t\x0b\x85\u2028\u200b\u202e\ufeff"),
+               max_size=20))  # fmt: skip
+def test_the_api_schema_allows_exactly_the_names_the_field_takes(name):
+    """The schema's pattern for ``name`` (and ``notes``) is built from the same character class the field
+    refuses, so schemathesis' positive data is accepted and its negative data refused (ST202 found
+    ``"\\b"`` in a schema-valid name refused)."""
+    from cluster.requirements import FIELD_BY_FLAT
+    from designer.api.requirements_schema import field_schema
+
+    for field, text in (("name", name), ("notes", name)):
+        schema = field_schema(FIELD_BY_FLAT[field].spec)
+        allowed = re.search(schema["pattern"], text) is not None and len(text) <= schema.get("maxLength", len(text))
+        errors: dict = {}
+        try:
+            validate({field: text, "gpu_count": 64})
+        except RequirementsError as err:
+            errors = err.errors
+            assert set(errors) == {field}, errors
+        assert allowed == (not errors), (field, text, errors)
+
+
+def test_the_text_patterns_are_usable_by_the_schema_fuzzer():
+    """schemathesis validates with jsonschema-rs (Rust regex: no surrogate code points); a pattern it cannot
+    compile is dropped, and then it sends an empty name as "schema-valid" (the first stateful run's ST202)."""
+    from schemathesis.core.jsonschema.patterns import enforced_pattern
+
+    from designer.api.requirements_schema import ANY_TEXT, FREE_TEXT, NOT_BLANK
+
+    assert all(enforced_pattern(p) == p for p in (ANY_TEXT, FREE_TEXT, NOT_BLANK))
