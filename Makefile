@@ -13,11 +13,11 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 migrate: $(STAMP)
-	DEBUG=1 $(PY) manage.py migrate --noinput
+	DEBUG=1 $(VENV)/bin/cluster-designer migrate --noinput
 
 run: migrate
-	DEBUG=1 $(PY) manage.py load_demo
-	DEBUG=1 $(PY) manage.py serve
+	DEBUG=1 $(VENV)/bin/cluster-designer load-demo
+	DEBUG=1 $(VENV)/bin/cluster-designer serve
 
 test: $(STAMP)
 	bash .ci/ensure-chromium

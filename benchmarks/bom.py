@@ -34,6 +34,7 @@ from xlsxwriter.worksheet import Worksheet  # noqa: E402
 
 from bom.export import bom_xlsx, tco_sheet  # noqa: E402
 from bom.plan import floor_sheets  # noqa: E402
+from cluster.requests import bom_request  # noqa: E402
 from designer.requirements import validate_flat  # noqa: E402
 from designer.services import create_design, current_catalog, evaluate_flat  # noqa: E402
 
@@ -99,7 +100,7 @@ def main() -> None:
         ev = evaluate_flat(r)
         t_plan = time.perf_counter() - t0
         t0 = time.perf_counter()
-        cabling, elev = floor_sheets(ev.typed, ev.fabric, ev.storage, ev.management, current_catalog())
+        cabling, elev = floor_sheets(bom_request(ev.typed), ev.fabric, ev.storage, ev.management, current_catalog())
         t_floor = time.perf_counter() - t0
         CELLS.clear()
         t0 = time.perf_counter()

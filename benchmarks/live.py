@@ -32,6 +32,7 @@ from django.test import Client  # noqa: E402
 
 from benchmarks.bom import SCALES  # noqa: E402
 from bom.plan import network_bom  # noqa: E402
+from cluster.requests import bom_request  # noqa: E402
 from designer.services import current_catalog, evaluate_flat  # noqa: E402
 
 REPEAT = {2_000: 30, 16_384: 20, 102_400: 8}
@@ -55,7 +56,7 @@ def main() -> None:
         p95 = times[min(len(times) - 1, round(0.95 * (len(times) - 1)))]
         ev = evaluate_flat(overrides)
         t0 = time.perf_counter()
-        full = network_bom(ev.typed, ev.fabric, ev.storage, ev.management, current_catalog(), cables=True)
+        full = network_bom(bom_request(ev.typed), ev.fabric, ev.storage, ev.management, current_catalog(), cables=True)
         full_s = time.perf_counter() - t0
         same = [(ln.sku, ln.quantity) for ln in full.lines] == [(ln.sku, ln.quantity) for ln in ev.bom.lines]
         print(f"{gpus:>8,}{statistics.median(times) * 1e3:>9.1f}{p95 * 1e3:>9.1f}{full_s:>14.2f}  {same}")

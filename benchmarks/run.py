@@ -16,8 +16,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from topology import FabricRequest, Topology, plan_fabric
-from topology.bisection import max_flow_bisection_gbps, max_flow_bisection_networkx_gbps
-from topology.graph import verify_plan
+from topology.graph import max_flow_bisection_gbps, max_flow_bisection_networkx_gbps, verify_plan
 
 NETWORKX_BUDGET_S = 120.0
 

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from bom.cells import safe_text
 from bom.layout import panels_for, rack_name, row_name
 from bom.links import Link
 
@@ -278,8 +279,6 @@ def elevation_rows(elev: Elevations) -> Iterable[list[Any]]:
 def racks_csv(elev: Elevations) -> str:
     import csv
     import io
-
-    from bom.export import safe_text
 
     buf = io.StringIO()
     w = csv.writer(buf)

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator
 from decimal import Decimal
 from typing import Any
 
+from bom.cells import safe_text
 from bom.links import Link
 
 # the columns a purchase order is cut from (the sku is the manufacturer's part number)
@@ -78,7 +79,6 @@ PLANE_TITLES = {
     "management": "Management",
     "infrastructure": "Infrastructure",
 }
-_FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
 
 class Formula(str):
@@ -94,13 +94,6 @@ class Formula(str):
         obj = super().__new__(cls, text)
         obj.value = value
         return obj
-
-
-def safe_text(value: Any) -> Any:
-    """Neutralise spreadsheet formula injection in csv: prefix a quote to risky leading characters."""
-    if isinstance(value, str) and value.startswith(_FORMULA_PREFIXES):
-        return "'" + value
-    return value
 
 
 def bom_rows(bom: dict[str, Any]) -> Iterator[dict[str, Any]]:

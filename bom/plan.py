@@ -16,23 +16,67 @@ from decimal import Decimal
 import numpy as np
 
 from bom.accessories import accessory, infrastructure_lines
-from bom.build import Bom, Roles, build_bom, find_nic, find_switch, part_chooser, placeholder
+from bom.build import Bom, BomPolicy, Roles, build_bom, find_nic, find_switch, part_chooser, placeholder
 from bom.catalog import DEFAULT_PARTS, DEFAULT_PRICE_BOOK
 from bom.elevation import SWITCH_ROLES, Elevations, Heights, elevations
 from bom.export import cabling_rows
 from bom.layout import RackLayout, panels_for, switches_per_rack
-from bom.links import all_links, compute_leaf_positions, leaves_per_row, storage_leaf_positions, tor_positions
+from bom.links import (
+    ClusterShape,
+    all_links,
+    compute_leaf_positions,
+    leaves_per_row,
+    storage_leaf_positions,
+    tor_positions,
+)
 from bom.media import NIC_CAGES, PartChooser
 from bom.parts import PartKind, PartSpec
-from cluster.requests import bom_policy, cluster_shape, compute_tier_roles, rack_layout, resolve
-from cluster.requirements import Requirements
-from power.plan import node_power_w, rack_plan
+from power.plan import RackFigures, rack_plan
 from power.rack_systems import rack_scale_system
 from power.racks import RackPlan
 from topology import FabricPlan, Topology
 from topology.management_plane import ManagementPlan
 from topology.storage_plane import StoragePlan
 from topology.switches import SWITCH_MODELS
+
+
+@dataclass(frozen=True)
+class RolesRequest:
+    """What picks the part of each role (bom.build.Roles): a named model, else a radix and port speed."""
+
+    compute_switch_model: str  # "": by radix and port speed
+    compute_switch_radix: int
+    compute_switch_port_gbps: float
+    compute_spine_switch_model: str  # "": the leaf's part
+    compute_core_switch_model: str
+    compute_nic_gbps: float | None  # None: no compute NIC (a 3D torus: the chips link directly)
+    compute_nic_cage: str  # bom/media.py NIC_CAGES
+    storage_switch_radix: int
+    storage_switch_port_gbps: float
+    storage_nic_gbps: float
+    storage_node_nic_gbps: float
+    mgmt_tor_ports: int
+    mgmt_tor_port_gbps: float
+    mgmt_spine_ports: int
+    mgmt_spine_port_gbps: float
+
+
+@dataclass(frozen=True)
+class BomRequest:
+    """Everything the network BOM, the cut sheet and the elevations read besides the planes and the catalog;
+    built from the typed requirements in cluster/requests.py (bom_request)."""
+
+    roles: RolesRequest
+    policy: BomPolicy
+    shape: ClusterShape  # counts of nodes, NICs, servers and fabric-attached devices; each compute tier's role
+    layout: RackLayout  # the floor plan before the switches fill its network racks (floor_plan)
+    racks: RackFigures  # the rack plan before the floor plan's network racks (power.plan.rack_plan)
+    gpu_model: str
+    node_price_includes_nics: bool
+    pdu_kw: float
+    node_w: float
+    storage_node_w: float
+    mgmt_node_w: float
 
 
 @dataclass(frozen=True)
@@ -47,22 +91,26 @@ class Catalog:
         return cls(tuple(DEFAULT_PARTS), {**DEFAULT_PRICE_BOOK, "id": None, "built_in": True})
 
 
-def bom_roles(r: Requirements, catalog: Sequence[PartSpec]) -> Roles:
-    f, s, m = r.compute_fabric, r.storage, r.management
+def bom_roles(req: RolesRequest, catalog: Sequence[PartSpec]) -> Roles:
     return Roles(
         compute_switch=find_switch(
-            catalog, name=f.switch_model or "", radix=f.switch_radix, port_gbps=float(f.switch_port_gbps)
+            catalog,
+            name=req.compute_switch_model or "",
+            radix=req.compute_switch_radix,
+            port_gbps=float(req.compute_switch_port_gbps),
         ),
-        storage_switch=find_switch(catalog, radix=s.switch_radix, port_gbps=float(s.switch_port_gbps)),
-        mgmt_tor=find_switch(catalog, radix=m.tor_access_ports, port_gbps=float(m.tor_access_gbps)),
-        mgmt_spine=find_switch(catalog, radix=m.spine_ports, port_gbps=float(m.uplink_gbps)),
+        storage_switch=find_switch(
+            catalog, radix=req.storage_switch_radix, port_gbps=float(req.storage_switch_port_gbps)
+        ),
+        mgmt_tor=find_switch(catalog, radix=req.mgmt_tor_ports, port_gbps=float(req.mgmt_tor_port_gbps)),
+        mgmt_spine=find_switch(catalog, radix=req.mgmt_spine_ports, port_gbps=float(req.mgmt_spine_port_gbps)),
         compute_nic=None
-        if f.topology == Topology.TORUS_3D
-        else find_nic(catalog, float(f.nic_gbps), NIC_CAGES[f.nic_cage][0]),
-        storage_nic=find_nic(catalog, float(s.nic_gbps)),
-        storage_node_nic=find_nic(catalog, float(s.node_nic_gbps)),
-        compute_spine_switch=_tier_switch(catalog, f.spine_switch_model),
-        compute_core_switch=_tier_switch(catalog, f.core_switch_model),
+        if req.compute_nic_gbps is None
+        else find_nic(catalog, float(req.compute_nic_gbps), NIC_CAGES[req.compute_nic_cage][0]),
+        storage_nic=find_nic(catalog, float(req.storage_nic_gbps)),
+        storage_node_nic=find_nic(catalog, float(req.storage_node_nic_gbps)),
+        compute_spine_switch=_tier_switch(catalog, req.compute_spine_switch_model),
+        compute_core_switch=_tier_switch(catalog, req.compute_core_switch_model),
     )
 
 
@@ -90,32 +138,41 @@ def switch_counts(
     return out
 
 
-def nic_counts(r: Requirements, roles: Roles) -> dict[str, list[tuple[PartSpec, int, str]]]:
-    nodes, s = r.node_count, r.storage
+def nic_counts(req: BomRequest, roles: Roles) -> dict[str, list[tuple[PartSpec, int, str]]]:
+    s = req.shape
+    nodes = s.node_count
     nics: dict[str, list[tuple[PartSpec, int, str]]] = {"compute": [], "storage": []}
-    per = r.compute_fabric.nics_per_node
+    per = s.nics_per_node
     if roles.compute_nic is not None:
         why = f"{nodes:,} nodes × {per} NICs"
-        if r.tco.node_price_includes_nics:
+        if req.node_price_includes_nics:
             nic = replace(roles.compute_nic, unit_price_usd=Decimal("0"), price_source="included in the node price")
             why += ": included in the compute node price (tco.node_price_includes_nics), not bought again"
             nics["compute"].append((nic, nodes * per, why))
         else:
             nics["compute"].append((roles.compute_nic, nodes * per, why))
     nics["storage"].append(
-        (roles.storage_nic, nodes * s.nics_per_node, f"{nodes:,} compute nodes × {s.nics_per_node} storage NICs")
+        (
+            roles.storage_nic,
+            nodes * s.storage_nics_per_node,
+            f"{nodes:,} compute nodes × {s.storage_nics_per_node} storage NICs",
+        )
     )
     nics["storage"].append(
-        (roles.storage_node_nic, s.node_count * s.node_nics, f"{s.node_count} storage servers × {s.node_nics} NICs")
+        (
+            roles.storage_node_nic,
+            s.storage_node_count * s.storage_node_nics,
+            f"{s.storage_node_count} storage servers × {s.storage_node_nics} NICs",
+        )
     )
     return nics
 
 
-def tier_ports(r: Requirements, plan: FabricPlan, storage: StoragePlan, mgmt: ManagementPlan):
+def tier_ports(req: BomRequest, plan: FabricPlan, storage: StoragePlan, mgmt: ManagementPlan):
     """plane → [(tier, used ports, free ports)] for the growth-headroom check (access tiers)."""
-    free_tor = mgmt.tor_count * r.management.tor_access_ports - mgmt.access_port_count
-    f = r.compute_fabric
-    ufm = f.ufm_server_count * f.ufm_ports_per_server + f.attached_device_count * f.attached_device_ports
+    free_tor = mgmt.tor_count * req.roles.mgmt_tor_ports - mgmt.access_port_count
+    s = req.shape
+    ufm = s.ufm_server_count * s.ufm_ports_per_server + s.device_count * s.device_ports
     out = {
         "compute": [(t.name, t.ports_used_total + ufm, t.ports_free_total - ufm) for t in plan.tiers[:1]],
         "management": [("ToR", mgmt.access_port_count, free_tor)],
@@ -126,12 +183,11 @@ def tier_ports(r: Requirements, plan: FabricPlan, storage: StoragePlan, mgmt: Ma
 
 
 def plane_links(
-    r: Requirements, plan: FabricPlan, storage: StoragePlan, mgmt: ManagementPlan, catalog: Catalog | None = None
+    req: BomRequest, plan: FabricPlan, storage: StoragePlan, mgmt: ManagementPlan, catalog: Catalog | None = None
 ):
     """Every cable of the three planes, one record each (for the cut sheet and exports)."""
-    r = resolve(r)
-    floor = floor_plan(r, plan, storage, mgmt, catalog or Catalog.built_in())
-    return all_links(plan, storage, mgmt, cluster_shape(r), floor.layout)
+    floor = floor_plan(req, plan, storage, mgmt, catalog or Catalog.built_in())
+    return all_links(plan, storage, mgmt, req.shape, floor.layout)
 
 
 @dataclass(frozen=True)
@@ -145,23 +201,22 @@ class Floor:
     checks: tuple[dict, ...] = ()
 
 
-def floor_plan(r: Requirements, plan: FabricPlan, storage: StoragePlan, mgmt: ManagementPlan, catalog: Catalog):
+def floor_plan(req: BomRequest, plan: FabricPlan, storage: StoragePlan, mgmt: ManagementPlan, catalog: Catalog):
     """Network racks filled by rack units (``switches_per_rack``), the leaves of each row in end-of-row racks,
     then the rack plan counted from that floor plan."""
-    rack_u, roles = r.power.rack_u, bom_roles(r, catalog.parts)
-    leaf, spine = _network_switches(r, plan, storage, mgmt, roles)
+    rack_u, roles = req.racks.rack_u, bom_roles(req.roles, catalog.parts)
+    leaf, spine = _network_switches(req, plan, storage, mgmt, roles)
     per_leaf_rack = switches_per_rack(rack_u, *_worst(leaf))
     per_spine_rack = switches_per_rack(rack_u, *_worst(spine))
-    layout = replace(rack_layout(r), leaves_per_network_rack=per_leaf_rack, switches_per_network_rack=per_spine_rack)
-    shape = cluster_shape(r)
+    layout = replace(req.layout, leaves_per_network_rack=per_leaf_rack, switches_per_network_rack=per_spine_rack)
+    shape = req.shape
     compute_rows = compute_leaf_positions(plan, shape, layout)[1]
     storage_rows = storage_leaf_positions(storage, shape, layout, compute_rows)[1]
     tor_rows = tor_positions(mgmt, shape, layout, {})[0]
     per_row = leaves_per_row(np.concatenate([compute_rows, np.asarray(storage_rows, dtype=np.int64), tor_rows]))
     leaf_racks = sum(-(-n // per_leaf_rack) for n in per_row.values())
     racks = rack_plan(
-        r,
-        node_power_w(r)[0],
+        req.racks,
         upper_switch_count(plan, storage, mgmt),
         leaf_rack_count=leaf_racks,
         switches_per_network_rack=per_spine_rack,
@@ -201,9 +256,9 @@ def _worst(switches: list[tuple[PartSpec, int]]) -> tuple[int, int]:
     return max(max(1, p.rack_units) for p, _ in switches), max(ports for _, ports in switches)
 
 
-def _network_switches(r: Requirements, plan: FabricPlan, storage: StoragePlan, mgmt: ManagementPlan, roles: Roles):
+def _network_switches(req: BomRequest, plan: FabricPlan, storage: StoragePlan, mgmt: ManagementPlan, roles: Roles):
     """(part, trunk ports) of the switches of end-of-row racks (leaves) and of the spine row."""
-    tier_roles = compute_tier_roles(r)
+    tier_roles = req.shape.compute_tier_roles
     leaf: list[tuple[PartSpec, int]] = []
     spine: list[tuple[PartSpec, int]] = []
     if plan.topology != Topology.TORUS_3D and plan.tiers:
@@ -226,27 +281,26 @@ def _network_switches(r: Requirements, plan: FabricPlan, storage: StoragePlan, m
     return leaf, spine
 
 
-def fabric_manager_lines(r: Requirements, catalog: Sequence[PartSpec]) -> list[tuple[str, str, PartSpec, int, str]]:
+def fabric_manager_lines(shape: ClusterShape, catalog: Sequence[PartSpec]) -> list[tuple[str, str, PartSpec, int, str]]:
     """The UFM / subnet-manager servers the requirements ask for, as a line of their own."""
-    f = r.compute_fabric
-    if not f.ufm_server_count:
+    if not shape.ufm_server_count:
         return []
     part = next((p for p in catalog if p.kind == PartKind.APPLIANCE), None) or placeholder(
         PartKind.APPLIANCE, "UFM-SERVER", "fabric-management server"
     )
     why = (
-        f"{f.ufm_server_count} fabric-management server(s) as asked, {f.ufm_ports_per_server} compute-fabric "
+        f"{shape.ufm_server_count} fabric-management server(s) as asked, {shape.ufm_ports_per_server} compute-fabric "
         f"port(s) each in free leaf ports (their cables and modules are the fabric-manager lines)"
     )
-    return [("compute", "fabric manager", part, f.ufm_server_count, why)]
+    return [("compute", "fabric manager", part, shape.ufm_server_count, why)]
 
 
 def nvlink_lines(
-    r: Requirements, catalog: Sequence[PartSpec], racks: RackPlan
+    gpu_model: str, catalog: Sequence[PartSpec], racks: RackPlan
 ) -> list[tuple[str, str, PartSpec, int, str]]:
     """A rack-scale system's NVLink plane: its switch trays and its spine, one domain per rack. They come with
     the rack (their price is in the compute trays'); listed so the rack's contents and power are auditable."""
-    system = rack_scale_system(r.cluster.gpu_model)
+    system = rack_scale_system(gpu_model)
     if system is None:
         return []
     by_sku = {p.sku: p for p in catalog}
@@ -275,48 +329,47 @@ def nvlink_lines(
     ]
 
 
-def chooser_for(r: Requirements, catalog: Catalog, roles: Roles | None = None) -> PartChooser:
+def chooser_for(req: BomRequest, catalog: Catalog, roles: Roles | None = None) -> PartChooser:
     """The one chooser of cables and transceivers the BOM and the cut sheet share."""
-    return part_chooser(catalog.parts, roles or bom_roles(r, catalog.parts), bom_policy(r))
+    return part_chooser(catalog.parts, roles or bom_roles(req.roles, catalog.parts), req.policy)
 
 
-def cut_sheet(r: Requirements, plan: FabricPlan, storage: StoragePlan, mgmt: ManagementPlan, catalog: Catalog):
+def cut_sheet(req: BomRequest, plan: FabricPlan, storage: StoragePlan, mgmt: ManagementPlan, catalog: Catalog):
     """One row per cable of the three planes, with the parts the BOM buys for it and both ends' positions."""
-    return floor_sheets(r, plan, storage, mgmt, catalog)[0]
+    return floor_sheets(req, plan, storage, mgmt, catalog)[0]
 
 
 def floor_sheets(
-    r: Requirements, plan: FabricPlan, storage: StoragePlan, mgmt: ManagementPlan, catalog: Catalog
+    req: BomRequest, plan: FabricPlan, storage: StoragePlan, mgmt: ManagementPlan, catalog: Catalog
 ) -> tuple[list[dict], Elevations]:
     """The positioned cut sheet and the rack elevations, from one list of links and one choice of parts."""
-    r = resolve(r)
-    floor = floor_plan(r, plan, storage, mgmt, catalog)
-    links = list(all_links(plan, storage, mgmt, cluster_shape(r), floor.layout))
-    chooser = chooser_for(r, catalog)
+    floor = floor_plan(req, plan, storage, mgmt, catalog)
+    links = list(all_links(plan, storage, mgmt, req.shape, floor.layout))
+    chooser = chooser_for(req, catalog)
     parts = [chooser.parts(link) for link in links]
     trunk = [
         p.optical and link.a_role in SWITCH_ROLES and link.z_role in SWITCH_ROLES
         for link, p in zip(links, parts, strict=True)
     ]
-    elev = elevations(links, trunk, rack_heights(r, catalog, floor.racks))
+    elev = elevations(links, trunk, rack_heights(req, catalog, floor.racks))
     return cabling_rows(links, parts=parts, positions=elev.position_of), elev
 
 
-def rack_heights(r: Requirements, catalog: Catalog, racks: RackPlan) -> Heights:
+def rack_heights(req: BomRequest, catalog: Catalog, racks: RackPlan) -> Heights:
     """Rack units of each kind of device, and each rack's PDUs, as the BOM buys them."""
-    p, roles = r.power, bom_roles(r, catalog.parts)
-    system = rack_scale_system(r.cluster.gpu_model)
+    p, roles = req.racks, bom_roles(req.roles, catalog.parts)
+    system = rack_scale_system(req.gpu_model)
     switch_roles = sorted(SWITCH_ROLES)
-    per_feed = math.ceil(racks.compute_rack_kw / float(p.pdu_kw) - 1e-9) if racks.compute_rack_count else 1
+    per_feed = math.ceil(racks.compute_rack_kw / float(req.pdu_kw) - 1e-9) if racks.compute_rack_count else 1
     accessories = {prefix: accessory(catalog.parts, prefix, prefix).sku for prefix in ("PDU-", "PANEL-", "CM-")}
     return Heights(
         rack_u=p.rack_u,
-        node_u=system.tray_u if system is not None else p.node_u,
+        node_u=p.node_u,  # a rack-scale system's compute tray (cluster.requests.rack_figures)
         storage_u=p.storage_node_u,
         mgmt_u=p.mgmt_node_u,
         switch_u={role: max(1, roles.switch(role).rack_units) for role in switch_roles},
         switch_sku={role: roles.switch(role).sku for role in switch_roles},
-        node_model=f"{r.cluster.gpu_model} node",
+        node_model=f"{req.gpu_model} node",
         compute_pdus=2 * per_feed,
         pdu_sku=accessories["PDU-"],
         panel_sku=accessories["PANEL-"],
@@ -333,16 +386,16 @@ def rack_heights(r: Requirements, catalog: Catalog, racks: RackPlan) -> Heights:
             else None
         ),
         rack_budget_kw=float(p.rack_budget_kw),
-        node_w=node_power_w(r)[0],
-        storage_w=float(p.storage_node_power_w),
-        mgmt_w=float(p.mgmt_node_power_w),
+        node_w=req.node_w,
+        storage_w=float(req.storage_node_w),
+        mgmt_w=float(req.mgmt_node_w),
         switch_w={role: roles.switch(role).power_w for role in switch_roles},
         extra_w={"NVLink switch tray": system.switch_tray_w} if system is not None else {},
     )
 
 
 def network_bom(
-    r: Requirements,
+    req: BomRequest,
     plan: FabricPlan,
     storage: StoragePlan,
     mgmt: ManagementPlan,
@@ -354,31 +407,31 @@ def network_bom(
 ) -> Bom:
     """The priced BOM of the three planes and their racks. ``cables``: count from per-link records instead
     of link classes; ``racks``: the design's rack plan (planned here when not given)."""
-    floor = floor or floor_plan(r, plan, storage, mgmt, catalog)
+    floor = floor or floor_plan(req, plan, storage, mgmt, catalog)
     racks = racks or floor.racks
-    roles = bom_roles(r, catalog.parts)
+    roles = bom_roles(req.roles, catalog.parts)
     if cables:
-        links = plane_links(r, plan, storage, mgmt, catalog)
+        links = plane_links(req, plan, storage, mgmt, catalog)
     else:
         from bom.link_table import plane_link_table
 
-        links = plane_link_table(plan, storage, mgmt, cluster_shape(r), floor.layout)
+        links = plane_link_table(plan, storage, mgmt, req.shape, floor.layout)
     bom = build_bom(
-        switches=switch_counts(plan, storage, mgmt, compute_tier_roles(r)),
-        nic_counts=nic_counts(r, roles),
+        switches=switch_counts(plan, storage, mgmt, req.shape.compute_tier_roles),
+        nic_counts=nic_counts(req, roles),
         links=links,
         roles=roles,
-        chooser=chooser_for(r, catalog, roles),
-        policy=bom_policy(r),
-        tier_ports=tier_ports(r, plan, storage, mgmt),
-        appliances=nvlink_lines(r, catalog.parts, racks) + fabric_manager_lines(r, catalog.parts),
+        chooser=chooser_for(req, catalog, roles),
+        policy=req.policy,
+        tier_ports=tier_ports(req, plan, storage, mgmt),
+        appliances=nvlink_lines(req.gpu_model, catalog.parts, racks) + fabric_manager_lines(req.shape, catalog.parts),
         accessories=lambda trunks, trunk_ends: infrastructure_lines(
             racks,
             switch_count=plan.switch_count + storage.switch_count + mgmt.tor_count + mgmt.spine_count,
             trunk_count=trunks,
             trunk_ends_per_rack=trunk_ends,
-            pdu_kw=float(r.power.pdu_kw),
-            rack_u=r.power.rack_u,
+            pdu_kw=float(req.pdu_kw),
+            rack_u=req.racks.rack_u,
             catalog=catalog.parts,
         ),
     )

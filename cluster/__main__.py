@@ -1,17 +1,9 @@
-"""`python -m cluster evaluate FILE.yaml [--format json|table] [--verify] [--xlsx F] [--reconcile seed-d7]
-[--scheduler DIR]`; `python -m cluster calibrate FILE.yaml LOG.txt --collective all_reduce [--column C]
-[--gpus N] [--format json|table]`."""
+"""`python -m cluster COMMAND …`: the pure command-line tools (cluster/console.py), as the installed
+`cluster-designer` runs them: evaluate, simulate, capacity, calibrate, calculate (`python -m cluster --help`)."""
 
 import sys
 
-from cluster.cli import main
+from cluster.console import main
 
 if __name__ == "__main__":
-    args = sys.argv[1:]
-    if args[:1] == ["calibrate"]:
-        from cluster.calibrate_cli import main as calibrate_main
-
-        sys.exit(calibrate_main(args[1:]))
-    if args[:1] == ["evaluate"]:
-        args = args[1:]
-    sys.exit(main(args))
+    sys.exit(main())

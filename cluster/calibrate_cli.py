@@ -1,4 +1,4 @@
-"""`python -m cluster calibrate REQUIREMENTS.yaml LOG.txt --collective all_reduce`: fit from the shell.
+"""`cluster-designer calibrate REQUIREMENTS.yaml LOG.txt --collective all_reduce`: fit from the shell.
 
 Pure (no database). Prints the fitted parameters, the error before and after, and each size's
 measured / model / calibrated busbw; ``--format json`` prints the whole result. Exit status 0
@@ -21,7 +21,9 @@ from topology.nccl_logs import MAX_LOG_CHARS
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="calibrate", description="Fit a design's collective model to an nccl-tests log.")
+    p = argparse.ArgumentParser(
+        prog="cluster-designer calibrate", description="Fit a design's collective model to an nccl-tests log."
+    )
     p.add_argument("requirements", type=Path, help="requirements file (YAML or JSON)")
     p.add_argument("log", type=Path, help="stdout of all_reduce_perf (or a sibling)")
     p.add_argument("--collective", choices=[c.value for c in Collective], default="all_reduce")

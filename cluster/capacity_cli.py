@@ -1,4 +1,4 @@
-"""`manage.py capacity FILE.yaml --class pretraining --p95-wait-h 24 [--gpus 1600,2000,2400] …`:
+"""`cluster-designer capacity FILE.yaml --class pretraining --p95-wait-h 24 [--gpus 1600,2000,2400] …`:
 the smallest size of a design that meets a queueing target, with the TCO of every candidate (pure).
 
 The workload is the design's (its ``workload:`` section; the seed's Table 14-24 when it gives no classes),
@@ -25,7 +25,9 @@ from scheduling.simulator import POLICIES
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="capacity", description="Find the smallest size of a design meeting a target.")
+    p = argparse.ArgumentParser(
+        prog="cluster-designer capacity", description="Find the smallest size of a design meeting a target."
+    )
     p.add_argument("file", type=Path, help="requirements file (YAML or JSON)")
     p.add_argument("--class", dest="job_class", default="pretraining", help="the class the target is for")
     p.add_argument("--p95-wait-h", type=float, default=24.0, help="its p95 queue wait must be at most this")

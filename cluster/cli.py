@@ -1,7 +1,7 @@
-"""`python -m cluster evaluate FILE.yaml` (also `manage.py evaluate`): compute a design from the shell.
+"""`cluster-designer evaluate FILE.yaml` (also `python -m cluster evaluate`): compute a design from the shell.
 
 Pure: no database, no Django settings, no SECRET_KEY. Prices come from the built-in catalog
-(bom/catalog.py); saved designs and edited price books are the web app's (`manage.py design`).
+(bom/catalog.py); saved designs and edited price books are the web app's (`cluster-designer design`).
 Exit status 0 on success, 1 when the requirements are refused (one line per field), 2 on
 bad usage.
 """
@@ -20,7 +20,9 @@ from cluster.validate import RequirementsError, load_requirements_file, validate
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="evaluate", description="Evaluate a requirements file (YAML or JSON).")
+    p = argparse.ArgumentParser(
+        prog="cluster-designer evaluate", description="Evaluate a requirements file (YAML or JSON)."
+    )
     p.add_argument("file", type=Path, help="requirements file (YAML or JSON)")
     p.add_argument("--format", choices=["json", "table"], default="table")
     p.add_argument("--verify", action="store_true", help="also rebuild the fabric as a graph and check it")
@@ -88,9 +90,10 @@ def reconciliation(plan: ClusterPlan) -> dict[str, Any]:
 def write_xlsx(plan: ClusterPlan, result: dict[str, Any], path: Path) -> None:
     from bom.export import bom_xlsx, tco_sheet
     from bom.plan import Catalog, cut_sheet
+    from cluster.requests import bom_request
 
     r = plan.requirements
-    cabling = cut_sheet(r, plan.fabric, plan.storage, plan.management, Catalog.built_in())
+    cabling = cut_sheet(bom_request(r), plan.fabric, plan.storage, plan.management, Catalog.built_in())
     path.write_bytes(
         bom_xlsx(
             result["bom"],

@@ -21,7 +21,15 @@ from bom.links import FabricManagerPortsError
 from bom.media import NoPartReaches
 from bom.plan import Catalog, floor_plan, network_bom
 from cluster.collectives import collectives_summary
-from cluster.requests import MIN_STORAGE_NODES, fabric_request, management_request, resolve, storage_request
+from cluster.requests import (
+    MIN_STORAGE_NODES,
+    bom_request,
+    fabric_request,
+    management_request,
+    power_request,
+    resolve,
+    storage_request,
+)
 from cluster.requirements import FIELDS, Requirements
 from cluster.validate import RequirementsError
 from cluster.workload import check_fits_batch
@@ -353,9 +361,10 @@ def plan_cluster(r: Requirements, catalog: Catalog | None = None, *, cables: boo
     planes = plan_planes(r)
     scheduler = plan_scheduler(r)
     try:  # the rack plan first: the BOM buys its racks and PDUs, power and cooling follow it
-        floor = floor_plan(r, planes.fabric, planes.storage, planes.management, catalog)
+        breq = bom_request(r)
+        floor = floor_plan(breq, planes.fabric, planes.storage, planes.management, catalog)
         racks = floor.racks
-        bom = network_bom(r, planes.fabric, planes.storage, planes.management, catalog, cables=cables, floor=floor)
+        bom = network_bom(breq, planes.fabric, planes.storage, planes.management, catalog, cables=cables, floor=floor)
     except NoPartReaches as exc:
         raise RequirementsError({"racks_per_row": [str(exc)]}, unprocessable=True) from None
     except FabricManagerPortsError as exc:
@@ -364,7 +373,7 @@ def plan_cluster(r: Requirements, catalog: Catalog | None = None, *, cables: boo
     except PowerInputError as exc:
         raise _mapped(exc.errors, _RACK_FIELDS) from None
     try:
-        power = plan_power(r, network_figures(r, planes, bom), racks)
+        power = plan_power(power_request(r), network_figures(r, planes, bom), racks)
     except PowerInputError as exc:
         raise RequirementsError({k: [v] for k, v in exc.errors.items()}, unprocessable=True) from None
     collectives = collectives_summary(r, planes.fabric)

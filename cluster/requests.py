@@ -1,4 +1,9 @@
-"""Typed requirements → each engine's request. The only place a requirement reaches an engine."""
+"""Typed requirements → each engine's request. The only place a requirement reaches an engine.
+
+Each engine takes frozen requests of its own (topology: FabricRequest, StorageRequest, ManagementRequest;
+bom: BomRequest; power: PowerRequest, NodePowerRequest, RackFigures, …) and never imports this package:
+what a requirement means for an engine is read here, the engine's formulas stay in the engine.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +14,20 @@ from bom.build import BomPolicy
 from bom.layout import RackLayout
 from bom.links import ClusterShape
 from bom.parts import PartKind
+from bom.plan import BomRequest, RolesRequest
 from cluster.requirements import Requirements
 from power.cooling import default_rack_budget_kw
+from power.plan import (
+    CarbonRequest,
+    NodePowerRequest,
+    PowerRequest,
+    RackFigures,
+    TcoRequest,
+    node_power_w,
+    rack_scale_fields,
+)
 from power.rack_systems import rack_scale_system
+from power.racks import nodes_per_rack, servers_per_rack
 from topology import FabricRequest, FabricRequestError, Topology
 from topology.management_plane import ManagementRequest
 from topology.storage_plane import StorageRequest, plan_storage
@@ -153,9 +169,7 @@ def cluster_shape(r: Requirements) -> ClusterShape:
 def rack_layout(r: Requirements) -> RackLayout:
     """The floor plan: nodes per rack as given, else as the rack plan fills them, and servers per
     infrastructure rack as the rack plan counts them (power/racks.py). How many switches a network rack
-    holds follows from the switches chosen (bom.plan.network_racking)."""
-    from power.racks import servers_per_rack
-
+    holds follows from the switches chosen (bom.plan.floor_plan)."""
     p, budget = r.power, float(r.power.rack_budget_kw)
     return RackLayout(
         nodes_per_rack=floor_plan_nodes_per_rack(r),
@@ -171,11 +185,10 @@ def floor_plan_nodes_per_rack(r: Requirements) -> int:
     system = rack_scale_system(r.cluster.gpu_model)
     if system is not None:
         return system.compute_trays
-    from power.plan import node_power_w
-    from power.racks import nodes_per_rack
-
     p = r.power
-    return max(1, nodes_per_rack(node_power_w(r)[0] / 1000, p.node_u, float(p.rack_budget_kw), p.rack_u))
+    return max(
+        1, nodes_per_rack(node_power_w(node_power_request(r))[0] / 1000, p.node_u, float(p.rack_budget_kw), p.rack_u)
+    )
 
 
 def bom_policy(r: Requirements) -> BomPolicy:
@@ -194,6 +207,140 @@ def bom_policy(r: Requirements) -> BomPolicy:
         },
         growth_headroom_pct=None if b.growth_headroom_pct is None else pct(b.growth_headroom_pct),
         nic_cage=r.compute_fabric.nic_cage,
+    )
+
+
+def roles_request(r: Requirements) -> RolesRequest:
+    f, s, m = r.compute_fabric, r.storage, r.management
+    return RolesRequest(
+        compute_switch_model=f.switch_model or "",
+        compute_switch_radix=f.switch_radix,
+        compute_switch_port_gbps=float(f.switch_port_gbps),
+        compute_spine_switch_model=f.spine_switch_model,
+        compute_core_switch_model=f.core_switch_model,
+        compute_nic_gbps=None if f.topology == Topology.TORUS_3D else float(f.nic_gbps),
+        compute_nic_cage=f.nic_cage,
+        storage_switch_radix=s.switch_radix,
+        storage_switch_port_gbps=float(s.switch_port_gbps),
+        storage_nic_gbps=float(s.nic_gbps),
+        storage_node_nic_gbps=float(s.node_nic_gbps),
+        mgmt_tor_ports=m.tor_access_ports,
+        mgmt_tor_port_gbps=float(m.tor_access_gbps),
+        mgmt_spine_ports=m.spine_ports,
+        mgmt_spine_port_gbps=float(m.uplink_gbps),
+    )
+
+
+def node_power_request(r: Requirements) -> NodePowerRequest:
+    p = r.power
+    return NodePowerRequest(
+        gpu_model=r.cluster.gpu_model,
+        gpus_per_node=r.cluster.gpus_per_node,
+        gpu_tdp_w=p.gpu_tdp_w,
+        node_power_w=p.node_power_w,
+        host_overhead_w=p.host_overhead_w,
+    )
+
+
+def rack_figures(r: Requirements) -> RackFigures:
+    """The rack plan's figures: a rack-scale system's compute tray is its node; the fabric-management servers
+    and attached devices stand with the management and login servers."""
+    f, p = r.compute_fabric, r.power
+    infra = r.management.node_count + r.management.login_node_count + f.ufm_server_count + f.attached_device_count
+    system = rack_scale_system(r.cluster.gpu_model)
+    return RackFigures(
+        **rack_scale_fields(system),
+        node_count=r.node_count,
+        node_kw=node_power_w(node_power_request(r))[0] / 1000,
+        node_u=system.tray_u if system is not None else p.node_u,
+        rack_budget_kw=float(p.rack_budget_kw),
+        rack_u=p.rack_u,  # storage and management racks; a rack-scale system comes in its own rack
+        racks_per_row=r.bom.racks_per_row,
+        storage_node_count=r.storage.node_count,
+        storage_node_kw=float(p.storage_node_power_w) / 1000,
+        storage_node_u=p.storage_node_u,
+        mgmt_node_count=infra,
+        mgmt_node_kw=float(p.mgmt_node_power_w) / 1000,
+        mgmt_node_u=p.mgmt_node_u,
+    )
+
+
+def bom_request(r: Requirements) -> BomRequest:
+    """What the network BOM, the cut sheet and the elevations read; the requirements are resolved first, as
+    the pipeline resolves them (nothing changes on resolved requirements)."""
+    r = resolve(r)
+    p = r.power
+    return BomRequest(
+        roles=roles_request(r),
+        policy=bom_policy(r),
+        shape=cluster_shape(r),
+        layout=rack_layout(r),
+        racks=rack_figures(r),
+        gpu_model=r.cluster.gpu_model,
+        node_price_includes_nics=r.tco.node_price_includes_nics,
+        pdu_kw=float(p.pdu_kw),
+        node_w=node_power_w(node_power_request(r))[0],
+        storage_node_w=float(p.storage_node_power_w),
+        mgmt_node_w=float(p.mgmt_node_power_w),
+    )
+
+
+def tco_request(r: Requirements) -> TcoRequest:
+    t = r.tco
+    return TcoRequest(
+        years=t.years,
+        node_count=r.node_count,
+        storage_node_count=r.storage.node_count,
+        gpu_count=r.cluster.gpu_count,
+        gpu_node_price_usd=Decimal(t.gpu_node_price_usd),
+        storage_node_price_usd=Decimal(t.storage_node_price_usd),
+        network_capex_usd=t.network_capex_usd,
+        mgmt_capex_usd=Decimal(t.mgmt_capex_usd),
+        cooling_capex_usd=t.cooling_capex_usd,
+        cooling_capex_usd_per_kw=Decimal(t.cooling_capex_usd_per_kw),
+        facility_capex_usd=t.facility_capex_usd,
+        facility_capex_usd_per_kw=Decimal(t.facility_capex_usd_per_kw),
+        software_capex_usd=Decimal(t.software_capex_usd),
+        software_usd_per_year=Decimal(t.software_usd_per_year),
+        ops_fte=t.ops_fte,
+        ops_usd_per_fte_year=Decimal(t.ops_usd_per_fte_year),
+        spares_maintenance_usd_per_year=t.spares_maintenance_usd_per_year,
+        utilisation_frac=t.utilisation_frac,
+        discount_rate_pct=t.discount_rate_pct,
+    )
+
+
+def power_request(r: Requirements) -> PowerRequest:
+    """What the power, cooling, capping, TCO and carbon chain reads (power/plan.py); the requirements are resolved
+    first, as for :func:`bom_request`."""
+    r = resolve(r)
+    p, c, m, k = r.power, r.cooling, r.management, r.carbon
+    return PowerRequest(
+        node=node_power_request(r),
+        node_count=r.node_count,
+        gpu_count=r.cluster.gpu_count,
+        storage_node_count=r.storage.node_count,
+        storage_node_w=float(p.storage_node_power_w),
+        infra_node_count=m.node_count + m.login_node_count,
+        mgmt_node_w=float(p.mgmt_node_power_w),
+        average_load_frac=float(p.average_load_frac),
+        cooling_type=c.type,
+        pue=p.pue,
+        electricity_usd_per_kwh=p.electricity_usd_per_kwh,
+        electrical_chain=p.electrical_chain,
+        coolant_supply_c=float(c.coolant_supply_c),
+        coolant_return_c=float(c.coolant_return_c),
+        coolant_fluid=c.coolant_fluid,
+        cdu_unit_kw=float(c.cdu_unit_kw),
+        heat_rejection_unit_kw=float(c.heat_rejection_unit_kw),
+        capping_budget_kw=p.capping_budget_kw,
+        tco=tco_request(r),
+        carbon=CarbonRequest(
+            grid_kg_co2_per_kwh=k.grid_kg_co2_per_kwh,
+            run_days=k.run_days,
+            run_utilisation_frac=k.run_utilisation_frac,
+            run_power_frac=k.run_power_frac,
+        ),
     )
 
 

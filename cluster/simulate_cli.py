@@ -1,4 +1,4 @@
-"""`manage.py simulate FILE.yaml [--days D] [--load ρ] [--policy easy|fifo] [--seed N] [--afr F] [--repair-h H]
+"""`cluster-designer simulate FILE.yaml [--days D] [--load ρ] [--policy easy|fifo] [--seed N] [--afr F] [--repair-h H]
 [--restart-h H] [--preempt] [--a2a-fraction F] [--trace F.csv [--trace-format ours|acme]]
 [--carbon-profile …] [--inference-demand …] [--format json|table]`:
 a design's workload (its ``workload:`` section; the seed's Table 14-24 when it gives no classes) on its Slurm
@@ -28,7 +28,8 @@ from scheduling.workload import classes_text
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="simulate", description="Simulate a design's workload (its workload: section) on its batch nodes."
+        prog="cluster-designer simulate",
+        description="Simulate a design's workload (its workload: section) on its batch nodes.",
     )
     p.add_argument("file", type=Path, help="requirements file (YAML or JSON)")
     p.add_argument("--days", type=float, help="simulated days (workload.days; default 365)")

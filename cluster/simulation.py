@@ -32,7 +32,7 @@ from scheduling.capacity import Target, search
 from scheduling.carbon import CarbonPolicy, carbon_effect
 from scheduling.failures import FailureModel
 from scheduling.network import job_spread_factors
-from scheduling.simulator import report, simulate
+from scheduling.simulator import report, simulate, submit_hours
 from scheduling.tidal import TidalPolicy
 from scheduling.trace import acme_to_rows, check_fits, parse_trace
 from scheduling.workload import (
@@ -193,7 +193,7 @@ def _wait_cdf(res, jobs: Jobs, names: list[str]) -> list[dict[str, Any]]:
     started = ~np.isnan(res.start_h) & (res.start_h < res.horizon_h)
     out = []
     for c, name in enumerate(names):
-        waits = (res.start_h - jobs.submit_h)[(jobs.cls == c) & started]
+        waits = (res.start_h - submit_hours(res, jobs))[(jobs.cls == c) & started]  # the whole seconds the run used
         out.append({"name": name, "jobs": int(waits.size), "percentiles": list(CDF_QUANTILES),
                     "wait_h": np.percentile(waits, CDF_QUANTILES).tolist() if waits.size else []})  # fmt: skip
     return out

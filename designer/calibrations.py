@@ -9,7 +9,7 @@ from django.http import Http404
 
 from cluster.calibrate import CalibrationInputError, calibrate
 from cluster.requirements import Requirements
-from designer.models import CalibrationProfile, Design, DesignRevision
+from designer.models import CalibrationProfile, DesignRevision
 
 MAX_NAME = 200
 
@@ -68,17 +68,3 @@ def owned_calibration(user, pk: int) -> CalibrationProfile:
         return CalibrationProfile.objects.select_related("design").get(pk=pk, owner=user)
     except CalibrationProfile.DoesNotExist:
         raise Http404("no such calibration") from None
-
-
-def calibration_for_sweep(user, design: Design, value: Any) -> dict[str, float] | None:
-    """A sweep spec's ``calibration``: one of the user's profiles of this design, or a field error."""
-    if value in (None, "", "none"):
-        return None
-    from designer.ids import parse_id
-    from designer.sweeps import SweepSpecError
-
-    pk = parse_id(value)
-    profile = CalibrationProfile.objects.filter(pk=pk or 0, owner=user, design=design).first()
-    if profile is None:
-        raise SweepSpecError({"calibration": [f"no calibration {value!r} of yours on this design"]})
-    return dict(profile.parameters)

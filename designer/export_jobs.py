@@ -23,6 +23,7 @@ from collections.abc import Iterable, Iterator
 from datetime import timedelta
 from typing import Any
 
+from celery import shared_task
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import F, Q
@@ -100,10 +101,8 @@ def _restarted(job: ExportJob) -> ExportJob:
 
 
 def enqueue(job_id: int) -> None:
-    from designer.tasks import run_export
-
     ExportJob.objects.filter(pk=job_id).update(enqueued_at=timezone.now())
-    run_export.delay(job_id)
+    run_export_task.delay(job_id)
 
 
 # --- the worker's side -------------------------------------------------------------------------
@@ -349,3 +348,18 @@ def shared_job(token: str, pk: int) -> ExportJob:
     if job is None or not token:
         raise Http404("no such export")
     return job
+
+
+# --- the Celery tasks (registered by name; designer/tasks.py lists them for the worker) ---------------------
+
+
+@shared_task(name="designer.run_export", acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def run_export_task(job_id: int) -> str:
+    """Build one large export into the database; claimed once (see :func:`run_export`)."""
+    return run_export(job_id)
+
+
+@shared_task(name="designer.reap_export_jobs")
+def reap_export_jobs_task() -> int:
+    """Re-enqueue lost or dead export jobs; delete finished ones past EXPORT_JOB_TTL_S (run by beat)."""
+    return reap()

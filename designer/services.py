@@ -13,7 +13,7 @@ from typing import Any
 from bom.export import tco_sheet
 from bom.plan import Catalog
 from cluster.pipeline import ClusterPlan, Planes, plan_cluster, plan_planes, plan_scheduler
-from cluster.requests import resolve
+from cluster.requests import bom_request, resolve
 from cluster.requirements import Requirements
 from cluster.scheduler_files import KUBERNETES_FILES, SLURM_FILES
 from cluster.validate import RequirementsError, load_requirements_file, validate, validate_flat
@@ -66,7 +66,7 @@ def evaluate_requirements(r: Requirements) -> Evaluation:
             {
                 "gpu_count": [
                     f"{r.cluster.gpu_count:,} GPUs is more than the {budget:,} a request may plan (about 1.5 s and "
-                    f"0.5 GB at the limit); evaluate it with `manage.py evaluate FILE.yaml`, which has no budget"
+                    f"0.5 GB at the limit); evaluate it with `cluster-designer evaluate FILE.yaml`, which has no budget"
                 ]
             },
             unprocessable=True,
@@ -207,7 +207,7 @@ def cabling_plan(r: Requirements, planes: Planes | ClusterPlan, catalog: Catalog
     """Cut-sheet rows, one per cable, with the parts the BOM buys for it (bom.plan.cut_sheet)."""
     from bom.plan import cut_sheet
 
-    return cut_sheet(r, planes.fabric, planes.storage, planes.management, catalog or current_catalog())
+    return cut_sheet(bom_request(r), planes.fabric, planes.storage, planes.management, catalog or current_catalog())
 
 
 def stored_bom(revision) -> dict[str, Any]:
@@ -226,7 +226,7 @@ def revision_floor(revision, catalog: Catalog | None = None):
 
     r = requirements_of(revision)
     planes = plan_planes(r)
-    return floor_sheets(r, planes.fabric, planes.storage, planes.management, catalog or current_catalog())
+    return floor_sheets(bom_request(r), planes.fabric, planes.storage, planes.management, catalog or current_catalog())
 
 
 def cabling_stream(revision, catalog: Catalog | None = None):

@@ -3,6 +3,10 @@
 Variables: DEBUG, SECRET_KEY, ALLOWED_HOSTS, DATABASE_URL, CELERY_BROKER_URL,
 CELERY_RESULT_BACKEND, VAR_DIR. Defaults need no server: SQLite (WAL) in var/ and
 kombu's filesystem broker in var/broker/.
+
+Runs from a checkout (templates/, static/, examples/ and var/ at its top level) and from an
+installed wheel, which carries templates/, static/ and examples/ as designer/_data/… (pyproject.toml);
+installed, VAR_DIR must be set when DEBUG is off (with DEBUG on it defaults to ./var).
 """
 
 from __future__ import annotations
@@ -16,10 +20,24 @@ from django.core.exceptions import ImproperlyConfigured
 from designer.env import env_bool, env_int, env_list, env_str, env_trusted_proxy_count
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-VAR_DIR = Path(env_str("VAR_DIR") or BASE_DIR / "var")
-VAR_DIR.mkdir(parents=True, exist_ok=True)
+# templates/, static/ and examples/: the wheel's copies (designer/_data/), else the checkout's (top level; also
+# what an editable install uses). Installed, BASE_DIR is site-packages: nothing is looked for or written there.
+_PACKAGED = Path(__file__).resolve().parent / "_data"
+FROM_WHEEL = (_PACKAGED / "templates").is_dir()
+DATA_DIR = _PACKAGED if FROM_WHEEL else BASE_DIR
+TEMPLATES_DIR = DATA_DIR / "templates"
+EXAMPLES_DIR = DATA_DIR / "examples"  # `load_demo`'s designs
 
 DEBUG = env_bool("DEBUG", False)
+if env_str("VAR_DIR"):
+    VAR_DIR = Path(env_str("VAR_DIR"))
+elif not FROM_WHEEL:
+    VAR_DIR = BASE_DIR / "var"
+elif DEBUG:
+    VAR_DIR = Path.cwd() / "var"
+else:
+    raise ImproperlyConfigured("VAR_DIR must be set when DEBUG is off (the database, static files and broker)")
+VAR_DIR.mkdir(parents=True, exist_ok=True)
 SECRET_KEY = env_str("SECRET_KEY")
 if not SECRET_KEY:
     if not DEBUG:
@@ -60,7 +78,7 @@ ROOT_URLCONF = "designer.urls"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
+        "DIRS": [TEMPLATES_DIR],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -101,10 +119,10 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 # plotly.js is served from the plotly package itself (no CDN, nothing vendored into git)
-STATICFILES_DIRS = [BASE_DIR / "static", ("vendor/plotly", Path(plotly.__file__).parent / "package_data")]
+STATICFILES_DIRS = [DATA_DIR / "static", ("vendor/plotly", Path(plotly.__file__).parent / "package_data")]
 STATIC_ROOT = VAR_DIR / "staticfiles"
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)
-# whitenoise serves the collected files (manage.py collectstatic) when DEBUG is off
+# whitenoise serves the collected files (`cluster-designer manage collectstatic`) when DEBUG is off
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {

@@ -15,6 +15,7 @@ from datetime import timedelta
 from decimal import Decimal
 from typing import Any
 
+from celery import shared_task
 from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
@@ -184,10 +185,8 @@ def create_run(user, revision: DesignRevision, **request: Any) -> SimulationRun:
 
 
 def enqueue(run_id: int) -> None:
-    from designer.tasks import run_simulation
-
     SimulationRun.objects.filter(pk=run_id).update(enqueued_at=timezone.now())
-    run_simulation.delay(run_id)
+    run_simulation_task.delay(run_id)
 
 
 def _plain(x: Any) -> Any:
@@ -325,3 +324,18 @@ def run_progress(run: SimulationRun) -> dict[str, Any]:
         "attempts": run.attempts,
         "error": run.error,
     }
+
+
+# --- the Celery tasks (registered by name; designer/tasks.py lists them for the worker) ---------------------
+
+
+@shared_task(name="designer.run_simulation", acks_late=True, reject_on_worker_lost=True)
+def run_simulation_task(run_id: int) -> str:
+    """Compute one simulation run or capacity search; claimed once (see :func:`run_simulation`)."""
+    return run_simulation(run_id)
+
+
+@shared_task(name="designer.reap_stale_simulations")
+def reap_stale_simulations_task() -> int:
+    """Re-enqueue runs whose message was lost or whose worker died (run by beat)."""
+    return reap_stale_runs()

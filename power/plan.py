@@ -9,19 +9,116 @@ source; this module only chains them and states what it took from where.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from cluster.requirements import Requirements
 from power.capping import CappingPlan, plan_capping
 from power.carbon import RunFootprint, TrainingRun, annual_co2_t, training_run_footprint
 from power.cooling import CoolingPlan, CoolingRequest, cooling_for_density, plan_cooling
 from power.facility import PUE_BY_COOLING, FacilityPower, ItLoad, plan_facility
 from power.gpus import GPU_TDP_W
-from power.rack_systems import rack_scale_system
+from power.rack_systems import RackScaleSystem, rack_scale_system
 from power.racks import RackPlan, RackRequest, plan_racks
 from power.tco import CostLine, Tco, TcoInputs, line, total_cost_of_ownership
+
+# The requests below are built from the typed requirements in cluster/requests.py; this module never sees the
+# requirements themselves.
+
+
+@dataclass(frozen=True)
+class NodePowerRequest:
+    """What a compute node's draw follows from."""
+
+    gpu_model: str
+    gpus_per_node: int
+    gpu_tdp_w: float | None  # None: the model's TDP (power/gpus.py)
+    node_power_w: float | None  # None: GPUs × TDP + the host (or a rack-scale system's compute tray)
+    host_overhead_w: float
+
+
+@dataclass(frozen=True)
+class RackFigures:
+    """The rack plan's figures that come from the requirements; :func:`rack_plan` adds the floor plan's network
+    racks, and power/racks.py's RackRequest checks them all at once."""
+
+    node_count: int
+    node_kw: float
+    node_u: int
+    rack_budget_kw: float
+    rack_u: int
+    racks_per_row: int
+    storage_node_count: int
+    storage_node_kw: float
+    storage_node_u: int
+    mgmt_node_count: int  # management, login, fabric-management servers and attached devices
+    mgmt_node_kw: float
+    mgmt_node_u: int
+    # a rack-scale NVLink system (:func:`rack_scale_fields`)
+    trays_per_rack: int | None = None
+    rack_fixed_w: float = 0.0
+    rack_fixed_u: int = 0
+    system_name: str = ""
+
+
+@dataclass(frozen=True)
+class TcoRequest:
+    """The prices, staff and horizon of the TCO (``None``: computed, else as given)."""
+
+    years: int
+    node_count: int
+    storage_node_count: int
+    gpu_count: int
+    gpu_node_price_usd: Decimal
+    storage_node_price_usd: Decimal
+    network_capex_usd: Decimal | None  # as given; None: the BOM's (NetworkFigures.capex_usd either way)
+    mgmt_capex_usd: Decimal
+    cooling_capex_usd: Decimal | None
+    cooling_capex_usd_per_kw: Decimal
+    facility_capex_usd: Decimal | None
+    facility_capex_usd_per_kw: Decimal
+    software_capex_usd: Decimal
+    software_usd_per_year: Decimal
+    ops_fte: float
+    ops_usd_per_fte_year: Decimal
+    spares_maintenance_usd_per_year: Decimal | None
+    utilisation_frac: float
+    discount_rate_pct: float
+
+
+@dataclass(frozen=True)
+class CarbonRequest:
+    grid_kg_co2_per_kwh: float
+    run_days: float
+    run_utilisation_frac: float
+    run_power_frac: float
+
+
+@dataclass(frozen=True)
+class PowerRequest:
+    """Everything :func:`plan_power` reads besides the rack plan and the network's figures."""
+
+    node: NodePowerRequest
+    node_count: int
+    gpu_count: int
+    storage_node_count: int
+    storage_node_w: float
+    infra_node_count: int  # management and login servers
+    mgmt_node_w: float
+    average_load_frac: float
+    cooling_type: str  # "": by rack density
+    pue: float | None  # None: typical for the cooling
+    electricity_usd_per_kwh: Decimal
+    electrical_chain: str
+    coolant_supply_c: float
+    coolant_return_c: float
+    coolant_fluid: str
+    cdu_unit_kw: float
+    heat_rejection_unit_kw: float
+    capping_budget_kw: float | None  # None: the facility's
+    tco: TcoRequest
+    carbon: CarbonRequest
 
 
 @dataclass(frozen=True)
@@ -63,138 +160,122 @@ class PowerPlan:
         }
 
 
-def gpu_tdp_w(r: Requirements) -> float:
-    return float(r.power.gpu_tdp_w or GPU_TDP_W[r.cluster.gpu_model])  # every model of the form has its TDP
+def gpu_tdp_w(node: NodePowerRequest) -> float:
+    return float(node.gpu_tdp_w or GPU_TDP_W[node.gpu_model])  # every model of the form has its TDP
 
 
-def node_power_w(r: Requirements) -> tuple[float, str]:
+def node_power_w(node: NodePowerRequest) -> tuple[float, str]:
     """A compute node's draw: as given, or GPUs × TDP + the host (CPUs, memory, NICs, fans); for a rack-scale
     NVLink system the node is a compute tray with the system's tray host (power/rack_systems.py)."""
-    p, per = r.power, r.cluster.gpus_per_node
-    if p.node_power_w:
-        return float(p.node_power_w), f"{float(p.node_power_w):,.0f} W as given"
-    tdp = gpu_tdp_w(r)
-    system = rack_scale_system(r.cluster.gpu_model)
+    per = node.gpus_per_node
+    if node.node_power_w:
+        return float(node.node_power_w), f"{float(node.node_power_w):,.0f} W as given"
+    tdp = gpu_tdp_w(node)
+    system = rack_scale_system(node.gpu_model)
     if system is not None:
         watts = system.tray_w(tdp)
         return watts, (
             f"{system.gpus_per_tray} × {tdp:,.0f} W TDP + {system.tray_host_w:,.0f} W tray host (Grace CPUs, memory, "
             f"NICs, fans; {system.name}) = {watts:,.0f} W per compute tray"
         )
-    watts = tdp * per + float(p.host_overhead_w)
-    return watts, f"{per} × {tdp:g} W TDP + {float(p.host_overhead_w):,.0f} W host = {watts:,.0f} W"
+    watts = tdp * per + float(node.host_overhead_w)
+    return watts, f"{per} × {tdp:g} W TDP + {float(node.host_overhead_w):,.0f} W host = {watts:,.0f} W"
+
+
+def rack_scale_fields(system: RackScaleSystem | None) -> dict[str, Any]:
+    """A rack-scale NVLink system's rack: a fixed number of compute trays, the switch trays' draw and the rack
+    units besides the compute trays (none for a system of separate nodes)."""
+    if system is None:
+        return {}
+    return {
+        "trays_per_rack": system.compute_trays,
+        "rack_fixed_w": system.switch_trays * system.switch_tray_w,
+        "rack_fixed_u": system.rack_u - system.compute_trays * system.tray_u,
+        "system_name": system.name,
+    }
 
 
 def rack_plan(
-    r: Requirements,
-    node_w: float,
+    figures: RackFigures,
     upper_switch_count: int,
     *,
     leaf_rack_count: int | None,
     switches_per_network_rack: int,
 ) -> RackPlan:
     """The racks: ``leaf_rack_count`` and ``switches_per_network_rack`` come from the floor plan
-    (bom.plan.network_racking), which fills network racks by rack units."""
-    f = r.compute_fabric
-    p, infra = r.power, r.management.node_count + r.management.login_node_count
-    infra += f.ufm_server_count + f.attached_device_count  # they stand with the management servers
-    system = rack_scale_system(r.cluster.gpu_model)
-    scale = (
-        {
-            "trays_per_rack": system.compute_trays,
-            "rack_fixed_w": system.switch_trays * system.switch_tray_w,
-            "rack_fixed_u": system.rack_u - system.compute_trays * system.tray_u,
-            "system_name": system.name,
-        }
-        if system is not None
-        else {}
-    )
+    (bom.plan.floor_plan), which fills network racks by rack units."""
     return plan_racks(
         RackRequest(
-            **scale,
-            node_count=r.node_count,
-            node_kw=node_w / 1000,
-            node_u=system.tray_u if system is not None else p.node_u,
-            rack_budget_kw=float(p.rack_budget_kw),
-            rack_u=p.rack_u,  # storage and management racks; a rack-scale system comes in its own rack
-            racks_per_row=r.bom.racks_per_row,
+            **dataclasses.asdict(figures),
             upper_switch_count=upper_switch_count,
-            storage_node_count=r.storage.node_count,
-            storage_node_kw=float(p.storage_node_power_w) / 1000,
-            storage_node_u=p.storage_node_u,
-            mgmt_node_count=infra,
-            mgmt_node_kw=float(p.mgmt_node_power_w) / 1000,
-            mgmt_node_u=p.mgmt_node_u,
             leaf_rack_count=leaf_rack_count,
             switches_per_network_rack=switches_per_network_rack,
         )
     )
 
 
-def cooling_and_pue(r: Requirements, racks: RackPlan) -> tuple[str, float, str]:
+def cooling_and_pue(req: PowerRequest, racks: RackPlan) -> tuple[str, float, str]:
     """The cooling first (by density when not given), then the PUE that follows from it."""
-    kind = r.cooling.type or cooling_for_density(racks.compute_rack_kw)
-    if r.power.pue is not None:
-        return kind, float(r.power.pue), ""
+    kind = req.cooling_type or cooling_for_density(racks.compute_rack_kw)
+    if req.pue is not None:
+        return kind, float(req.pue), ""
     pue = PUE_BY_COOLING[kind]
     return kind, pue, f"typical for {kind.replace('_', ' ')} cooling (seed P4): {pue:g}"
 
 
-def facility_plan(r: Requirements, node_w: float, node_why: str, net: NetworkFigures, racks: RackPlan):
-    p, infra = r.power, r.management.node_count + r.management.login_node_count
+def facility_plan(req: PowerRequest, node_w: float, node_why: str, net: NetworkFigures, racks: RackPlan):
     load = ItLoad(
-        r.node_count,
+        req.node_count,
         node_w,
-        r.storage.node_count,
-        float(p.storage_node_power_w),
-        infra,
-        float(p.mgmt_node_power_w),
+        req.storage_node_count,
+        float(req.storage_node_w),
+        req.infra_node_count,
+        float(req.mgmt_node_w),
         net.power_w,
-        float(p.average_load_frac),
-        scale_up_w=_switch_tray_w(r, racks),
+        float(req.average_load_frac),
+        scale_up_w=_switch_tray_w(req, racks),
     )
-    kind, pue, pue_why = cooling_and_pue(r, racks)
+    kind, pue, pue_why = cooling_and_pue(req, racks)
     fac = plan_facility(
         load,
         pue=pue,
-        electricity_usd_per_kwh=Decimal(str(p.electricity_usd_per_kwh)),
-        chain=p.electrical_chain,
+        electricity_usd_per_kwh=Decimal(str(req.electricity_usd_per_kwh)),
+        chain=req.electrical_chain,
         network_source=net.power_derivation,
     )
     trays = ""
-    system = rack_scale_system(r.cluster.gpu_model)
+    system = rack_scale_system(req.node.gpu_model)
     if system is not None:
         trays = (
             f" + {racks.compute_rack_count:,} racks × {system.switch_trays} NVLink switch trays × "
             f"{system.switch_tray_w:,.0f} W"
         )
-    fac.derivations["compute_kw"] = f"{r.node_count:,} nodes × ({node_why}){trays} = {fac.compute_kw:,.1f} kW"
+    fac.derivations["compute_kw"] = f"{req.node_count:,} nodes × ({node_why}){trays} = {fac.compute_kw:,.1f} kW"
     if pue_why:
         fac.derivations["pue"] = pue_why
     return fac, kind, pue
 
 
-def _switch_tray_w(r: Requirements, racks: RackPlan) -> float:
+def _switch_tray_w(req: PowerRequest, racks: RackPlan) -> float:
     """NVLink switch trays of a rack-scale system draw power of their own, counted with the compute racks."""
-    system = rack_scale_system(r.cluster.gpu_model)
+    system = rack_scale_system(req.node.gpu_model)
     if system is None:
         return 0.0
     return racks.compute_rack_count * system.switch_trays * system.switch_tray_w
 
 
-def cooling_plan(r: Requirements, fac: FacilityPower, racks: RackPlan) -> CoolingPlan:
-    c = r.cooling
+def cooling_plan(req: PowerRequest, fac: FacilityPower, racks: RackPlan) -> CoolingPlan:
     return plan_cooling(
         CoolingRequest(
             rack_kw=racks.compute_rack_kw,
             it_kw=fac.it_kw,
             facility_kw=fac.facility_kw,
-            cooling_type=c.type,
-            supply_c=float(c.coolant_supply_c),
-            return_c=float(c.coolant_return_c),
-            fluid=c.coolant_fluid,
-            cdu_unit_kw=float(c.cdu_unit_kw),
-            heat_rejection_unit_kw=float(c.heat_rejection_unit_kw),
+            cooling_type=req.cooling_type,
+            supply_c=float(req.coolant_supply_c),
+            return_c=float(req.coolant_return_c),
+            fluid=req.coolant_fluid,
+            cdu_unit_kw=float(req.cdu_unit_kw),
+            heat_rejection_unit_kw=float(req.heat_rejection_unit_kw),
         )
     )
 
@@ -203,13 +284,13 @@ def _given_or(value: Decimal | None, otherwise: Decimal) -> Decimal:
     return Decimal(value) if value is not None else otherwise
 
 
-def capex_lines(r: Requirements, fac: FacilityPower, net: NetworkFigures) -> tuple[CostLine, ...]:
-    t, fac_kw = r.tco, Decimal(fac.facility_kw_billed)
+def capex_lines(t: TcoRequest, fac: FacilityPower, net: NetworkFigures) -> tuple[CostLine, ...]:
+    fac_kw = Decimal(fac.facility_kw_billed)
     cooling = _given_or(t.cooling_capex_usd, Decimal(t.cooling_capex_usd_per_kw) * fac_kw)
     facility = _given_or(t.facility_capex_usd, Decimal(t.facility_capex_usd_per_kw) * fac_kw)
     return (
-        line("GPU nodes", gpu_capex_usd(r), f"{r.node_count:,} × ${Decimal(t.gpu_node_price_usd):,}"),
-        line("Storage", storage_capex_usd(r), f"{r.storage.node_count} × ${Decimal(t.storage_node_price_usd):,}"),
+        line("GPU nodes", gpu_capex_usd(t), f"{t.node_count:,} × ${Decimal(t.gpu_node_price_usd):,}"),
+        line("Storage", storage_capex_usd(t), f"{t.storage_node_count} × ${Decimal(t.storage_node_price_usd):,}"),
         line(
             "Network",
             net.capex_usd,
@@ -236,17 +317,16 @@ def capex_lines(r: Requirements, fac: FacilityPower, net: NetworkFigures) -> tup
     )
 
 
-def gpu_capex_usd(r: Requirements) -> Decimal:
-    return Decimal(r.tco.gpu_node_price_usd) * r.node_count
+def gpu_capex_usd(t: TcoRequest) -> Decimal:
+    return Decimal(t.gpu_node_price_usd) * t.node_count
 
 
-def storage_capex_usd(r: Requirements) -> Decimal:
-    return Decimal(r.tco.storage_node_price_usd) * r.storage.node_count
+def storage_capex_usd(t: TcoRequest) -> Decimal:
+    return Decimal(t.storage_node_price_usd) * t.storage_node_count
 
 
-def opex_lines(r: Requirements, fac: FacilityPower, net: NetworkFigures) -> tuple[CostLine, ...]:
-    t = r.tco
-    hardware = gpu_capex_usd(r) + storage_capex_usd(r) + net.capex_usd
+def opex_lines(t: TcoRequest, fac: FacilityPower, net: NetworkFigures) -> tuple[CostLine, ...]:
+    hardware = gpu_capex_usd(t) + storage_capex_usd(t) + net.capex_usd
     spares = _given_or(t.spares_maintenance_usd_per_year, hardware / 100)
     ops = Decimal(str(t.ops_fte)) * Decimal(t.ops_usd_per_fte_year)
     return (
@@ -261,29 +341,29 @@ def opex_lines(r: Requirements, fac: FacilityPower, net: NetworkFigures) -> tupl
     )
 
 
-def plan_power(r: Requirements, net: NetworkFigures, racks: RackPlan) -> PowerPlan:
+def plan_power(req: PowerRequest, net: NetworkFigures, racks: RackPlan) -> PowerPlan:
     """Racks (planned once, before the BOM) → cooling and PUE → facility → coolant → capping → TCO → carbon."""
-    tdp = gpu_tdp_w(r)
-    node_w, node_why = node_power_w(r)
-    fac, _kind, pue = facility_plan(r, node_w, node_why, net, racks)
-    cooling = cooling_plan(r, fac, racks)
-    budget_kw = float(r.power.capping_budget_kw) if r.power.capping_budget_kw else fac.facility_kw
-    per = r.cluster.gpus_per_node
-    capping = plan_capping(budget_kw, tdp, host_w_per_gpu=float(r.power.host_overhead_w) / per, pue=pue)
-    t, c = r.tco, r.carbon
+    tdp = gpu_tdp_w(req.node)
+    node_w, node_why = node_power_w(req.node)
+    fac, _kind, pue = facility_plan(req, node_w, node_why, net, racks)
+    cooling = cooling_plan(req, fac, racks)
+    budget_kw = float(req.capping_budget_kw) if req.capping_budget_kw else fac.facility_kw
+    per = req.node.gpus_per_node
+    capping = plan_capping(budget_kw, tdp, host_w_per_gpu=float(req.node.host_overhead_w) / per, pue=pue)
+    t, c = req.tco, req.carbon
     tco = total_cost_of_ownership(
         TcoInputs(
-            capex_lines(r, fac, net),
-            opex_lines(r, fac, net),
+            capex_lines(t, fac, net),
+            opex_lines(t, fac, net),
             t.years,
-            r.cluster.gpu_count,
+            t.gpu_count,
             float(t.utilisation_frac),
             float(t.discount_rate_pct) / 100,
         )
     )
     run = training_run_footprint(
         TrainingRun(
-            r.cluster.gpu_count,
+            req.gpu_count,
             tdp,
             float(c.run_utilisation_frac),
             float(c.run_power_frac),

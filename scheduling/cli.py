@@ -1,4 +1,4 @@
-"""`manage.py calculate NAME [input=value …]` — one of the calculators (scheduling/calculators.py) from the
+"""`cluster-designer calculate NAME [input=value …]` — one of the calculators (scheduling/calculators.py) from the
 shell, pure: no Django. Prints the result as JSON; refusals exit 1 with one line per input."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from scheduling.calculators import CALCULATORS, run
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="calculate", description="Run a tenancy, MIG or RoCE calculator.")
+    p = argparse.ArgumentParser(prog="cluster-designer calculate", description="Run a tenancy, MIG or RoCE calculator.")
     p.add_argument("name", choices=list(CALCULATORS), help="the calculator")
     p.add_argument("inputs", nargs="*", help="input=value (omitted inputs take the seed's figures); \\n for new lines")
     return p

@@ -15,6 +15,9 @@
   node of the job but the failed one returns to the pool, and the job joins the queue again (its
   original submit time and priority) with the work not yet checkpointed, plus ``restart_h`` of wall
   time when it starts again (reading the checkpoint back).
+
+The model is in hours; the simulator turns its times (failure times, repair, restart, τ) into whole seconds
+by its one rule, and each wall time = ⌊work × stretch⌉ seconds (scheduling/simulator.py).
 """
 
 from __future__ import annotations

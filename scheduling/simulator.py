@@ -23,6 +23,17 @@ out of service while it is repaired, the job queues again; jobs write checkpoint
 their wall time by 1 + δ/τ. Node-hours then split busy + idle + down = capacity, and busy splits
 into productive + lost + checkpoint writes + restarts, segment by segment.
 
+Time is exact: every event time is a whole number of seconds (Python ints), so two jobs that end in the
+same second end at the same time and EASY backfill sees the tie as a tie. Inputs arrive in hours (the
+workload generator, traces, the design pipeline) and are converted once, here, at the boundary, by one
+rule (:func:`seconds`): x hours → round-half-to-even(x × 3,600) seconds; a positive duration is at
+least 1 s; a negative, NaN or infinite time is refused (SchedulerInputError), never clamped. A factor
+times a duration inside (checkpoint stretch × spread, work done ÷ that factor) is rounded once by the
+same rule; tide and carbon hours are multiples of 3,600 s; failure, repair and restart times, the
+checkpoint interval, the horizon and the timeline bins are whole seconds too (bins are split exactly,
+in rational arithmetic). Every reported figure keeps its unit (hours, node-hours): seconds ÷ 3,600 at
+output. A trace in whole seconds and the same trace in hours (÷ 3,600) give the same starts.
+
 Reported over the window [0, horizon): utilization (busy node-hours ÷ capacity), queue waits per
 class (p50/p95/p99 of the jobs that started), the time-average queue length integrated event by event
 (Little's law L = λ W holds on every run: the test checks it), GPU-hours busy + idle = capacity.
@@ -34,6 +45,7 @@ import bisect
 import dataclasses
 import heapq
 import math
+import numbers
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,12 +54,52 @@ import numpy as np
 
 from scheduling import SchedulerInputError
 from scheduling.carbon import CarbonPolicy
-from scheduling.failures import FailureModel, failure_stream, work_checkpointed
+from scheduling.failures import FailureModel, failure_stream
 from scheduling.tidal import TidalPolicy
 from scheduling.workload import PRIORITY, Jobs
 
 POLICIES = ("fifo", "easy")
 PRIORITY_PREEMPTS = PRIORITY["critical"]  # the class that preempts (§14.8.1); lower classes are preempted
+HOUR_S = 3600  # seconds per hour: event times are whole seconds, reported figures hours
+
+
+def seconds(x_s: float) -> int:
+    """THE rounding rule: a time or duration in (fractional) seconds → whole seconds, round half to even.
+
+    Used for every input (hours × 3,600) and for every duration a factor scales inside the simulator, so
+    there is one rule (numpy's ``rint`` rounds arrays the same way: half to even)."""
+    return round(x_s)
+
+
+def hours_to_s(hours: float, field: str, *, duration: bool = False) -> int:
+    """An input time (≥ 0) or duration (> 0 when ``duration``; ≥ 0 otherwise) in hours → whole seconds by
+    :func:`seconds`; a positive duration is at least 1 s. Negative, NaN or infinite: refused on ``field``."""
+    number = not isinstance(hours, bool) and isinstance(hours, numbers.Real) and math.isfinite(hours)
+    if not number or hours < 0:
+        raise SchedulerInputError({field: f"hours, a finite number ≥ 0; got {hours!r}"})
+    s = seconds(hours * HOUR_S)
+    return max(1, s) if duration and hours > 0 else s
+
+
+def job_seconds(jobs: Jobs) -> tuple[np.ndarray, np.ndarray]:
+    """(submit times, run times) of ``jobs`` in whole seconds (int64), by the rule of :func:`seconds`: submit
+    ≥ 0, run time > 0 (at least 1 s); anything else — negative, zero run time, NaN, ∞ — is refused."""
+    submit = np.asarray(jobs.submit_h, dtype=float)
+    hours = np.asarray(jobs.hours, dtype=float)
+    errors = {}
+    bad = ~np.isfinite(submit) | (submit < 0)
+    if bad.any():
+        k = int(np.argmax(bad))
+        errors["jobs.submit_h"] = f"hours after the start, finite and ≥ 0; job {k} has {submit[k]!r}"
+    bad = ~np.isfinite(hours) | (hours <= 0)
+    if bad.any():
+        k = int(np.argmax(bad))
+        errors["jobs.hours"] = f"run time in hours, finite and > 0; job {k} has {hours[k]!r}"
+    if errors:
+        raise SchedulerInputError(errors)
+    submit_s = np.rint(submit * HOUR_S).astype(np.int64)  # rint: half to even, as seconds()
+    run_s = np.maximum(np.rint(hours * HOUR_S), 1).astype(np.int64)  # a positive run time is at least 1 s
+    return submit_s, run_s
 
 
 class _Pool:
@@ -125,9 +177,9 @@ class _Pool:
 @dataclass
 class _State:
     pool: _Pool
-    running: list[tuple[float, int]] = field(default_factory=list)  # heap of (end, job); stale if ≠ end_of
+    running: list[tuple[int, int]] = field(default_factory=list)  # heap of (end [s], job); stale if ≠ end_of
     nodes_of: dict[int, list[int]] = field(default_factory=dict)
-    end_of: dict[int, float] = field(default_factory=dict)
+    end_of: dict[int, int] = field(default_factory=dict)
     crossing: dict[int, tuple[int, int]] = field(default_factory=dict)  # job → (nodes across groups, across pods)
     spine_nodes: int = 0  # nodes of running jobs that span leaf groups (their traffic crosses the spine)
     core_nodes: int = 0  # … that span pods (it crosses the core)
@@ -169,6 +221,9 @@ class SimResult:
     spine_node_h: float = 0.0  # node-hours of runs spanning leaf groups (traffic through the spine)
     core_node_h: float = 0.0  # node-hours of runs spanning pods (through the core)
     idle_waiting_node_h: float = 0.0  # idle node-hours while jobs wait (fragmentation)
+    horizon_s: int = 0  # the window in whole seconds (horizon_h = horizon_s ÷ 3,600)
+    submit_s: np.ndarray | None = None  # the submit times the run used [whole s] (the rule of seconds())
+    run_s: np.ndarray | None = None  # the run times it used [whole s]
 
     @property
     def capacity_node_h(self) -> float:
@@ -179,7 +234,7 @@ def _nodes_needed(gpus: np.ndarray, gpus_per_node: int) -> np.ndarray:
     return -(-gpus // gpus_per_node)
 
 
-def _shadow(state: _State, need: int) -> tuple[float, int]:
+def _shadow(state: _State, need: int) -> tuple[int | float, int]:
     """(the time the head's ``need`` nodes are free, nodes spare at that time beyond its need).
 
     Spare nodes count every job that ends *at* the shadow time, not only those up to the one that
@@ -202,13 +257,15 @@ class _Sim:
     """One run's mutable state: free nodes, the running heap, the sorted queue and the per-job records."""
 
     def __init__(self, jobs: Jobs, node_count: int, need: np.ndarray, policy: str, leaf_nodes: int, record: bool,
-                 groups: list[int] | None = None, pods: list[int] | None = None):  # fmt: skip
+                 groups: list[int] | None = None, pods: list[int] | None = None,
+                 times: tuple[np.ndarray, np.ndarray] | None = None):  # fmt: skip
         n = len(jobs)
         self.jobs, self.policy, self.leaf_nodes = jobs, policy, leaf_nodes
-        # Python lists: the loop indexes one job at a time, where numpy scalars cost ~10× a list item
-        self.need, self.hours = need.tolist(), jobs.hours.tolist()
+        submit_s, run_s = times if times is not None else job_seconds(jobs)
+        # Python lists of ints (whole seconds): the loop indexes one job at a time, where numpy scalars cost ~10×
+        self.need, self.run_s = need.tolist(), run_s.tolist()  # each job's run time [whole s]
         self.gpus_per_node = 0  # set by simulate
-        self.submit, self.priority = jobs.submit_h.tolist(), jobs.priority.tolist()
+        self.submit, self.priority = submit_s.tolist(), jobs.priority.tolist()
         self.state = _State(_Pool(node_count, leaf_nodes, groups, pods))
         self.grouped = bool(leaf_nodes) or groups is not None
         self.queue: list[tuple[Any, int]] = []  # sorted (key, job)
@@ -223,20 +280,21 @@ class _Sim:
         self.preempt = False
         self.spread: list[float] | None = None  # run-time factor when a job spans leaf groups (network.py)
         self.carbon: CarbonPolicy | None = None
+        self.max_defer_s = 0  # carbon: the deferral limit in whole seconds
         self.deferrable: list[bool] = []
         self.last_end = [math.nan] * n
-        self.wall = self.hours  # wall time a job needs if it starts now (with failures: _Faults keeps it)
+        self.wall = self.run_s  # wall time a job needs if it starts now (with failures: _Faults keeps it)
         self.queued_at = [math.nan] * n
-        self.queue_h = [0.0] * n  # total time in the queue (several stints when failures requeue a job)
+        self.queue_s = [0] * n  # total time in the queue [whole s] (several stints when failures requeue a job)
 
     def key(self, j: int) -> tuple:
         if self.policy == "fifo":
             return (self.submit[j], j)
         return (-self.priority[j], self.submit[j], j)
 
-    def begin(self, j: int, t: float) -> None:
+    def begin(self, j: int, t: int) -> None:
         state = self.state
-        self.queue_h[j] += t - self.queued_at[j]
+        self.queue_s[j] += t - self.queued_at[j]
         self.queued_at[j] = math.nan
         nodes = state.pool.take(self.need[j])
         state.nodes_of[j] = nodes
@@ -246,7 +304,7 @@ class _Sim:
             state.spine_nodes += len(nodes)
             state.core_nodes += len(nodes) if across_pods else 0
         factor = self.spread[j] if self.spread is not None and spans else 1.0
-        wall = self.hours[j] * factor if self.faults is None else self.faults.begin(j, t, nodes, factor)
+        wall = self.run_s[j] if self.faults is None else self.faults.begin(j, t, nodes, factor)  # whole seconds
         end = t + wall
         self.last_end[j] = end
         state.end_of[j] = end
@@ -260,7 +318,7 @@ class _Sim:
             self.open_segment[j] = len(self.segments)
             self.segments.append([j, list(nodes), t, math.nan])
 
-    def finish_until(self, t: float) -> None:
+    def finish_until(self, t: int) -> None:
         state = self.state
         while state.running and state.running[0][0] <= t:
             end, j = heapq.heappop(state.running)
@@ -270,10 +328,10 @@ class _Sim:
             self.end[j] = end
             self.close_segment(j, end)
             if self.faults is not None:
-                self.faults.close(j, end, failed=False)
+                self.faults.close(j, end, failed=False, done=True)
             state.pool.give(state.release(j))
 
-    def schedule(self, t: float) -> None:
+    def schedule(self, t: int) -> None:
         if self.carbon is None:
             return self._schedule(t)
         held = [e for e in self.queue if self.held(e[1], t)]  # carbon-aware: not there for now
@@ -284,21 +342,21 @@ class _Sim:
         for e in held:
             bisect.insort(self.queue, e)
 
-    def held(self, j: int, t: float) -> bool:
-        c = self.carbon
-        # the same expression as the deadline next_release wakes at: t < submit + limit (no rounding gap)
-        return bool(self.deferrable[j]) and not c.clean_now(t) and t < self.submit[j] + c.max_defer_h
+    def held(self, j: int, t: int) -> bool:
+        # the same expression as the deadline next_release wakes at: t < submit + limit (whole seconds)
+        deadline = self.submit[j] + self.max_defer_s
+        return bool(self.deferrable[j]) and not self.carbon.clean_now(t // HOUR_S) and t < deadline
 
-    def next_release(self, t: float) -> float:
+    def next_release(self, t: int) -> int | float:
         """With held jobs: the next hour boundary or deferral deadline, when one may start."""
         if self.carbon is None:
             return math.inf
-        deadlines = [self.submit[j] + self.carbon.max_defer_h for _, j in self.queue if self.held(j, t)]
+        deadlines = [self.submit[j] + self.max_defer_s for _, j in self.queue if self.held(j, t)]
         if not deadlines:
             return math.inf
-        return max(min(math.floor(t) + 1.0, min(deadlines)), math.nextafter(t, math.inf))  # always ahead of t
+        return max(min((t // HOUR_S + 1) * HOUR_S, min(deadlines)), t + 1)  # always ahead of t
 
-    def _schedule(self, t: float) -> None:
+    def _schedule(self, t: int) -> None:
         queue, state, need, wall = self.queue, self.state, self.need, self.wall
         while queue and need[queue[0][1]] <= state.free_count:
             self.begin(queue.pop(0)[1], t)
@@ -322,7 +380,7 @@ class _Sim:
             else:
                 k += 1
 
-    def preempt_for(self, head: int, t: float) -> bool:
+    def preempt_for(self, head: int, t: int) -> bool:
         """Preemption (§14.8.1: critical jobs preempt): free nodes for a head of the critical class by
         requeueing running jobs of lower classes — lowest class first, then the most recently started —
         only when that frees enough. A preempted job checkpoints on the signal (Slurm PreemptMode=REQUEUE
@@ -344,72 +402,88 @@ class _Sim:
             self.faults.requeue(j, t, failed_node=None)
         return True
 
-    def seg_start(self, j: int) -> float:
+    def seg_start(self, j: int) -> int:
         return self.faults.seg[j][0]
 
-    def close_segment(self, j: int, t: float) -> None:
+    def close_segment(self, j: int, t: int) -> None:
         if self.allocations is not None:
             self.segments[self.open_segment.pop(j)][3] = t
 
-    def enqueue(self, j: int, t: float) -> None:
+    def enqueue(self, j: int, t: int) -> None:
         bisect.insort(self.queue, (self.key(j), j))
         self.queued_at[j] = t
 
 
 class _Faults:
-    """Failures, repairs, checkpoints and the node-hour books of one run (scheduling/failures.py)."""
+    """Failures, repairs, checkpoints and the node-hour books of one run (scheduling/failures.py), all in whole
+    seconds: wall time = restart + ⌊work left × stretch × spread⌉ (one rounding, :func:`seconds`); a segment cut
+    short did ⌊run ÷ (stretch × spread)⌉ seconds of work; the books are node-seconds (ints), hours at output."""
 
-    def __init__(self, sim: _Sim, model: FailureModel, node_count: int, gpus_per_node: int, horizon_h: float):
-        self.sim, self.model, self.horizon = sim, model, horizon_h
+    def __init__(self, sim: _Sim, model: FailureModel, node_count: int, gpus_per_node: int, horizon_s: int):
+        self.sim, self.model, self.horizon = sim, model, horizon_s
         need = sim.need
-        self.tau = [model.interval_h(k, gpus_per_node) for k in need]
+        self.tau = [_interval_s(model.interval_h(k, gpus_per_node)) for k in need]  # whole seconds, or ∞
         self.stretch = [model.stretch(k, gpus_per_node) for k in need]
-        self.work_left = list(sim.hours)  # hours of work not yet safe in a checkpoint (or done)
-        sim.wall = [h * st * self.spread_of(j) for j, (h, st) in enumerate(zip(sim.hours, self.stretch, strict=True))]
-        self.seg: dict[int, tuple[float, float]] = {}  # running job → (segment start, restart hours in it)
+        self.restart_s = hours_to_s(model.restart_h, "failures.restart_h", duration=True)
+        self.repair_s = hours_to_s(model.repair_h, "failures.repair_h", duration=True)
+        self.work_left = list(sim.run_s)  # seconds of work not yet safe in a checkpoint (or done)
+        sim.wall = [self.wall_of(j, w, self.spread_of(j)) for j, w in enumerate(self.work_left)]
+        self.seg: dict[int, tuple[int, int, float]] = {}  # running job → (segment start, restart in it, spread)
         self.restarts = [0] * len(need)
-        times, nodes = failure_stream(model, node_count, gpus_per_node, horizon_h)
-        self.fail_t, self.fail_node, self.next_fail = times.tolist(), nodes.tolist(), 0
-        self.repairs: list[tuple[float, int]] = []  # heap of (back in service, node)
+        times, nodes = failure_stream(model, node_count, gpus_per_node, horizon_s / HOUR_S)
+        # failure times in whole seconds by the rule (sorted stays sorted: the rounding is monotone)
+        self.fail_t = np.rint(np.asarray(times, dtype=float) * HOUR_S).astype(np.int64).tolist()
+        self.fail_node, self.next_fail = np.asarray(nodes).tolist(), 0
+        self.repairs: list[tuple[int, int]] = []  # heap of (back in service, node)
         self.down: set[int] = set()
         self.job_on: dict[int, int] = {}
-        self.books = {"productive": 0.0, "lost": 0.0, "checkpoint": 0.0, "restart": 0.0, "network_wait": 0.0}
+        self.books = {"productive": 0, "lost": 0, "checkpoint": 0, "restart": 0, "network_wait": 0}  # node-s
         self.counts = {"failures": 0, "failures_killing_a_job": 0, "failures_on_a_node_already_down": 0,
                        "preemptions": 0}  # fmt: skip
         self.preempted = [0] * len(need)
-        self.outages: list[tuple[float, float, int]] = []
+        self.outages: list[tuple[int, int, int]] = []
         self.tidal: TidalPolicy | None = None
         self.reserved: set[int] = set()  # nodes inference holds this hour (tidal sharing)
-        self.reserved_since: dict[int, float] = {}
-        self.inference_spans: list[tuple[float, float, int]] = []  # (from, to, node) held by inference
-        self.unserved_node_h = 0.0
+        self.reserved_since: dict[int, int] = {}
+        self.inference_spans: list[tuple[int, int, int]] = []  # (from, to, node) held by inference
+        self.unserved_node_s = 0
 
-    def begin(self, j: int, t: float, nodes: list[int], factor: float) -> float:
-        restart = self.model.restart_h if self.restarts[j] else 0.0
+    def wall_of(self, j: int, work_s: int, factor: float) -> int:
+        """Wall seconds for ``work_s`` seconds of work at the job's pace: ⌊work × stretch × spread⌉ (one rounding)."""
+        return seconds(work_s * (self.stretch[j] * factor))
+
+    def begin(self, j: int, t: int, nodes: list[int], factor: float) -> int:
+        restart = self.restart_s if self.restarts[j] else 0
         self.seg[j] = (t, restart, factor)
         for x in nodes:
             self.job_on[x] = j
-        return restart + self.work_left[j] * self.stretch[j] * factor
+        return restart + self.wall_of(j, self.work_left[j], factor)
 
-    def close(self, j: int, t: float, failed: bool) -> None:
-        """Book a segment [start, t) of job j (t ≤ horizon) into productive / lost / checkpoint / restart."""
+    def close(self, j: int, t: int, failed: bool, done: bool = False) -> None:
+        """Book a segment [start, t) of job j (t ≤ horizon) into productive / lost / checkpoint / restart / network
+        wait, in node-seconds that add up to the segment's exactly. ``done``: the job ran to its end (all its work)."""
         start, restart, factor = self.seg.pop(j)
         k = self.sim.need[j]
-        wall = max(0.0, min(t, self.horizon) - start)
+        wall = max(0, min(t, self.horizon) - start)
         in_restart = min(restart, wall)
-        work = (wall - in_restart) / (self.stretch[j] * factor)  # hours of work at the job's own pace
-        saved = work_checkpointed(work, self.tau[j]) if failed else work
+        run = wall - in_restart  # wall seconds at the job's pace (stretch × spread)
+        pace = self.stretch[j] * factor
+        work = self.work_left[j] if done else min(self.work_left[j], seconds(run / pace))
+        tau = self.tau[j]
+        saved = (work // tau) * tau if failed and tau != math.inf else work  # the last completed checkpoint
+        over = run - work  # checkpoint writes + waiting on the network, split as (stretch − 1) × spread : spread − 1
+        ckpt = seconds(over * (self.stretch[j] - 1) * factor / (pace - 1)) if over and pace != 1 else 0
         b = self.books
         b["restart"] += in_restart * k
-        b["checkpoint"] += work * (self.stretch[j] - 1) * factor * k
-        b["network_wait"] += work * (factor - 1) * k
+        b["checkpoint"] += ckpt * k
+        b["network_wait"] += (over - ckpt) * k
         b["productive"] += saved * k
         b["lost"] += (work - saved) * k
-        self.work_left[j] = max(0.0, self.work_left[j] - saved)
+        self.work_left[j] -= saved
         for x in self.sim.state.nodes_of.get(j, []):
             self.job_on.pop(x, None)
 
-    def requeue(self, j: int, t: float, failed_node: int | None) -> None:
+    def requeue(self, j: int, t: int, failed_node: int | None) -> None:
         """Stop job j at t — killed by a failure of ``failed_node`` (work since its checkpoint lost) or
         preempted (None: it checkpoints on the signal) — free its nodes but the failed one, queue it again."""
         sim, state = self.sim, self.sim.state
@@ -422,22 +496,22 @@ class _Faults:
         if failed_node is None:
             self.counts["preemptions"] += 1
             self.preempted[j] += 1
-        sim.wall[j] = self.model.restart_h + self.work_left[j] * self.stretch[j] * self.spread_of(j)
+        sim.wall[j] = self.restart_s + self.wall_of(j, self.work_left[j], self.spread_of(j))
         sim.last_end[j] = math.nan
         sim.enqueue(j, t)
 
     def spread_of(self, j: int) -> float:
         return self.sim.spread[j] if self.sim.spread is not None else 1.0
 
-    def next_time(self, t: float) -> float:
+    def next_time(self, t: int) -> int | float:
         nf = self.fail_t[self.next_fail] if self.next_fail < len(self.fail_t) else math.inf
         return min(nf, self.repairs[0][0] if self.repairs else math.inf, self.next_tide(t))
 
-    def tide(self, t: float) -> None:
+    def tide(self, t: int) -> None:
         """At an hour boundary, inference takes the nodes its demand needs this hour — free ones first, then
         by preempting best-effort training (most recently started first) — or gives back what it no longer needs."""
         sim, state = self.sim, self.sim.state
-        want = self.tidal.nodes_at(t, sim.gpus_per_node)
+        want = self.tidal.nodes_at(t // HOUR_S, sim.gpus_per_node)
         if want < len(self.reserved):
             back = sorted(self.reserved)[want - len(self.reserved) :]
             self.reserved.difference_update(back)
@@ -455,10 +529,10 @@ class _Faults:
             self.reserved.update(nodes)
             self.reserved_since.update(dict.fromkeys(nodes, t))
 
-    def next_tide(self, t: float) -> float:
-        return math.floor(t) + 1.0 if self.tidal is not None else math.inf
+    def next_tide(self, t: int) -> int | float:
+        return (t // HOUR_S + 1) * HOUR_S if self.tidal is not None else math.inf
 
-    def handle_until(self, t: float) -> None:
+    def handle_until(self, t: int) -> None:
         """Repairs, then failures, up to t."""
         pool = self.sim.state.pool
         while self.repairs and self.repairs[0][0] <= t:
@@ -470,7 +544,7 @@ class _Faults:
             self.next_fail += 1
             self.fail(tf, x)
 
-    def fail(self, t: float, x: int) -> None:
+    def fail(self, t: int, x: int) -> None:
         state = self.sim.state
         self.counts["failures"] += 1
         if x in self.down:
@@ -486,55 +560,63 @@ class _Faults:
             self.counts["failures_killing_a_job"] += 1
             self.requeue(j, t, failed_node=x)
         self.down.add(x)
-        heapq.heappush(self.repairs, (t + self.model.repair_h, x))
-        self.outages.append((t, t + self.model.repair_h, x))
+        heapq.heappush(self.repairs, (t + self.repair_s, x))
+        self.outages.append((t, t + self.repair_s, x))
 
     def finish(self) -> dict[str, float]:
         for j in list(self.seg):  # segments still running at the horizon
             self.close(j, self.horizon, failed=False)
-        return {**{f"{k}_node_h": v for k, v in self.books.items()}, **{k: float(v) for k, v in self.counts.items()}}
+        return {**{f"{k}_node_h": v / HOUR_S for k, v in self.books.items()},
+                **{k: float(v) for k, v in self.counts.items()}}  # fmt: skip
+
+
+def _interval_s(tau_h: float) -> int | float:
+    """A checkpoint interval in whole seconds by the rule (at least 1 s), ∞ (no failures) as it is."""
+    return math.inf if math.isinf(tau_h) else max(1, seconds(tau_h * HOUR_S))
 
 
 class _Timeline:
     """Time-averaged busy, queued, down and inference-held nodes per bin of [0, horizon), exact: every
-    constant stretch between two events is split over the bins it covers."""
+    constant stretch between two events is split over the bins it covers. Bin b is [b H ÷ B, (b + 1) H ÷ B)
+    of a horizon of H seconds in B bins; times are kept × B, so every bin edge is a whole number."""
 
-    def __init__(self, bins: int, horizon_h: float):
-        self.width_h = horizon_h / bins
-        self.sums = np.zeros((4, bins))
+    def __init__(self, bins: int, horizon_s: int):
+        self.bins, self.horizon_s = bins, horizon_s
+        self.sums = [[0] * bins for _ in range(4)]  # node-seconds × B (ints: exact)
 
-    def add(self, t0: float, t1: float, busy: float, queue: float, down: float, held: float) -> None:
-        w, values = self.width_h, (busy, queue, down, held)
-        b = int(t0 // w)
-        while t0 < t1 and b < self.sums.shape[1]:
-            edge = min(t1, (b + 1) * w)
+    def add(self, t0: int, t1: int, busy: int, queue: int, down: int, held: int) -> None:
+        scale, width, values = self.bins, self.horizon_s, (busy, queue, down, held)
+        u0, u1 = t0 * scale, t1 * scale  # the bin of a time u (× B) is u // H
+        b = u0 // width
+        while u0 < u1 and b < self.bins:
+            edge = min(u1, (b + 1) * width)
             for k in range(4):
-                self.sums[k, b] += values[k] * (edge - t0)
-            t0, b = edge, b + 1
+                self.sums[k][b] += values[k] * (edge - u0)
+            u0, b = edge, b + 1
 
     def to_dict(self) -> dict[str, list[float]]:
-        m = self.sums / self.width_h
-        return {"bin_h": self.width_h, "busy_nodes": m[0].tolist(), "queued_jobs": m[1].tolist(),
-                "down_nodes": m[2].tolist(), "inference_nodes": m[3].tolist()}  # fmt: skip
+        m = [[x / self.horizon_s for x in row] for row in self.sums]  # ÷ (B × the bin width H ÷ B)
+        return {"bin_h": self.horizon_s / HOUR_S / self.bins, "busy_nodes": m[0], "queued_jobs": m[1],
+                "down_nodes": m[2], "inference_nodes": m[3]}  # fmt: skip
 
 
 PROGRESS_EVERY = 4096  # loop turns between two progress reports
 
 
 class _Integrals:
-    """Node counts integrated over time, event by event (they are constant between two events)."""
+    """Node counts integrated over time, event by event (they are constant between two events), in node-seconds."""
 
     def __init__(self, sim: _Sim, node_count: int, gpus_per_node: int, timeline: _Timeline | None):
         self.sim, self.node_count, self.gpus_per_node, self.timeline = sim, node_count, gpus_per_node, timeline
-        self.queue = self.busy = self.down = self.inference = self.spine = self.core = self.idle_waiting = 0.0
+        self.queue = self.busy = self.down = self.inference = self.spine = self.core = self.idle_waiting = 0
 
-    def add(self, t0: float, t1: float) -> None:
+    def add(self, t0: int, t1: int) -> None:
         sim, dt = self.sim, t1 - t0
         faults, state = sim.faults, sim.state
         down = len(faults.down) if faults is not None else 0
         held = len(faults.reserved) if faults is not None else 0
         if faults is not None and faults.tidal is not None:
-            faults.unserved_node_h += max(0, faults.tidal.nodes_at(t0, self.gpus_per_node) - held) * dt
+            faults.unserved_node_s += max(0, faults.tidal.nodes_at(t0 // HOUR_S, self.gpus_per_node) - held) * dt
         busy = self.node_count - state.pool.free_count - down - held
         waiting = len(sim.queue)
         self.queue += waiting * dt
@@ -547,6 +629,25 @@ class _Integrals:
             self.idle_waiting += state.pool.free_count * dt  # fragmentation: idle nodes while jobs wait
         if self.timeline is not None:
             self.timeline.add(t0, t1, busy, waiting, down, held)
+
+
+def _checked(jobs: Jobs, node_count: int, gpus_per_node: int, horizon_h: float, policy: str, preempt: bool,
+             groups: list[int] | None) -> tuple[int, np.ndarray]:  # fmt: skip
+    """(the horizon in whole seconds, nodes each job needs), or the field errors of a run that cannot start."""
+    if policy not in POLICIES:
+        raise SchedulerInputError({"policy": f"one of {', '.join(POLICIES)}"})
+    if preempt and policy != "easy":
+        raise SchedulerInputError({"preempt": "preemption orders the queue by class: use the easy policy"})
+    horizon_s = hours_to_s(horizon_h, "horizon_h")
+    if horizon_s < 1:
+        raise SchedulerInputError({"horizon_h": f"hours, at least one second; got {horizon_h!r}"})
+    need = _nodes_needed(jobs.gpus, gpus_per_node)
+    if need.size and need.max() > node_count:
+        raise SchedulerInputError({"classes": f"a job of {int(jobs.gpus.max()):,} GPUs needs more than the "
+                                              f"{node_count:,} nodes"})  # fmt: skip
+    if groups is not None and len(groups) != node_count:
+        raise SchedulerInputError({"groups": f"a leaf group for each of the {node_count:,} nodes"})
+    return horizon_s, need
 
 
 def simulate(
@@ -574,93 +675,98 @@ def simulate(
     with ``preempt``, critical jobs preempt lower classes, who restart in ``restart_h``). ``timeline_bins``:
     node counts over time in that many bins; ``progress(fraction of the horizon)`` every few thousand events;
     ``groups``: the leaf group of every node and ``pods`` the pod of every group (the fabric plan's
-    hierarchy), instead of groups of ``leaf_nodes`` consecutive nodes in one pod."""
-    if policy not in POLICIES:
-        raise SchedulerInputError({"policy": f"one of {', '.join(POLICIES)}"})
-    if preempt and policy != "easy":
-        raise SchedulerInputError({"preempt": "preemption orders the queue by class: use the easy policy"})
+    hierarchy), instead of groups of ``leaf_nodes`` consecutive nodes in one pod.
+
+    Every time given in hours (the jobs' submit and run times, the horizon, the failure model's, the carbon
+    limit) is converted here to whole seconds by the module's one rule (:func:`seconds`); results are hours."""
+    horizon_s, need = _checked(jobs, node_count, gpus_per_node, horizon_h, policy, preempt, groups)
     if (preempt or spread is not None or tidal is not None) and failures is None:
         failures = FailureModel(afr=0.0, restart_h=restart_h)  # the node-hour books and restarts; no failures
-    need = _nodes_needed(jobs.gpus, gpus_per_node)
-    if need.size and need.max() > node_count:
-        raise SchedulerInputError({"classes": f"a job of {int(jobs.gpus.max()):,} GPUs needs more than the "
-                                              f"{node_count:,} nodes"})  # fmt: skip
-    if groups is not None and len(groups) != node_count:
-        raise SchedulerInputError({"groups": f"a leaf group for each of the {node_count:,} nodes"})
-    sim = _Sim(jobs, node_count, need, policy, leaf_nodes, record, groups, pods)
-    _configure(sim, jobs, gpus_per_node, horizon_h, failures, preempt, spread, carbon, deferrable, tidal)
+    times = job_seconds(jobs)
+    sim = _Sim(jobs, node_count, need, policy, leaf_nodes, record, groups, pods, times)
+    _configure(sim, jobs, gpus_per_node, horizon_s, failures, preempt, spread, carbon, deferrable, tidal)
     faults = sim.faults
     state, queue, submit, n = sim.state, sim.queue, sim.submit, len(jobs)
-    timeline = _Timeline(timeline_bins, horizon_h) if timeline_bins else None
+    timeline = _Timeline(timeline_bins, horizon_s) if timeline_bins else None
     books = _Integrals(sim, node_count, gpus_per_node, timeline)
-    t_prev, i, turns = 0.0, 0, 0
+    t_prev, i, turns = 0, 0, 0
     while True:
         turns += 1
         if progress is not None and turns % PROGRESS_EVERY == 0:
-            progress(t_prev / horizon_h)
+            progress(t_prev / horizon_s)
         t_next = min(submit[i] if i < n else math.inf, state.running[0][0] if state.running else math.inf)
         if faults is not None:
             t_next = min(t_next, faults.next_time(t_prev))
         if sim.carbon is not None:
             t_next = min(t_next, sim.next_release(t_prev))
-        books.add(t_prev, min(t_next, horizon_h))
-        if t_next >= horizon_h:
+        books.add(t_prev, min(t_next, horizon_s))
+        if t_next >= horizon_s:
             break
         t_prev = t = t_next
         sim.finish_until(t)
         if faults is not None:
             faults.handle_until(t)
-            if faults.tidal is not None and t == math.floor(t):
+            if faults.tidal is not None and t % HOUR_S == 0:
                 faults.tide(t)
         while i < n and submit[i] <= t:
             sim.enqueue(i, submit[i])
             i += 1
         sim.schedule(t)
     for _, j in queue:  # still waiting at the horizon
-        sim.queue_h[j] += horizon_h - sim.queued_at[j]
-    res = _result(sim, node_count, gpus_per_node, horizon_h, policy, need, books.queue, books.busy, books.down,
-                  books.inference)  # fmt: skip
+        sim.queue_s[j] += horizon_s - sim.queued_at[j]
+    res = _result(sim, node_count, gpus_per_node, horizon_s, policy, need, books)
     return dataclasses.replace(
         res, timeline=timeline.to_dict() if timeline is not None else None, in_one_pod=np.array(sim.one_pod),
-        spine_node_h=books.spine, core_node_h=books.core, idle_waiting_node_h=books.idle_waiting,
+        spine_node_h=books.spine / HOUR_S, core_node_h=books.core / HOUR_S,
+        idle_waiting_node_h=books.idle_waiting / HOUR_S, horizon_s=horizon_s, submit_s=times[0], run_s=times[1],
     )  # fmt: skip
 
 
-def _configure(sim: _Sim, jobs: Jobs, gpus_per_node, horizon_h, failures, preempt, spread, carbon, deferrable,
+def _configure(sim: _Sim, jobs: Jobs, gpus_per_node, horizon_s, failures, preempt, spread, carbon, deferrable,
                tidal) -> None:  # fmt: skip
     """Switch on what the run models: spread run times, failures/preemption books, tidal sharing, carbon."""
     sim.gpus_per_node = gpus_per_node
     if spread is not None:  # backfill plans with the slower, spread run time (it may not fit in one group):
         sim.spread = [float(x) for x in spread]  # _Faults (always made with spread) sets the walls from it
     node_count = sim.state.pool.free_count
-    sim.faults = _Faults(sim, failures, node_count, gpus_per_node, horizon_h) if failures else None
+    sim.faults = _Faults(sim, failures, node_count, gpus_per_node, horizon_s) if failures else None
     sim.preempt = preempt
     if tidal is not None:
         sim.faults.tidal = tidal
-        sim.faults.tide(0.0)  # hour 0's reservation
+        sim.faults.tide(0)  # hour 0's reservation
     if carbon is not None:
         sim.carbon = carbon
+        sim.max_defer_s = hours_to_s(carbon.max_defer_h, "carbon.max_defer_h")
         flags = deferrable if deferrable is not None else np.zeros(len(jobs), dtype=bool)
         sim.deferrable = [bool(x) for x in flags]
 
 
-def _result(sim: _Sim, node_count, gpus_per_node, horizon_h, policy, need, q_int, busy_int, down_int,
-            inference_int) -> SimResult:  # fmt: skip
+def _hours(values: list) -> np.ndarray:
+    """Whole seconds (NaN: none) → hours, for the result."""
+    return np.array(values, dtype=float) / HOUR_S
+
+
+def _result(sim: _Sim, node_count, gpus_per_node, horizon_s, policy, need, ints: _Integrals) -> SimResult:
     faults, record = sim.faults, sim.allocations is not None
     books = None
     if faults is not None:
-        books = {**faults.finish(), "down_node_h": down_int}
+        books = {**faults.finish(), "down_node_h": ints.down / HOUR_S}
         if faults.tidal is not None:
-            books |= {"inference_node_h": inference_int, "inference_unserved_node_h": faults.unserved_node_h}
-    start = np.array(sim.start)
+            books |= {"inference_node_h": ints.inference / HOUR_S,
+                      "inference_unserved_node_h": faults.unserved_node_s / HOUR_S}  # fmt: skip
+    segments = None
+    if record:
+        segments = [[j, nodes, a / HOUR_S, b / HOUR_S] for j, nodes, a, b in sim.segments]
+    horizon_h = horizon_s / HOUR_S
     return SimResult(
-        node_count, gpus_per_node, horizon_h, policy, start, np.array(sim.last_end), need,
-        np.array(sim.one_group), q_int, busy_int, sim.allocations, np.array(sim.queue_h), books,
+        node_count, gpus_per_node, horizon_h, policy, _hours(sim.start), _hours(sim.last_end), need,
+        np.array(sim.one_group), ints.queue / HOUR_S, ints.busy / HOUR_S, sim.allocations, _hours(sim.queue_s), books,
         np.array(faults.restarts) if faults is not None else None,
         np.array(faults.preempted) if faults is not None else None,
-        sim.segments if record else None,
-        faults.outages if faults is not None else None,
-        (faults.inference_spans + [(t0, horizon_h, x) for x, t0 in faults.reserved_since.items()])
+        segments,
+        [(a / HOUR_S, b / HOUR_S, x) for a, b, x in faults.outages] if faults is not None else None,
+        [(a / HOUR_S, b / HOUR_S, x)
+         for a, b, x in faults.inference_spans + [(t0, horizon_s, x) for x, t0 in faults.reserved_since.items()]]
         if faults is not None else None,
     )  # fmt: skip
 
@@ -668,7 +774,7 @@ def _result(sim: _Sim, node_count, gpus_per_node, horizon_h, policy, need, q_int
 def report(result: SimResult, jobs: Jobs, class_names: list[str]) -> dict[str, Any]:
     """Utilization, waits per class, Little's law terms and the node-hour balance, with derivations."""
     t_end = result.horizon_h
-    arrived = jobs.submit_h < t_end
+    arrived = submit_hours(result, jobs) < t_end
     started = ~np.isnan(result.start_h) & (result.start_h < t_end)
     busy_node_h = result.busy_integral_node_h
     waited_h = result.queue_h  # time in the queue inside the window, every stint
@@ -706,6 +812,11 @@ def report(result: SimResult, jobs: Jobs, class_names: list[str]) -> dict[str, A
     return out
 
 
+def submit_hours(result: SimResult, jobs: Jobs) -> np.ndarray:
+    """The submit times the run used (whole seconds, in hours): waits and arrivals are measured against them."""
+    return result.submit_s / HOUR_S if result.submit_s is not None else jobs.submit_h
+
+
 def _placement_rows(result: SimResult, out: dict[str, Any]) -> None:
     """Fragmentation and the GPU-hours that cross the spine and the core, with their derivations."""
     g = result.gpus_per_node
@@ -728,7 +839,7 @@ def _placement_rows(result: SimResult, out: dict[str, Any]) -> None:
 
 def _class_row(result: SimResult, jobs: Jobs, c: int, name: str, arrived, started) -> dict[str, Any]:
     mine = (jobs.cls == c) & arrived
-    waits = (result.start_h - jobs.submit_h)[mine & started]  # until the first start
+    waits = (result.start_h - submit_hours(result, jobs))[mine & started]  # until the first start
     multi = mine & started & (result.nodes > 1)
     row = {
         "name": name,
@@ -755,7 +866,8 @@ def _class_row(result: SimResult, jobs: Jobs, c: int, name: str, arrived, starte
 def _stretch(result: SimResult, jobs: Jobs, mine: np.ndarray) -> dict[str, Any]:
     """Job-completion-time stretch of the class's completed jobs: (end − submit) ÷ run time alone."""
     done = mine & ~np.isnan(result.end_h) & (result.end_h <= result.horizon_h)
-    x = (result.end_h[done] - jobs.submit_h[done]) / jobs.hours[done]
+    run_h = result.run_s / HOUR_S if result.run_s is not None else jobs.hours
+    x = (result.end_h[done] - submit_hours(result, jobs)[done]) / run_h[done]
     return {"completed": int(done.sum()), "stretch_mean": float(x.mean()) if x.size else None,
             "stretch_p95": _pct(x, 95)}  # fmt: skip
 

@@ -6,7 +6,8 @@ says how many GPUs serving needs each hour. At every hour boundary the simulator
 best-effort jobs (the most recently started first; they checkpoint on the signal and queue again),
 never queued or critical ones; what it cannot find is booked as unserved inference node-hours.
 When demand falls, the nodes return to the batch pool. The report splits node-hours into training
-busy + inference + idle + down = capacity.
+busy + inference + idle + down = capacity. (The simulator's hour boundaries are exact: multiples of 3,600 whole
+seconds.)
 """
 
 from __future__ import annotations

@@ -17,6 +17,10 @@ start_time, end_time, duration [s], queue [s], gpu_time. :func:`acme_to_rows` ke
 GPUs for its duration too), submit_h from the first submit, class = type, tenant = user; a
 ``Pretrain`` job is critical, the rest queued (a stated assumption: the trace has no SLA).
 
+Times are hours here; the simulator turns them into whole seconds once, at its boundary (round half to
+even of hours × 3,600, a positive run time at least 1 s: scheduling/simulator.py). AcmeTrace's whole seconds
+are written to six decimals of an hour (3.6 ms), so every one of them comes back exactly.
+
 Errors are SchedulerInputError keyed ``trace`` (the file) or ``trace.row N.column`` (one value).
 """
 

@@ -16,6 +16,9 @@ fine-tuning 30 % at 64–256 GPUs for 1–14 days, small-model training 20 % at 
 hyper-parameter search 10 % at 32–128 GPUs for 1–3 days; the SLA tiers of §14.8.1: critical jobs
 preempt, regular jobs queue, inference takes idle GPUs. The chapter does not say which classes are
 critical: the preset marks pretraining critical and the rest queued (a stated assumption).
+
+Jobs carry hours (floats); the simulator converts them to whole seconds once, at its boundary, by one rule
+(scheduling/simulator.py: round half to even of hours × 3,600, a positive run time at least 1 s).
 """
 
 from __future__ import annotations

@@ -310,8 +310,6 @@ class Verification:
 
 def verify_plan(plan: FabricPlan) -> Verification:
     """Rebuild the plan as a graph; check link count, port use per tier and bisection."""
-    from topology.bisection import max_flow_bisection_gbps
-
     e = fabric_edges(plan)
     use = e.port_use()
     problems: list[str] = []
@@ -355,3 +353,64 @@ def verify_plan(plan: FabricPlan) -> Verification:
         bisection_max_flow_gbps=flow,
         problems=tuple(problems),
     )
+
+
+def max_flow_bisection_gbps(plan) -> float:
+    """Max-flow from the first half of the endpoints to the second on the explicit graph.
+
+    Uses ``scipy.sparse.csgraph.maximum_flow`` (Dinic) on integer capacities scaled by
+    their greatest common divisor. Every link is full duplex: one arc each way.
+    """
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import maximum_flow
+
+    g = fabric_edges(plan)
+    n_nodes = g.node_count + 2
+    src, dst = g.node_count, g.node_count + 1
+    cap = g.capacity_gbps
+    a_nodes, b_nodes = g.endpoint_halves()
+    inj = np.full(a_nodes.size, g.injection_gbps)
+    ej = np.full(b_nodes.size, g.injection_gbps)
+    rows = np.concatenate([g.u, g.v, np.full(a_nodes.size, src), b_nodes])
+    cols = np.concatenate([g.v, g.u, a_nodes, np.full(b_nodes.size, dst)])
+    caps = np.concatenate([cap, cap, inj, ej])
+    scaled, unit = _integer_capacities(caps)
+    m = csr_matrix((scaled, (rows, cols)), shape=(n_nodes, n_nodes))
+    m.sum_duplicates()
+    result = maximum_flow(m, src, dst, method="dinic")
+    return float(result.flow_value) * unit
+
+
+def max_flow_bisection_networkx_gbps(plan) -> float:
+    """The same max-flow with plain networkx (slow; benchmarks compare the two)."""
+    import networkx as nx
+
+    g = fabric_edges(plan)
+    dg = nx.DiGraph()
+    for u, v, c in zip(g.u.tolist(), g.v.tolist(), g.capacity_gbps.tolist(), strict=True):
+        for x, y in ((u, v), (v, u)):
+            if dg.has_edge(x, y):
+                dg[x][y]["capacity"] += c
+            else:
+                dg.add_edge(x, y, capacity=c)
+    a_nodes, b_nodes = g.endpoint_halves()
+    for x in a_nodes.tolist():
+        dg.add_edge("s", x, capacity=g.injection_gbps)
+    for y in b_nodes.tolist():
+        dg.add_edge(y, "t", capacity=g.injection_gbps)
+    value, _ = nx.maximum_flow(dg, "s", "t")
+    return float(value)
+
+
+def _integer_capacities(caps: np.ndarray) -> tuple[np.ndarray, float]:
+    """Scale float capacities to int32 by a common unit: their greatest common divisor in Mbit/s."""
+    milli = np.round(caps * 1000.0)  # link speeds in Gbit/s are multiples of 1 Mbit/s
+    if not np.allclose(milli, caps * 1000.0, rtol=0.0, atol=1e-6):
+        raise ValueError("capacities must be multiples of 0.001 Gbit/s for an exact integer max-flow")
+    ints = milli.astype(np.int64)
+    g = int(np.gcd.reduce(ints)) or 1  # gcd(0, x) = x; all zero: nothing to scale
+    ints //= g
+    unit = g / 1000.0
+    if ints.sum() >= 2**31:
+        raise OverflowError("capacities too large for scipy's int32 max-flow")
+    return ints.astype(np.int32), unit

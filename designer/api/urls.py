@@ -3,10 +3,10 @@ from drf_spectacular.utils import extend_schema, extend_schema_view
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.routers import DefaultRouter
 
-from bom.api import PartViewSet, PriceBookViewSet, PriceViewSet, QuoteViewSet
 from designer import tool_views
 from designer.api import views
 from designer.api.calibrations import CalibrationViewSet
+from designer.api.catalog import PartViewSet, PriceBookViewSet, PriceViewSet, QuoteViewSet
 from designer.api.simulations import SimulationViewSet
 from designer.api.sweeps import SweepViewSet
 

@@ -14,6 +14,7 @@ from bom.links import Link
 from bom.netbox import netbox_files, netbox_zip
 from bom.plan import Catalog, floor_sheets
 from cluster.pipeline import plan_cluster
+from cluster.requests import bom_request
 from cluster.validate import validate_flat
 
 CATALOG = Catalog.built_in()
@@ -22,7 +23,7 @@ CATALOG = Catalog.built_in()
 def _floor(values: dict):
     r = validate_flat(values)
     plan = plan_cluster(r, CATALOG)
-    rows, elev = floor_sheets(r, plan.fabric, plan.storage, plan.management, CATALOG)
+    rows, elev = floor_sheets(bom_request(r), plan.fabric, plan.storage, plan.management, CATALOG)
     return plan, rows, elev
 
 

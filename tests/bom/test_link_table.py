@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from bom.link_table import NO_DEVICE, LinkTable, plane_link_table
 from bom.plan import Catalog, floor_plan, network_bom, plane_links
 from cluster.pipeline import plan_cluster, plan_planes
-from cluster.requests import cluster_shape, resolve
+from cluster.requests import bom_request, resolve
 from cluster.validate import RequirementsError, validate_flat
 
 
@@ -73,13 +73,14 @@ def test_link_classes_equal_per_link_records_and_give_the_same_bom(d):
         plan_cluster(r)  # a refusal (too many fabric managers, no part reaches) is tested where it is made
     except RequirementsError:
         return
-    layout = floor_plan(r, p.fabric, p.storage, p.management, Catalog.built_in()).layout
-    fast = plane_link_table(p.fabric, p.storage, p.management, cluster_shape(r), layout)
-    slow = LinkTable.from_links(plane_links(r, p.fabric, p.storage, p.management))
+    req = bom_request(r)
+    layout = floor_plan(req, p.fabric, p.storage, p.management, Catalog.built_in()).layout
+    fast = plane_link_table(p.fabric, p.storage, p.management, req.shape, layout)
+    slow = LinkTable.from_links(plane_links(req, p.fabric, p.storage, p.management))
     assert rows(fast) == rows(slow)
     catalog = Catalog.built_in()
-    live = network_bom(r, p.fabric, p.storage, p.management, catalog)
-    cut = network_bom(r, p.fabric, p.storage, p.management, catalog, cables=True)
+    live = network_bom(req, p.fabric, p.storage, p.management, catalog)
+    cut = network_bom(req, p.fabric, p.storage, p.management, catalog, cables=True)
     assert [(ln.plane, ln.sku, ln.quantity, ln.spare) for ln in live.lines] == [
         (ln.plane, ln.sku, ln.quantity, ln.spare) for ln in cut.lines
     ]
@@ -90,8 +91,9 @@ def test_every_cut_sheet_cable_is_one_bom_cable():
     """Counted per cable from the cut sheet: the seed design's cable lines sum to its link count (4,048 + planes)."""
     r = resolve(validate_flat({"gpu_count": 2000}))
     p = plan_planes(r)
-    bom = network_bom(r, p.fabric, p.storage, p.management, Catalog.built_in())
-    links = list(plane_links(r, p.fabric, p.storage, p.management))
+    req = bom_request(r)
+    bom = network_bom(req, p.fabric, p.storage, p.management, Catalog.built_in())
+    links = list(plane_links(req, p.fabric, p.storage, p.management))
     cables = sum(ln.quantity for ln in bom.lines if ln.category == "cable" and not ln.spare)
     assert cables == len(links) == bom.link_count
     assert sum(1 for ln in links if ln.plane == "compute") == 4048  # seed D4

@@ -12,7 +12,7 @@ from bom.media import NoPartReaches
 from bom.parts import FIBRE_MEDIA, PartKind
 from bom.plan import Catalog, chooser_for, cut_sheet, plane_links
 from cluster.pipeline import plan_cluster
-from cluster.requests import resolve
+from cluster.requests import bom_request
 from cluster.validate import RequirementsError, validate, validate_flat
 from designer.presets import preset_values
 from tests.conftest import EXAMPLES
@@ -46,7 +46,7 @@ def sheet_counts(rows) -> Counter:
 def test_cut_sheet_sums_per_sku_equal_the_bom_and_every_part_reaches(name):
     r = design(name)
     plan = plan_cluster(r, CATALOG)
-    rows = cut_sheet(r, plan.fabric, plan.storage, plan.management, CATALOG)
+    rows = cut_sheet(bom_request(r), plan.fabric, plan.storage, plan.management, CATALOG)
     bom: Counter = Counter()
     for ln in plan.bom.lines:
         if not ln.spare and ln.kind in (PartKind.CABLE, PartKind.TRANSCEIVER):
@@ -91,7 +91,7 @@ def test_superpod_4su_twin_port_cages_all_optics():
 def test_a_16k_fat_tree_on_the_default_floor_plan_buys_single_mode_for_long_runs():
     r = validate_flat({"gpu_count": 16384, "topology": "fat_tree", "tiers": 3})
     plan = plan_cluster(r, CATALOG)
-    rows = cut_sheet(r, plan.fabric, plan.storage, plan.management, CATALOG)
+    rows = cut_sheet(bom_request(r), plan.fabric, plan.storage, plan.management, CATALOG)
     long_runs = [row for row in rows if row["length_m"] > 50 and row["plane"] == "compute"]
     assert long_runs, "the default floor plan has runs beyond multimode reach at 16k GPUs"
     assert {PARTS[row["cable"]].media for row in long_runs} == {"fibre_mpo_sm"}
@@ -197,7 +197,7 @@ def test_superpod_ufm_servers_take_the_empty_node_slot_and_come_as_lines_of_thei
     node_and_ufm = sum(q for (cat, _), q in lines.items() if cat.startswith("cable")) - 1024
     assert node_and_ufm == 1020
     assert b.quantity("MMA4Z00-NS") == 1536 + 508  # unchanged: the UFM ports fill free halves of leaf cages
-    rows = cut_sheet(r, plan.fabric, plan.storage, plan.management, CATALOG)
+    rows = cut_sheet(bom_request(r), plan.fabric, plan.storage, plan.management, CATALOG)
     ufm_rows = [row for row in rows if row["segment"] == "UFM–leaf"]
     assert len(ufm_rows) == 4 and len({row["z_device"] for row in ufm_rows}) == 4  # spread over 4 rail leaves
 
@@ -235,9 +235,9 @@ def test_racks_pdus_panels_and_cable_managers_by_rule():
     assert infra["cable manager"].quantity == 168
     ends: Counter = Counter()
     switch_roles = {"compute_switch", "storage_switch", "mgmt_tor", "mgmt_spine"}
-    r = resolve(r)
-    chooser = chooser_for(r, CATALOG)
-    for link in plane_links(r, seed.fabric, seed.storage, seed.management):
+    req = bom_request(r)  # resolved as the pipeline resolves it
+    chooser = chooser_for(req, CATALOG)
+    for link in plane_links(req, seed.fabric, seed.storage, seed.management):
         if link.a_role in switch_roles and link.z_role in switch_roles and chooser.parts(link).optical:
             ends[link.a_rack] += 1
             ends[link.z_rack] += 1
@@ -259,7 +259,7 @@ def test_storage_gateways_on_the_compute_fabric_take_leaf_ports_and_are_cabled()
     lines = {ln.category: ln.quantity for ln in plan.bom.lines if ln.plane == "compute" and not ln.spare}
     assert lines["cable (fabric-attached devices)"] == 8
     assert lines["transceiver (fabric-attached devices)"] == 8
-    rows = cut_sheet(r, plan.fabric, plan.storage, plan.management, CATALOG)
+    rows = cut_sheet(bom_request(r), plan.fabric, plan.storage, plan.management, CATALOG)
     assert sum(1 for row in rows if row["segment"] == "device–leaf") == 8
     too_many = validate_flat({"gpu_count": 2000, "attached_device_count": 25})  # 50 ports > 48 free
     with pytest.raises(RequirementsError) as exc:
@@ -306,7 +306,7 @@ def test_a_reserved_slot_in_the_first_su_takes_the_ufm_servers():
     r = validate(data)
     plan = plan_cluster(r, CATALOG)
     assert [(t.name, t.switch_count) for t in plan.fabric.tiers] == [("leaf", 32), ("spine", 16)]
-    rows = cut_sheet(r, plan.fabric, plan.storage, plan.management, CATALOG)
+    rows = cut_sheet(bom_request(r), plan.fabric, plan.storage, plan.management, CATALOG)
     ufm = [row for row in rows if row["segment"] == "UFM–leaf"]
     assert len(ufm) == 4
     assert {row["z_device"] for row in ufm} <= {f"leaf{i:04d}" for i in range(1, 9)}

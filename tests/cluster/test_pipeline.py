@@ -12,6 +12,7 @@ import pytest
 
 from cluster.pipeline import plan_cluster
 from cluster.validate import RequirementsError, validate_flat
+from tests.cluster.test_console import cluster_designer
 from tests.conftest import EXAMPLES, ROOT
 
 PURE = ["cluster.pipeline", "cluster.cli", "bom.plan", "bom.link_table", "bom.export", "power.plan", "topology.graph"]
@@ -34,7 +35,7 @@ def test_pure_packages_do_not_import_django():
 
 @pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.yaml")), ids=lambda p: p.stem)
 def test_cli_evaluates_every_example_without_debug_or_secret_key(path: Path, tmp_path: Path):
-    cmd = [sys.executable, "manage.py", "evaluate", str(path), "--format", "json"]
+    cmd = [cluster_designer(), "evaluate", str(path), "--format", "json"]
     out = subprocess.run(cmd, capture_output=True, text=True, env=_bare_env(), cwd=ROOT, timeout=120)
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
@@ -46,7 +47,7 @@ def test_cli_refusal_exits_1_with_one_line_per_field(tmp_path: Path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("gpu_count: 2001\ncompute_fabric: {nic_gbps: fast}\n")
     out = subprocess.run(
-        [sys.executable, "-m", "cluster", "evaluate", str(bad)],
+        [cluster_designer(), "evaluate", str(bad)],
         capture_output=True,
         text=True,
         env=_bare_env(),
@@ -78,7 +79,7 @@ def test_cli_refuses_a_floor_plan_no_catalog_part_reaches(tmp_path: Path):
     far = tmp_path / "far.yaml"
     far.write_text("gpu_count: 65536\ncompute_fabric: {topology: fat_tree, tiers: 3}\nbom: {racks_per_row: 1}\n")
     out = subprocess.run(
-        [sys.executable, "manage.py", "evaluate", str(far)], capture_output=True, text=True, env=_bare_env(), cwd=ROOT
+        [cluster_designer(), "evaluate", str(far)], capture_output=True, text=True, env=_bare_env(), cwd=ROOT
     )
     assert out.returncode == 1
     assert "  bom.racks_per_row: compute " in out.stderr and " m at 400G: no transceiver and fibre" in out.stderr

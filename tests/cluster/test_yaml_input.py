@@ -4,7 +4,6 @@ field errors on ``file`` — quickly, in little memory, and from the CLI as one 
 from __future__ import annotations
 
 import subprocess
-import sys
 import time
 import tracemalloc
 from pathlib import Path
@@ -14,6 +13,7 @@ import yaml
 
 from cluster.validate import RequirementsError, load_requirements_file
 from cluster.yaml_input import MAX_DEPTH, MAX_VALUES, YamlInputError, load_yaml
+from tests.cluster.test_console import cluster_designer
 from tests.cluster.test_pipeline import _bare_env
 from tests.conftest import EXAMPLES, ROOT
 
@@ -104,7 +104,7 @@ def test_a_file_that_is_not_utf8_is_a_field_error(tmp_path: Path):
 def test_the_cli_prints_one_line_naming_the_field_and_exits_1(tmp_path: Path, text: str, message: str):
     path = write(tmp_path, text)
     out = subprocess.run(
-        [sys.executable, "-m", "cluster", "evaluate", str(path)],
+        [cluster_designer(), "evaluate", str(path)],
         capture_output=True,
         text=True,
         env=_bare_env(),

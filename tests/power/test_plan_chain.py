@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from cluster.requests import resolve
+from cluster.requests import node_power_request, power_request, rack_figures, resolve, tco_request
 from cluster.requirements import GPU_MODELS, Requirements
 from power.gpus import GPU_TDP_W
 from power.plan import NetworkFigures, capex_lines, gpu_tdp_w, opex_lines, plan_power, rack_plan
@@ -32,13 +32,14 @@ def test_every_model_of_the_form_has_a_tdp():
     """The GPU TDP comes from the table for every model the form offers (no silent fallback), or as given."""
     assert set(GPU_MODELS) <= set(GPU_TDP_W)
     r = _base()
-    assert gpu_tdp_w(with_sections(r, cluster={"gpu_model": "A100-SXM4-80GB"})) == 400.0
-    assert gpu_tdp_w(with_sections(r, power={"gpu_tdp_w": 650.0})) == 650.0
+    assert gpu_tdp_w(node_power_request(with_sections(r, cluster={"gpu_model": "A100-SXM4-80GB"}))) == 400.0
+    assert gpu_tdp_w(node_power_request(with_sections(r, power={"gpu_tdp_w": 650.0}))) == 650.0
 
 
 def test_racks_get_the_servers_their_draw_and_the_floor_plan(monkeypatch):
     """Management 3 + login 2 + UFM servers 2 + attached devices 3 = 10 servers stand with the management racks;
-    storage 2,500 W = 2.5 kW and management 1,500 W = 1.5 kW a server; the floor plan's figures pass through."""
+    storage 2,500 W = 2.5 kW and management 1,500 W = 1.5 kW a server; a node 8 × 700 W + 4,600 W = 10.2 kW;
+    the floor plan's figures pass through."""
     seen = {}
     monkeypatch.setattr("power.plan.plan_racks", lambda req: seen.setdefault("req", req))
     r = _base(
@@ -46,7 +47,7 @@ def test_racks_get_the_servers_their_draw_and_the_floor_plan(monkeypatch):
         compute_fabric={"ufm_server_count": 2, "attached_device_count": 3},
         power={"storage_node_power_w": 2500.0, "mgmt_node_power_w": 1500.0},
     )
-    rack_plan(r, 10_200.0, 12, leaf_rack_count=4, switches_per_network_rack=9)
+    rack_plan(rack_figures(r), 12, leaf_rack_count=4, switches_per_network_rack=9)
     req = seen["req"]
     assert req.mgmt_node_count == 10
     assert (req.storage_node_kw, req.mgmt_node_kw, req.node_kw) == (2.5, 1.5, 10.2)
@@ -59,14 +60,14 @@ def test_capex_lines_per_kw_or_as_given():
     unless given."""
     fac = SimpleNamespace(facility_kw_billed=1000)
     r = _base()
-    lines = _lines(capex_lines(r, fac, NET))
+    lines = _lines(capex_lines(tco_request(r), fac, NET))
     assert lines["Cooling plant"] == (Decimal("1260000"), "1,000 kW × $1,260/kW")
     assert lines["Facility works"] == (Decimal("720000"), "1,000 kW × $720/kW")
     assert lines["Network"][1].startswith("the BOM's compute, storage and management planes")
     given = with_sections(
         r, tco={"cooling_capex_usd": Decimal(5), "facility_capex_usd": Decimal(7), "network_capex_usd": Decimal(1)}
     )
-    lines = _lines(capex_lines(given, fac, NET))
+    lines = _lines(capex_lines(tco_request(given), fac, NET))
     assert lines["Cooling plant"] == (Decimal("5"), "as given")
     assert lines["Facility works"] == (Decimal("7"), "as given")
     assert lines["Network"] == (Decimal("3000000"), "as given")  # the network figure the pipeline made of it
@@ -78,17 +79,18 @@ def test_spares_are_one_percent_of_the_hardware_or_as_given():
     fac = SimpleNamespace(annual_electricity_usd=Decimal("1"), derivations={"annual_electricity_usd": "x"})
     r = _base()
     assert (r.node_count, r.storage.node_count) == (250, 8)
-    lines = _lines(opex_lines(r, fac, NET))
+    lines = _lines(opex_lines(tco_request(r), fac, NET))
     assert lines["Spares & maintenance"] == (Decimal("683000"), "1 % of hardware $68,300,000")
     given = with_sections(r, tco={"spares_maintenance_usd_per_year": Decimal("9")})
-    assert _lines(opex_lines(given, fac, NET))["Spares & maintenance"] == (Decimal("9"), "as given")
+    assert _lines(opex_lines(tco_request(given), fac, NET))["Spares & maintenance"] == (Decimal("9"), "as given")
 
 
 @pytest.fixture(scope="module")
 def default_plan():
     r = _base()
-    racks = rack_plan(r, 10_200.0, 0, leaf_rack_count=None, switches_per_network_rack=16)
-    return r, plan_power(r, NET, racks)
+    racks = rack_plan(rack_figures(r), 0, leaf_rack_count=None, switches_per_network_rack=16)
+    assert racks.nodes_per_rack == 4  # 10.2 kW nodes in the air-cooled 41 kW budget
+    return r, plan_power(power_request(r), NET, racks)
 
 
 def test_capping_gets_the_host_share_per_gpu(default_plan):
@@ -101,9 +103,9 @@ def test_the_discount_rate_is_a_percentage():
     """5 % a year over 5 years on a plan with no capex lines but its opex: the present value discounts year y by
     1.05^y — against 1.0^y it must come out lower, by the annuity factor Σ 1.05^−y (y = 1…5) = 4.3295 ÷ 5."""
     r = _base(tco={"discount_rate_pct": 5.0})
-    racks = rack_plan(r, 10_200.0, 0, leaf_rack_count=None, switches_per_network_rack=16)
-    plan = plan_power(r, NET, racks)
-    flat = plan_power(with_sections(r, tco={"discount_rate_pct": 0.0}), NET, racks)
+    racks = rack_plan(rack_figures(r), 0, leaf_rack_count=None, switches_per_network_rack=16)
+    plan = plan_power(power_request(r), NET, racks)
+    flat = plan_power(power_request(with_sections(r, tco={"discount_rate_pct": 0.0})), NET, racks)
     opex = plan.tco.opex_usd_per_year
     annuity = sum(1 / 1.05**y for y in range(1, 6))
     assert annuity == pytest.approx(4.3295, abs=1e-4)
@@ -117,8 +119,8 @@ def test_annual_carbon_keeps_three_decimals():
     + 40 = 2,623.5 kW; × PUE 1.5 (air, what its density needs) = 3,935.25 → 3,935 kW billed × 8,760 h =
     34,470,600 kWh a year; at 0.4137 kg/kWh = 14,260,487.22 kg = 14,260.48722 t → 14,260.487 in the dictionary."""
     r = _base(carbon={"grid_kg_co2_per_kwh": 0.4137})
-    racks = rack_plan(r, 10_200.0, 0, leaf_rack_count=None, switches_per_network_rack=16)
-    plan = plan_power(r, NetworkFigures(40_000.0, "given", Decimal("0")), racks)
+    racks = rack_plan(rack_figures(r), 0, leaf_rack_count=None, switches_per_network_rack=16)
+    plan = plan_power(power_request(r), NetworkFigures(40_000.0, "given", Decimal("0")), racks)
     assert (plan.facility.it_kw, plan.facility.annual_kwh) == (2623.5, 34_470_600)
     assert plan.annual_co2_t == pytest.approx(14_260.48722)
     assert plan.to_dict()["carbon"]["annual_co2_t"] == 14_260.487

@@ -1,16 +1,16 @@
-"""The capacity answer (scheduling/capacity.py, manage.py capacity): every candidate run on the same jobs,
+"""The capacity answer (scheduling/capacity.py, cluster-designer capacity): every candidate run on the same jobs,
 the smallest that meets the target picked, sizes that cannot run the workload said so."""
 
 from __future__ import annotations
 
 import json
 import subprocess
-import sys
 
 import pytest
 
 from scheduling import SchedulerInputError
 from scheduling.capacity import Target, search
+from tests.cluster.test_console import cluster_designer
 from tests.conftest import EXAMPLES, ROOT
 
 
@@ -55,7 +55,7 @@ def test_capacity_cli_on_the_seed_design():
     """The seed workload made for the seed design's 1,600 batch GPUs, replayed on 1,600–3,200 GPUs: more GPUs
     → shorter fine-tuning waits and lower utilization; the TCO grows with size while the cost per GPU-hour
     falls (the fixed plant spreads over more GPUs); the answer is the smallest size under the target."""
-    cmd = [sys.executable, "manage.py", "capacity", str(EXAMPLES / "seed-2000-gpu.yaml"), "--class", "fine-tuning",
+    cmd = [cluster_designer(), "capacity", str(EXAMPLES / "seed-2000-gpu.yaml"), "--class", "fine-tuning",
            "--p95-wait-h", "100", "--gpus", "2000,2400,2800,3200", "--days", "120", "--format", "json"]  # fmt: skip
     out = json.loads(subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=True).stdout)
     rows = out["rows"]

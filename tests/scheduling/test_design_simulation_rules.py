@@ -153,7 +153,11 @@ def test_wait_cdf_counts_started_jobs_only():
 
     from cluster.simulation import CDF_QUANTILES, _wait_cdf
 
-    res = SimpleNamespace(start_h=np.array([1.0, 1.0, 5.0, np.nan, 10.0, np.nan]), horizon_h=10.0)
+    res = SimpleNamespace(
+        start_h=np.array([1.0, 1.0, 5.0, np.nan, 10.0, np.nan]),
+        horizon_h=10.0,
+        submit_s=np.array([0, 3600, 7200, 10800, 14400, 0]),
+    )  # the run's whole seconds
     jobs = SimpleNamespace(submit_h=np.array([0.0, 1.0, 2.0, 3.0, 4.0, 0.0]), cls=np.array([0, 0, 0, 0, 0, 1]))
     a, b = _wait_cdf(res, jobs, ["a", "b"])
     assert a["jobs"] == 3 and a["wait_h"][0] == 0.0 and a["wait_h"][-1] == 3.0

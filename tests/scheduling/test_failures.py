@@ -61,7 +61,10 @@ def test_a_failure_loses_the_work_since_the_last_checkpoint(monkeypatch):
     """2 nodes of 64 GPUs, AFR 99.9 %: node rate 64 × −ln(0.001) ÷ 8,766 = 0.05044 /h, M = 19.83 h; δ = 0.5 h
     → τ = √(2·0.5·19.83) − 0.5 = 3.953 h, stretch 1 + δ/τ = 1.1265. A 10 h job on node 0 fails at t = 5:
     work done 5 ÷ 1.1265 = 4.439 h, one checkpoint saved 3.953 h, 0.486 h lost; it restarts at once on
-    node 1 with 10 − 3.953 = 6.047 h of work: ends at 5 + 0.5 (restart) + 6.047 × 1.1265 = 12.312 h."""
+    node 1 with 10 − 3.953 = 6.047 h of work: ends at 5 + 0.5 (restart) + 6.047 × 1.1265 = 12.312 h.
+    The simulator keeps whole seconds (one rule: round half to even): τ = 14,230.4 → 14,230 s; work done 18,000 ÷
+    1.1264896 = 15,978.84 → 15,979 s, saved 14,230 s, lost 1,749 s; left 36,000 − 14,230 = 21,770 s, whose wall is
+    21,770 × 1.1264896 = 24,523.68 → 24,524 s: it ends at 18,000 + 1,800 + 24,524 = 44,324 s (12.31222 h)."""
     m = FailureModel(afr=0.999, repair_h=24.0, checkpoint_write_h=0.5, restart_h=0.5)
     rate = 64 * -math.log(0.001) / 8766.0
     tau = math.sqrt(2 * 0.5 / rate) - 0.5
@@ -70,9 +73,9 @@ def test_a_failure_loses_the_work_since_the_last_checkpoint(monkeypatch):
     jobs, res = _one_job(monkeypatch, [(5.0, 0)], m, 64)
     saved = math.floor(5 / stretch / tau) * tau
     assert res.start_h[0] == 0.0 and res.restarts.tolist() == [1]
-    assert res.end_h[0] == pytest.approx(5 + 0.5 + (10 - saved) * stretch)
+    assert res.end_h[0] == 44_324 / 3600 == pytest.approx(5 + 0.5 + (10 - saved) * stretch, abs=1 / 3600)
     f = res.failures
-    assert f["lost_node_h"] == pytest.approx(5 / stretch - saved)
+    assert f["lost_node_h"] == 1_749 / 3600 == pytest.approx(5 / stretch - saved, abs=1 / 3600)
     assert f["productive_node_h"] == pytest.approx(10.0)  # every hour of work done exactly once in the end
     assert f["restart_node_h"] == pytest.approx(0.5)
     assert f["down_node_h"] == pytest.approx(24.0) and f["failures_killing_a_job"] == 1
@@ -85,13 +88,13 @@ def test_a_failure_loses_the_work_since_the_last_checkpoint(monkeypatch):
 
 def test_a_failure_on_an_idle_node_or_a_node_already_down(monkeypatch):
     """Node 1 idle fails at t = 1 (out until 25); it fails again at 2 (already down: no effect); the job on
-    node 0 runs its 10 h of work untouched (× stretch)."""
+    node 0 runs its 10 h of work untouched (× stretch: 36,000 s × 1.00039213 = 36,014.12 → 36,014 s)."""
     m = FailureModel(afr=0.02, repair_h=24.0)
     _, res = _one_job(monkeypatch, [(1.0, 1), (2.0, 1)], m, 8)
     assert res.restarts.tolist() == [0] and res.failures["failures"] == 2
     assert res.failures["failures_on_a_node_already_down"] == 1
     assert res.failures["down_node_h"] == pytest.approx(24.0)
-    assert res.end_h[0] == pytest.approx(10 * m.stretch(1, 8))
+    assert res.end_h[0] == 36_014 / 3600 == pytest.approx(10 * m.stretch(1, 8), abs=0.5 / 3600)
 
 
 def test_a_job_waits_for_repairs_when_too_many_nodes_are_down(monkeypatch):

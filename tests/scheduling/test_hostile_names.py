@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 from bom.netbox import netbox_files
 from bom.plan import Catalog, floor_sheets
 from cluster.pipeline import plan_cluster
+from cluster.requests import bom_request
 from cluster.scheduler_files import kubernetes_files, slurm_files
 from cluster.validate import RequirementsError, validate
 from scheduling.quoting import comment_text, csv_writer, shell_word
@@ -197,7 +198,7 @@ def floor():
     r = validate({"gpu_count": 64})
     catalog = Catalog.built_in()
     plan = plan_cluster(r, catalog)
-    rows, elev = floor_sheets(r, plan.fabric, plan.storage, plan.management, catalog)
+    rows, elev = floor_sheets(bom_request(r), plan.fabric, plan.storage, plan.management, catalog)
     return rows, elev, {p.sku: p.vendor for p in catalog.parts}
 
 

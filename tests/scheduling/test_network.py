@@ -34,17 +34,19 @@ def test_spread_factor_by_hand():
 
 def test_a_job_spread_over_groups_runs_longer_in_the_simulation():
     """4 nodes in 2 groups of 2: a 3-node MoE job cannot fit in one group and always pays its factor; a
-    2-node job that finds one group free does not."""
+    2-node job that finds one group free does not. Time is whole seconds: the 3-node job's wall is 36,000 s ×
+    1.1980347 = 43,129.25 → 43,129 s (round half to even), 7,129 s of it waiting on the network, on 3 nodes."""
     profile = Profile((JobClass("moe", 1.0, 16, 24, 8, 1.0, 10.0, comm_fraction=0.4),))
     jobs = Jobs(np.array([0.0, 20.0]), np.array([24, 16]), np.array([10.0, 10.0]), np.zeros(2, np.int64),
                 np.ones(2, np.int64))  # fmt: skip
     factors = job_spread_factors(jobs, profile, FABRIC, gpus_per_node=8, leaf_nodes=2)
     res = simulate(jobs, node_count=4, gpus_per_node=8, horizon_h=100.0, leaf_nodes=2, spread=factors)
     assert factors[0] > 1.0
-    assert res.end_h[0] == pytest.approx(10.0 * factors[0])
+    assert res.end_h[0] == 43_129 / 3600 == round(36_000 * factors[0]) / 3600
     assert res.end_h[1] == pytest.approx(30.0)  # one group: no taper
     rep = report(res, jobs, ["moe"])
-    assert rep["failures"]["network_wait_node_h"] == pytest.approx(10.0 * (factors[0] - 1) * 3)
+    assert rep["failures"]["network_wait_node_h"] == 7_129 * 3 / 3600
+    assert rep["failures"]["network_wait_node_h"] == pytest.approx(10.0 * (factors[0] - 1) * 3, abs=3 / 3600)
 
 
 def test_bad_network_inputs_name_the_field():

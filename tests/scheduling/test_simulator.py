@@ -13,7 +13,7 @@ from scipy import stats
 
 from scheduling import SchedulerInputError
 from scheduling.reference import reference_starts
-from scheduling.simulator import report, simulate
+from scheduling.simulator import job_seconds, report, simulate
 from scheduling.workload import SEED_TABLE_14_24, JobClass, Jobs, Profile, generate_jobs
 
 
@@ -70,12 +70,15 @@ def test_invariants_and_the_reference_oracle(case):
     jobs, policy, leaf = case
     horizon = 300.0
     res = simulate(jobs, node_count=8, gpus_per_node=8, horizon_h=horizon, policy=policy, leaf_nodes=leaf, record=True)
+    # the simulator keeps time in whole seconds (its one rounding rule, job_seconds): the oracle runs on the same
+    # whole seconds, in exact integer arithmetic, and its starts ÷ 3,600 are the simulator's hours
+    submit_s, run_s = job_seconds(jobs)
     ref = reference_starts(
-        jobs.submit_h.tolist(), (-(-jobs.gpus // 8)).tolist(), jobs.hours.tolist(), jobs.priority.tolist(),
-        node_count=8, horizon_h=horizon, policy=policy,
+        submit_s.tolist(), (-(-jobs.gpus // 8)).tolist(), run_s.tolist(), jobs.priority.tolist(),
+        node_count=8, horizon_h=int(horizon * 3600), policy=policy,
     )  # fmt: skip
     ours = [None if np.isnan(s) else float(s) for s in res.start_h]
-    assert ours == ref
+    assert ours == [None if s is None else s / 3600 for s in ref]
     # no node twice: each node's intervals are disjoint
     held: dict[int, list[tuple[float, float]]] = {}
     for j, nodes in res.allocations:
@@ -210,15 +213,15 @@ def test_profile_refusals():
 
 
 def test_simulate_cli_on_the_seed_design():
-    """`manage.py simulate` runs pure (no Django), on the seed design's batch partition (200 nodes, 1,600 GPUs),
+    """`cluster-designer simulate` runs pure (no Django), on the seed design's batch partition (200 nodes, 1,600 GPUs),
     placing into its 32-node SU leaf groups; a bad option is refused on the option's name."""
     import json
     import subprocess
-    import sys
 
+    from tests.cluster.test_console import cluster_designer
     from tests.conftest import EXAMPLES, ROOT
 
-    cmd = [sys.executable, "manage.py", "simulate", str(EXAMPLES / "seed-2000-gpu.yaml"), "--days", "60"]
+    cmd = [cluster_designer(), "simulate", str(EXAMPLES / "seed-2000-gpu.yaml"), "--days", "60"]
     out = subprocess.run([*cmd, "--format", "json"], cwd=ROOT, capture_output=True, text=True, check=True)
     data = json.loads(out.stdout)
     assert (
@@ -245,7 +248,7 @@ def test_simulate_cli_on_the_seed_design():
     assert fifo.returncode == 1 and (
         "--preempt (workload.preempt): preemption orders the queue by class: use the easy policy" in fifo.stderr
     )
-    tapered = [sys.executable, "manage.py", "simulate", str(EXAMPLES / "fat-tree-2048-1p5to1.yaml"), "--days", "60"]
+    tapered = [cluster_designer(), "simulate", str(EXAMPLES / "fat-tree-2048-1p5to1.yaml"), "--days", "60"]
     moe = json.loads(subprocess.run([*tapered, "--a2a-fraction", "0.3", "--format", "json"], cwd=ROOT,
                                     capture_output=True, text=True, check=True).stdout)  # fmt: skip
     assert moe["inputs"]["spread_factor_max"] > 1 and moe["failures"]["network_wait_node_h"] > 0
@@ -290,26 +293,25 @@ def test_simulate_cli_refuses_a_bad_workload_in_the_file(tmp_path):
     """A file whose classes do not add up to 100 % (or do not fit the batch partition) is refused on
     workload.classes before anything runs; a file without a workload gets the seed's Table 14-24."""
     import subprocess
-    import sys
 
     import yaml
 
+    from tests.cluster.test_console import cluster_designer
     from tests.conftest import EXAMPLES, ROOT
 
+    cli = cluster_designer()
     data = yaml.safe_load((EXAMPLES / "seed-2000-gpu.yaml").read_text())
     data["workload"]["classes"][0]["share_pct"] = 50
     bad = tmp_path / "bad.yaml"
     bad.write_text(yaml.safe_dump(data))
-    out = subprocess.run([sys.executable, "manage.py", "simulate", str(bad), "--days", "10"], cwd=ROOT,
-                         capture_output=True, text=True)  # fmt: skip
+    out = subprocess.run([cli, "simulate", str(bad), "--days", "10"], cwd=ROOT, capture_output=True, text=True)
     assert out.returncode == 1 and "workload.classes: the shares add up to 110 %, not 100 %" in out.stderr
     data["workload"]["classes"][0].update(share_pct=40, max_gpus=1664)
     bad.write_text(yaml.safe_dump(data))
-    out = subprocess.run([sys.executable, "manage.py", "capacity", str(bad), "--days", "10"], cwd=ROOT,
-                         capture_output=True, text=True)  # fmt: skip
+    out = subprocess.run([cli, "capacity", str(bad), "--days", "10"], cwd=ROOT, capture_output=True, text=True)
     assert out.returncode == 1 and "1,664 GPUs is larger than the 1,600-GPU cluster" in out.stderr
     del data["workload"]
     bad.write_text(yaml.safe_dump(data))
-    out = subprocess.run([sys.executable, "manage.py", "simulate", str(bad), "--days", "10"], cwd=ROOT,
-                         capture_output=True, text=True, check=True)  # fmt: skip
+    out = subprocess.run([cli, "simulate", str(bad), "--days", "10"], cwd=ROOT, capture_output=True, text=True,
+                         check=True)  # fmt: skip
     assert "the seed's Table 14-24 (the design gives no job classes)" in out.stdout

@@ -83,7 +83,8 @@ def test_backfill_plans_with_the_checkpoint_stretch(monkeypatch):
     stretch 1 + 0.5/6.771 = 1.07384; 1 node: M = 158.6 h, τ = 12.095 h, stretch 1.04134.
     4 nodes: A (3 nodes, 10 h) runs 0 → 10.738; B (4 nodes) heads the queue from 1: shadow 10.738, no spare node.
     C (1 node) at 2 may start only if it ends by 10.738: 8.6 h × 1.04134 = 8.956 h does not (8.6 ÷ 1.04134 =
-    8.26 h would), 8.3 h × 1.04134 = 8.643 h does."""
+    8.26 h would), 8.3 h × 1.04134 = 8.643 h does. Time is whole seconds: A's wall is 36,000 s × 1.0738384 =
+    38,658.18 s → 38,658 s (half to even), so B starts at 38,658 s ÷ 3,600."""
     _script(monkeypatch, [])
     model = FailureModel(afr=0.999, checkpoint_write_h=0.5)
     rate = 8 * -math.log(0.001) / 8766.0
@@ -92,7 +93,7 @@ def test_backfill_plans_with_the_checkpoint_stretch(monkeypatch):
     for hours, backfilled in ((8.6, False), (8.3, True)):
         jobs = _jobs([0, 1, 2], [3, 4, 1], [10, 5, hours])
         res = simulate(jobs, node_count=4, gpus_per_node=8, horizon_h=100, failures=model)
-        assert res.start_h[1] == pytest.approx(10 * st3)
+        assert res.start_h[1] == pytest.approx(10 * st3, abs=0.5 / 3600) and res.start_h[1] == 38_658 / 3600
         assert bool(res.start_h[2] == 2.0) is backfilled, hours
 
 
@@ -114,7 +115,10 @@ def test_a_requeued_job_is_planned_with_its_restart_and_what_is_left(monkeypatch
     1 h, from 0.5 — no preemption) with node 4 free. C's shadow is H's end, 4 free = C's need, no spare: A may go
     now only if 1 + 2 (restart) + 8 × 1.04134 = 11.33 ≤ 10.738 — no (without the restart, 9.33, or without the
     stretch, 10.68, it would), so A restarts when C ends. With spread 2 on A the plan is 1 + 2 + 16.66 (as
-    2 + 8.33 ÷ 2 it would go): A waits too, then runs its 8 h unspread (one node spans no group)."""
+    2 + 8.33 ÷ 2 it would go): A waits too, then runs its 8 h unspread (one node spans no group).
+    In whole seconds: H's wall 36,000 × 1.0738384 = 38,658.18 → 38,658 s; A's work at the failure 3,600 ÷ 1.04134 =
+    3,457.08 → 3,457 s, τ = 43,540.9 → 43,541 s, nothing saved: A restarts with 28,800 s of work, 7,200 + 28,800 ×
+    1.04134 = 7,200 + 29,990.61 → 29,991 s after C's end."""
     _script(monkeypatch, [(1.0, 3)])
     model = FailureModel(afr=0.999, checkpoint_write_h=0.5, repair_h=100.0, restart_h=2.0)
     st1 = model.stretch(1, 8)
@@ -122,8 +126,9 @@ def test_a_requeued_job_is_planned_with_its_restart_and_what_is_left(monkeypatch
     jobs = _jobs([0, 0, 0.5], [3, 1, 4], [10, 8, 1], priority=[1, 1, 2])
     for spread in (None, np.array([1.0, 2.0, 1.0])):
         res = simulate(jobs, node_count=5, gpus_per_node=8, horizon_h=200, failures=model, spread=spread)
-        assert res.start_h[2] == pytest.approx(10 * model.stretch(3, 8))
-        assert res.end_h[1] == pytest.approx(res.end_h[2] + 2 + 8 * st1)  # restarted when C ended
+        assert res.start_h[2] == 38_658 / 3600
+        assert res.end_h[1] == (round(res.end_h[2] * 3600) + 7_200 + 29_991) / 3600  # restarted when C ended
+        assert res.end_h[1] == pytest.approx(res.end_h[2] + 2 + 8 * st1, abs=0.5 / 3600)
 
 
 # --- stale entries and repairs ------------------------------------------------------------------------------------
@@ -133,12 +138,14 @@ def test_the_shadow_skips_the_old_end_of_a_killed_job(monkeypatch):
     """4 nodes, AFR 2 %, repair 100 h. A (1 node, 10 h) runs on node 0 from 0; node 0 fails at 1: A restarts at
     once on node 1 and ends at 1 + 0.25 + 10 × 1.0004 ≈ 11.25 (its old end, ≈ 10.004, stays in the heap, stale).
     X (3 nodes) heads the queue from 2 with nodes 2–3 free: its shadow is A's new end (3 free, no spare), so Y
-    (1 node, 50 h, at 3) may not start — it would delay X. X starts at A's end, Y when X ends."""
+    (1 node, 50 h, at 3) may not start — it would delay X. X starts at A's end, Y when X ends. In whole seconds:
+    A's second wall is 900 + 36,000 × 1.00039213 = 900 + 36,014.12 → 36,914 s, so it ends at 3,600 + 36,914 =
+    40,514 s."""
     _script(monkeypatch, [(1.0, 0)])
     model = FailureModel(afr=0.02, repair_h=100.0)
     jobs = _jobs([0, 2, 3], [1, 3, 1], [10, 20, 50])
     res = simulate(jobs, node_count=4, gpus_per_node=8, horizon_h=300, failures=model)
-    assert res.end_h[0] == pytest.approx(1.25 + 10 * model.stretch(1, 8))
+    assert res.end_h[0] == 40_514 / 3600 == pytest.approx(1.25 + 10 * model.stretch(1, 8), abs=0.5 / 3600)
     assert res.start_h[1] == pytest.approx(res.end_h[0])
     assert res.start_h[2] == pytest.approx(res.end_h[1])
 

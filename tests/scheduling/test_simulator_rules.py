@@ -67,13 +67,14 @@ def test_pool_remove_and_give_keep_the_books():
 
 
 def test_timeline_splits_a_stretch_over_its_bins():
-    """4 bins of 2 h over 8 h. 3 busy, 1 queued, 5 down, 2 held from t = 1 to 5: bin 0 gets 1 h of it, bin 1 2 h,
-    bin 2 1 h; averaged over a bin: busy 1.5, 3, 1.5, 0. A stretch past the horizon (7 to 10) fills bin 3's last
-    hour only; an empty stretch adds nothing."""
-    tl = _Timeline(4, 8.0)
-    tl.add(1.0, 5.0, 3, 1, 5, 2)
-    tl.add(7.0, 10.0, 4, 0, 0, 0)
-    tl.add(6.0, 6.0, 100, 100, 100, 100)
+    """4 bins of 2 h over 8 h (the timeline takes whole seconds). 3 busy, 1 queued, 5 down, 2 held from t = 1 to
+    5 h: bin 0 gets 1 h of it, bin 1 2 h, bin 2 1 h; averaged over a bin: busy 1.5, 3, 1.5, 0. A stretch past the
+    horizon (7 to 10) fills bin 3's last hour only; an empty stretch adds nothing."""
+    h = 3600
+    tl = _Timeline(4, 8 * h)
+    tl.add(1 * h, 5 * h, 3, 1, 5, 2)
+    tl.add(7 * h, 10 * h, 4, 0, 0, 0)
+    tl.add(6 * h, 6 * h, 100, 100, 100, 100)
     assert tl.to_dict() == {
         "bin_h": 2.0,
         "busy_nodes": [1.5, 3.0, 1.5, 2.0],

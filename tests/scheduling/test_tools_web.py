@@ -75,21 +75,22 @@ def test_api(alice):
 
 
 def test_cli_calculate(capsys):
-    """`manage.py calculate` runs before Django is configured, like `evaluate`."""
+    """`cluster-designer calculate` runs without Django, like `evaluate`."""
     import json
     import subprocess
-    import sys
 
+    from tests.cluster.test_console import cluster_designer
     from tests.conftest import ROOT
 
-    ok = subprocess.run([sys.executable, "manage.py", "calculate", "cost"], cwd=ROOT, capture_output=True, text=True)
+    cli = cluster_designer()
+    ok = subprocess.run([cli, "calculate", "cost"], cwd=ROOT, capture_output=True, text=True)
     assert ok.returncode == 0 and json.loads(ok.stdout)["total_usd"] == "153600.00"
     bad = subprocess.run(
-        [sys.executable, "manage.py", "calculate", "mig", "demand=1g.10gb=57"], cwd=ROOT, capture_output=True, text=True
+        [cli, "calculate", "mig", "demand=1g.10gb=57"], cwd=ROOT, capture_output=True, text=True
     )
     assert bad.returncode == 1 and "  demand: 8 × H100-SXM5 cannot hold it: short by 1 × 1g.10gb" in bad.stderr
     users = subprocess.run(
-        [sys.executable, "manage.py", "calculate", "drf", "users=A: gpu=1\\nB: gpu=1, weight=3", "capacity=gpu=10"],
+        [cli, "calculate", "drf", "users=A: gpu=1\\nB: gpu=1, weight=3", "capacity=gpu=10"],
         cwd=ROOT, capture_output=True, text=True,
     )  # fmt: skip
     assert json.loads(users.stdout)["tasks"] == {"A": 3, "B": 7}

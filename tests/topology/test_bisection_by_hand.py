@@ -17,14 +17,12 @@ from hypothesis import strategies as st
 
 from topology import FabricRequest, Topology, plan_fabric
 from topology.bisection import (
-    _integer_capacities,
     _ring_cut_links,
     dragonfly_bisection_split,
-    max_flow_bisection_gbps,
-    max_flow_bisection_networkx_gbps,
     torus_cut_links,
     torus_order,
 )
+from topology.graph import _integer_capacities, max_flow_bisection_gbps, max_flow_bisection_networkx_gbps
 
 
 def brute_force_cut(dims: tuple[int, ...], a_count: int) -> int:

@@ -7,8 +7,7 @@ import pytest
 
 from tests.topology.test_planes import management_request
 from topology import FabricRequest, FabricRequestError, Topology, plan_fabric
-from topology.bisection import max_flow_bisection_gbps
-from topology.graph import fabric_edges
+from topology.graph import fabric_edges, max_flow_bisection_gbps
 from topology.management_plane import plan_management
 
 

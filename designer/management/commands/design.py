@@ -1,4 +1,4 @@
-"""`python manage.py design …` — saved designs from the shell, with the same rules as the app.
+"""`cluster-designer design …` (`python manage.py design …`) — saved designs from the shell, with the app's rules.
 
     design list    --user U [--search TEXT]
     design show    --user U ID [--revision N] [--format json|table]

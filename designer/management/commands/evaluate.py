@@ -1,7 +1,8 @@
-"""`manage.py evaluate FILE.yaml` — the pure CLI of cluster/cli.py, for ``call_command`` callers.
+"""`manage.py evaluate FILE.yaml` — the pure CLI of cluster/cli.py as a Django management command.
 
-`python manage.py evaluate …` itself skips Django altogether (see manage.py), so it needs no
-database and no SECRET_KEY; this command runs the same code inside a configured Django.
+It runs the same code inside a configured Django (settings, so a SECRET_KEY or DEBUG=1), for
+``call_command`` callers and `manage.py help`. Without Django — no database, no SECRET_KEY —
+the same is `cluster-designer evaluate FILE.yaml` (cluster/console.py).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`python manage.py load_demo` — a demo user and the example designs, shared by link.
+"""`cluster-designer load-demo` (`python manage.py load_demo`) — a demo user and the examples, shared by link.
 
 Idempotent: designs already there (by name) are left alone. The demo user's password is
 set only when given (``--password``) or in DEBUG, where it defaults to "demo".
@@ -22,7 +22,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--password", default=None)
-        parser.add_argument("--examples", type=Path, default=Path(settings.BASE_DIR) / "examples")
+        parser.add_argument("--examples", type=Path, default=Path(settings.EXAMPLES_DIR))
 
     def handle(self, *args, password, examples: Path, **options):
         from bom.models import load_default_catalog

@@ -1,4 +1,4 @@
-"""`python manage.py serve` — the web server and a Celery worker together; Ctrl-C stops both.
+"""`cluster-designer serve` (`python manage.py serve`) — the web server and a Celery worker; Ctrl-C stops both.
 
 Used by `make run`. The worker consumes from whatever CELERY_BROKER_URL says (by default
 the embedded filesystem broker under var/broker, which needs no server) and runs an
