@@ -12,6 +12,13 @@ from cluster.requests import fabric_request
 from cluster.requirements import Requirements
 from topology import FabricPlan, Topology, plan_fabric
 from topology.clos import pod_count_of
+from topology.collective_inputs import (
+    NETWORK_CLASSES,
+    PLATFORM_CLASSES,
+    host_overhead_us,
+    network_efficiency,
+    network_latency_us,
+)
 from topology.collectives import (
     Collective,
     Fabric,
@@ -20,6 +27,7 @@ from topology.collectives import (
     generation_for,
 )
 from topology.spec import ClosWiring, DragonflyWiring
+from topology.switches import SWITCH_MODELS
 
 GLANCE_SIZES_BYTES = (2**20, 2**28, 2**32)
 
@@ -43,6 +51,40 @@ def _pods(plan: FabricPlan) -> int:
     if isinstance(w, DragonflyWiring):
         return w.group_count
     return 1
+
+
+def network_class_of(r: Requirements) -> tuple[str, str]:
+    """The compute fabric's network class for the collective model, and where it came from."""
+    f = r.compute_fabric
+    if f.network_class:
+        return f.network_class, "set in the requirements"
+    model = SWITCH_MODELS.get(f.switch_model or "")
+    if model is None or not model.ethernet:
+        return "infiniband", f"from the switch model ({f.switch_model or 'none given'}: InfiniBand)"
+    return "roce_ar", f"from the switch model ({f.switch_model}: Spectrum Ethernet, adaptive routing)"
+
+
+def host_platform_of(r: Requirements) -> tuple[str, float, str]:
+    """The hosts' platform class, its enqueue + launch time per call [µs], and where they came from."""
+    f = r.compute_fabric
+    platform = f.host_platform or ("grace_rack" if r.cluster.gpu_model in ("GB200", "GB300") else "bare_metal")
+    source = "set in the requirements" if f.host_platform else f"from the GPU model ({r.cluster.gpu_model})"
+    if f.host_overhead_us_per_call is not None:
+        return platform, float(f.host_overhead_us_per_call), f"{source}; overhead set in the requirements"
+    return platform, host_overhead_us(platform), source
+
+
+def host_and_network_assumptions(r: Requirements) -> list[str]:
+    """The two inputs shown beside the collective results: the network class and the host overhead, cited."""
+    net, net_src = network_class_of(r)
+    platform, host_us, host_src = host_platform_of(r)
+    eff, lat_us, net_why = NETWORK_CLASSES[net]
+    return [
+        f"Network class: {net} ({net_src}) — NCCL gets {eff:.0%} of the NIC line rate, + {lat_us:g} µs per "
+        f"network step (the net plugin's latency); {net_why}.",
+        f"Host overhead: {host_us:g} µs per call, platform {platform} ({host_src}) — a call takes at least "
+        f"this long (nccl-tests times host enqueue + kernel launch); default {PLATFORM_CLASSES[platform][1]}.",
+    ]
 
 
 def collective_fabric(
@@ -84,6 +126,9 @@ def collective_fabric(
         "torus_dims": list(plan.wiring.dims) if torus else None,
         "torus_link_gbps": float(f.torus_link_gbps),
         "switch_radix": int(f.switch_radix),
+        "nic_efficiency": network_efficiency(network_class_of(req)[0]),
+        "host_overhead_us": host_platform_of(req)[1],
+        "net_latency_us": network_latency_us(network_class_of(req)[0]),
     }
     label = f"{gpus:,} GPUs, {f.topology}, {float(f.nic_gbps):g}G, {oversub:g}:1"
     return fabric, label
@@ -95,7 +140,8 @@ def collectives_summary(r: Requirements, plan: FabricPlan | None = None) -> dict
         fabric, label = collective_fabric(r, plan=plan)
         f = Fabric.from_dict(fabric)
     except ValueError as e:  # a GPU or fabric the model does not cover: say so instead of a table
-        return {"fabric": r.cluster.gpu_model, "rows": [], "refused": str(e), "assumptions": assumptions()}
+        return {"fabric": r.cluster.gpu_model, "rows": [], "refused": str(e),
+                "assumptions": host_and_network_assumptions(r) + assumptions()}  # fmt: skip
     rows = []
     for coll in Collective:
         cost = collective_cost(coll, np.array(GLANCE_SIZES_BYTES, dtype=float), f)
@@ -111,4 +157,4 @@ def collectives_summary(r: Requirements, plan: FabricPlan | None = None) -> dict
                     "protocol": str(cost.protocol[i]),
                 }
             )
-    return {"fabric": label, "rows": rows, "assumptions": assumptions()}
+    return {"fabric": label, "rows": rows, "assumptions": host_and_network_assumptions(r) + assumptions()}

@@ -68,6 +68,20 @@ CHAIN_CHOICES = (
 )
 FLUID_CHOICES = (("water", "Water"), ("pg25", "Propylene glycol 25 %"))
 NIC_PLANE_FIELD_CHOICES = tuple((p, f"{p} plane{'s' if p > 1 else ''}") for p in NIC_PLANE_CHOICES)
+NETWORK_CLASS_CHOICES = (
+    ("", "From the switch model"),
+    ("infiniband", "InfiniBand (96 % of line rate)"),
+    ("roce_ar", "RoCE with adaptive routing, e.g. Spectrum-X (96 %)"),
+    ("roce", "RoCE on ECMP hashing, no adaptive routing (80 %)"),
+    ("efa", "AWS EFA (67 %)"),
+    ("tcpx", "GCP GPUDirect-TCPX/TCPXO (84 %)"),
+)
+HOST_PLATFORM_CHOICES = (
+    ("", "From the GPU model"),
+    ("bare_metal", "DGX/HGX bare metal (6 µs a call)"),
+    ("cloud_vm", "Cloud VM (30 µs a call)"),
+    ("grace_rack", "Grace-hosted rack, GB200/GB300 (15.5 µs a call)"),
+)
 NIC_CAGE_CHOICES = (
     ("osfp_single", "Single-port OSFP per NIC port"),
     ("osfp_twin", "Twin-port OSFP cages (DGX H100/H200: 4 cages for 8 ports)"),
@@ -174,6 +188,26 @@ class ComputeFabric:
         "Compute NIC cages of a node: a twin-port OSFP cage (DGX H100) takes one module for two NIC ports",
         NIC_CAGE_CHOICES,
     )
+    network_class: str = choice(
+        "",
+        "Collective model: the inter-node network's class, which sets the share of the NIC line rate NCCL gets "
+        "(empty = from the switch model: InfiniBand for Quantum, RoCE with adaptive routing for Spectrum)",
+        NETWORK_CLASS_CHOICES,
+        blank=True,
+    )
+    host_platform: str = choice(
+        "",
+        "Collective model: the hosts' platform class, which sets the host enqueue + kernel launch time per call "
+        "(empty = a Grace-hosted rack for GB200/GB300, else DGX/HGX bare metal)",
+        HOST_PLATFORM_CHOICES,
+        blank=True,
+    )
+    host_overhead_us_per_call: float | None = opt_real(
+        "Collective model: host enqueue + kernel launch per call [µs]; a call takes at least this long "
+        "(empty = the platform class's default)",
+        minimum=0,
+        maximum=10_000,
+    )
 
     @property
     def torus_dims_tuple(self) -> tuple[int, int, int] | None:
@@ -276,9 +310,14 @@ class BomRules:
 
 @dataclass(frozen=True)
 class Power:
-    node_power_w: float | None = opt_real("Compute node power [W] (empty = GPU TDP × GPUs + host overhead)", 1, 1e6)
+    node_power_w: float | None = opt_real("Compute node power [W] (empty = GPU TDP × GPUs + the platform's host share)", 1, 1e6)
     gpu_tdp_w: float | None = opt_real("GPU TDP [W] (empty = the GPU model's)", 1, 5000)
-    host_overhead_w: float = real(4600.0, "Node power besides the GPUs [W] (DGX H100: 10.2 kW − 8 × 700 W)", 0, 1e5)
+    host_overhead_w: float | None = opt_real(
+        "Node power besides the GPUs [W] (empty = the platform's: its data-sheet maximum − GPUs × TDP; "
+        "DGX H100 10.2 kW − 8 × 700 W = 4,600)",
+        0,
+        1e5,
+    )
     node_u: int = pos_int(8, "Compute node height [U] (DGX H100: 8U; the chapter assumes 6U)", maximum=48)
     average_load_frac: float = real(1.0, "Average draw ÷ nameplate for energy (1 = nameplate)", 0.01, 1)
     storage_node_power_w: float = real(2500.0, "Storage server power [W]", 0, 1e5)
@@ -295,7 +334,7 @@ class Power:
     rack_u: int = pos_int(42, "Rack height [U]", maximum=60)
     pdu_kw: float = real(17.3, "Rack PDU rating [kW] (3-phase 208 V 60 A at 80 %: 17.3); A + B feeds", 1, 200)
     electricity_usd_per_kwh: Decimal = money("0.08", "Electricity price [$/kWh]", maximum=10, places=4)
-    pue: float | None = opt_real("PUE (empty = typical for the cooling type)", 1, 5)
+    pue: float | None = opt_real("PUE (empty = typical for the cooling type; 1.2 for an air hall of ≥ 20 MW IT)", 1, 5)
     electrical_chain: str = choice(
         "in_pue", "Electrical chain efficiency, when the PUE does not include it", CHAIN_CHOICES, max_length=30
     )

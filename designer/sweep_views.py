@@ -13,6 +13,8 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, Stream
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
+from cluster.collectives import host_and_network_assumptions
+from cluster.requirements import Requirements
 from designer import charts
 from designer.access import visible_design
 from designer.models import Sweep
@@ -82,6 +84,15 @@ def sweep_new(request: HttpRequest, pk: int) -> HttpResponse:
     )
 
 
+def _sweep_assumptions(sweep: Sweep) -> list[str]:
+    """The model's assumptions, led by the swept design's network class and host overhead (cited) when the
+    revision it was run on is still there."""
+    lines = list(assumptions())
+    if sweep.revision is not None:
+        lines = host_and_network_assumptions(Requirements.from_flat(sweep.revision.requirements())) + lines
+    return lines
+
+
 @login_required
 def sweep_detail(request: HttpRequest, pk: int) -> HttpResponse:
     sweep = owned_sweep(request.user, pk)
@@ -89,7 +100,7 @@ def sweep_detail(request: HttpRequest, pk: int) -> HttpResponse:
     ctx = {
         "sweep": sweep,
         "progress": sweep_progress(sweep),
-        "assumptions": assumptions(),
+        "assumptions": _sweep_assumptions(sweep),
         "variants": list(zip(asked, sweep.fabric_labels, strict=False)),
     }
     if sweep.done_points:

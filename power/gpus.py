@@ -7,7 +7,7 @@ GPU_TDP_W: dict[str, float] = {
     "H100-SXM5": 700.0,
     "H200-SXM": 700.0,
     "B200": 1000.0,
-    "B300": 1100.0,  # Blackwell Ultra HGX/DGX B300 (assumption: 8 × 1,100 W + host ≈ the RA's 14 kW per DGX B300)
+    "B300": 1100.0,  # Blackwell Ultra HGX/DGX B300 (assumption; the node: power/platforms.py)
     "GB200": 1200.0,  # per GPU in an NVL72 rack (≈120 kW for 72 GPUs with CPUs, switches)
     "GB300": 1400.0,  # per Blackwell Ultra GPU in a GB300 NVL72 rack (assumption, third-party figure)
     "MI300X": 750.0,

@@ -17,8 +17,9 @@ from typing import Any
 from power.capping import CappingPlan, plan_capping
 from power.carbon import RunFootprint, TrainingRun, annual_co2_t, training_run_footprint
 from power.cooling import CoolingPlan, CoolingRequest, cooling_for_density, plan_cooling
-from power.facility import PUE_BY_COOLING, FacilityPower, ItLoad, plan_facility
+from power.facility import FacilityPower, ItLoad, default_pue, it_power_kw, plan_facility
 from power.gpus import GPU_TDP_W
+from power.platforms import GENERIC_HOST_W, platform_for
 from power.rack_systems import RackScaleSystem, rack_scale_system
 from power.racks import RackPlan, RackRequest, plan_racks
 from power.tco import CostLine, Tco, TcoInputs, line, total_cost_of_ownership
@@ -35,7 +36,7 @@ class NodePowerRequest:
     gpus_per_node: int
     gpu_tdp_w: float | None  # None: the model's TDP (power/gpus.py)
     node_power_w: float | None  # None: GPUs × TDP + the host (or a rack-scale system's compute tray)
-    host_overhead_w: float
+    host_overhead_w: float | None  # None: the platform's host share (power/platforms.py)
 
 
 @dataclass(frozen=True)
@@ -164,22 +165,56 @@ def gpu_tdp_w(node: NodePowerRequest) -> float:
     return float(node.gpu_tdp_w or GPU_TDP_W[node.gpu_model])  # every model of the form has its TDP
 
 
+def node_host_w(node: NodePowerRequest) -> tuple[float, str]:
+    """A node's draw besides its GPUs: as given, else the platform's host share (power/platforms.py) for this
+    node's GPUs, else the generic host; the string names where it came from."""
+    if node.host_overhead_w is not None:
+        return float(node.host_overhead_w), "host as given"
+    platform = platform_for(node.gpu_model)
+    if platform is None:
+        return GENERIC_HOST_W, f"host (no platform for {node.gpu_model}: the DGX H100 host share)"
+    host = platform.host_w_for(node.gpus_per_node)
+    if node.gpus_per_node == platform.gpus:
+        return host, "host"
+    return host, (
+        f"host ({platform.name}'s {platform.host_w:,.0f} W ÷ {platform.gpus} GPUs × {node.gpus_per_node} GPUs)"
+    )
+
+
+def capping_host_w(node: NodePowerRequest) -> float:
+    """The host share the capping planner keeps at full power: a rack-scale tray's host, else the node's."""
+    system = rack_scale_system(node.gpu_model)
+    if system is not None and node.host_overhead_w is None:
+        return system.tray_host_w
+    return node_host_w(node)[0]
+
+
+def _platform_prefix(node: NodePowerRequest) -> str:
+    platform = platform_for(node.gpu_model)
+    if platform is None:
+        return ""
+    return f"{platform.name} platform ({platform.document}: {platform.max_system_w:,.0f} W max): "
+
+
 def node_power_w(node: NodePowerRequest) -> tuple[float, str]:
-    """A compute node's draw: as given, or GPUs × TDP + the host (CPUs, memory, NICs, fans); for a rack-scale
-    NVLink system the node is a compute tray with the system's tray host (power/rack_systems.py)."""
+    """A compute node's draw: as given, or GPUs × TDP + the host (CPUs, memory, NICs, fans) of its platform
+    (power/platforms.py: the data sheet's maximum − GPUs × TDP); for a rack-scale NVLink system the node is a
+    compute tray with the system's tray host (power/rack_systems.py)."""
     per = node.gpus_per_node
     if node.node_power_w:
         return float(node.node_power_w), f"{float(node.node_power_w):,.0f} W as given"
     tdp = gpu_tdp_w(node)
     system = rack_scale_system(node.gpu_model)
-    if system is not None:
+    if system is not None and node.host_overhead_w is None:
         watts = system.tray_w(tdp)
         return watts, (
-            f"{system.gpus_per_tray} × {tdp:,.0f} W TDP + {system.tray_host_w:,.0f} W tray host (Grace CPUs, memory, "
-            f"NICs, fans; {system.name}) = {watts:,.0f} W per compute tray"
+            f"{_platform_prefix(node)}{system.gpus_per_tray} × {tdp:,.0f} W TDP + {system.tray_host_w:,.0f} W tray "
+            f"host (Grace CPUs, memory, NICs, fans; {system.name}) = {watts:,.0f} W per compute tray"
         )
-    watts = tdp * per + float(node.host_overhead_w)
-    return watts, f"{per} × {tdp:g} W TDP + {float(node.host_overhead_w):,.0f} W host = {watts:,.0f} W"
+    host, host_why = node_host_w(node)
+    watts = tdp * per + host
+    prefix = "" if node.host_overhead_w is not None else _platform_prefix(node)
+    return watts, f"{prefix}{per} × {tdp:g} W TDP + {host:,.0f} W {host_why} = {watts:,.0f} W"
 
 
 def rack_scale_fields(system: RackScaleSystem | None) -> dict[str, Any]:
@@ -214,13 +249,14 @@ def rack_plan(
     )
 
 
-def cooling_and_pue(req: PowerRequest, racks: RackPlan) -> tuple[str, float, str]:
-    """The cooling first (by density when not given), then the PUE that follows from it."""
+def cooling_and_pue(req: PowerRequest, racks: RackPlan, it_kw: float) -> tuple[str, float, str]:
+    """The cooling first (by density when not given), then the PUE that follows from it and from the site's size
+    (power/facility.py default_pue); a PUE given is taken as given."""
     kind = req.cooling_type or cooling_for_density(racks.compute_rack_kw)
     if req.pue is not None:
         return kind, float(req.pue), ""
-    pue = PUE_BY_COOLING[kind]
-    return kind, pue, f"typical for {kind.replace('_', ' ')} cooling (seed P4): {pue:g}"
+    pue, why = default_pue(kind, it_kw)
+    return kind, pue, why
 
 
 def facility_plan(req: PowerRequest, node_w: float, node_why: str, net: NetworkFigures, racks: RackPlan):
@@ -235,7 +271,7 @@ def facility_plan(req: PowerRequest, node_w: float, node_why: str, net: NetworkF
         float(req.average_load_frac),
         scale_up_w=_switch_tray_w(req, racks),
     )
-    kind, pue, pue_why = cooling_and_pue(req, racks)
+    kind, pue, pue_why = cooling_and_pue(req, racks, sum(it_power_kw(load).values()))
     fac = plan_facility(
         load,
         pue=pue,
@@ -349,7 +385,7 @@ def plan_power(req: PowerRequest, net: NetworkFigures, racks: RackPlan) -> Power
     cooling = cooling_plan(req, fac, racks)
     budget_kw = float(req.capping_budget_kw) if req.capping_budget_kw else fac.facility_kw
     per = req.node.gpus_per_node
-    capping = plan_capping(budget_kw, tdp, host_w_per_gpu=float(req.node.host_overhead_w) / per, pue=pue)
+    capping = plan_capping(budget_kw, tdp, host_w_per_gpu=capping_host_w(req.node) / per, pue=pue)
     t, c = req.tco, req.carbon
     tco = total_cost_of_ownership(
         TcoInputs(

@@ -16,6 +16,83 @@ from topology.nccl_tuning import ARCHES, NVLINK_LINK_GBYTE_S
 NIC_EFF = 0.96  # what NCCL gets of a NIC: 400G → 48 GB/s (search.cc's top inter speed; nccl-tests#290: 46–48)
 ICI = "ici"  # a TPU-style torus interconnect: only the torus forms apply
 
+# What NCCL gets of a NIC's line rate, per class of inter-node network (the model's input, not NCCL's: NCCL
+# v2.30.7-1 src/graph/search.cc:1058 sm90SpeedArrayInter tops at 48 GB/s for a 400G port on any fabric).
+# Each class: (share of line rate, the net plugin's latency [µs], why). The latency is what a net plugin reports
+# as ncclNetProperties.latency: search.cc:745 copies it to graph->latencyInter and tuning.cc:389-391 adds it to
+# every inter-node step's latency, twice for Simple (InfiniBand and socket transports report 0:
+# src/transport/net_ib/init.cc:558, net_socket.cc:174).
+NETWORK_CLASSES: dict[str, tuple[float, float, str]] = {
+    "infiniband": (
+        NIC_EFF,
+        0.0,
+        "InfiniBand: 400G → 48 GB/s, search.cc:1058's top inter speed; 46–48 GB/s measured "
+        "(github.com/NVIDIA/nccl-tests/issues/290)",
+    ),
+    "roce_ar": (
+        NIC_EFF,
+        0.0,
+        "RoCE with adaptive routing / packet spraying (Spectrum-X class): flows keep their line "
+        "rate as on InfiniBand; NCCL's search.cc does not tell IB and RoCE apart",
+    ),
+    "roce": (
+        0.80,
+        0.0,
+        "RoCE on ECMP hashing, no adaptive routing: 8 × H100 × 8 × 400G RoCE, 4 nodes, busbw 320 GB/s "
+        "of 400 (github.com/NVIDIA/nccl/issues/1221, NCCL 2.19.3)",
+    ),
+    "efa": (
+        0.67,
+        0.0,
+        "AWS EFA (SRD over Ethernet, aws-ofi-nccl): 70 % of on-prem InfiniBand at 8 nodes "
+        "(github.com/aws/aws-ofi-nccl/issues/19) × 0.96",
+    ),
+    "tcpx": (
+        0.84,
+        49.0,
+        "GCP GPUDirect-TCPX/TCPXO (TCP, NIC-side header split): the one published run we have, "
+        "2 × A3 Mega (8 × 200G), peaks at 337 GB/s busbw = NVLS-tree at 84 % of line rate and takes 123 µs at "
+        "1 KB = Tree/LL with 49 µs a network step (github.com/lessizzmore/create-a3mega-ztan-fork; so those two "
+        "rows check the form, not the figures)",
+    ),
+}
+# Host enqueue + kernel launch per call [µs]: nccl-tests launches its iterations back to back and waits once,
+# so a call takes the longer of the GPU's time and the host's; NCCL's latencies (tuning.cc) are the GPU's.
+PLATFORM_CLASSES: dict[str, tuple[float, str]] = {
+    "bare_metal": (
+        6.0,
+        "DGX/HGX bare metal: a 2 × H100 NVLS all-reduce of 128 B takes 5.6 µs in all "
+        "(github.com/NVIDIA/nccl/issues/1259, NCCL 2.20.5)",
+    ),
+    "cloud_vm": (
+        30.0,
+        "cloud VM (x86, virtualised launch): Azure ND H200 v5 all-reduce stays at 30–31 µs from 1 KB "
+        "to 512 KB (github.com/Azure/AI-benchmarking-guide, ND_H200_v5_results.md, NCCL 2.20.5)",
+    ),
+    "grace_rack": (
+        15.5,
+        "Grace-hosted rack (GB200/GB300 NVL72 tray): Azure ND GB200 v6 stays at 15–18 µs from 1 KB "
+        "to 512 KB (github.com/Azure/AI-benchmarking-guide, ND_GB200_v6_results.md, NCCL 2.25.1)",
+    ),
+}
+
+
+def network_efficiency(network_class: str) -> float:
+    if network_class not in NETWORK_CLASSES:
+        raise ValueError(f"network_class: one of {', '.join(NETWORK_CLASSES)}, got {network_class!r}")
+    return NETWORK_CLASSES[network_class][0]
+
+
+def network_latency_us(network_class: str) -> float:
+    network_efficiency(network_class)  # the same check
+    return NETWORK_CLASSES[network_class][1]
+
+
+def host_overhead_us(platform_class: str) -> float:
+    if platform_class not in PLATFORM_CLASSES:
+        raise ValueError(f"host_platform: one of {', '.join(PLATFORM_CLASSES)}, got {platform_class!r}")
+    return PLATFORM_CLASSES[platform_class][0]
+
 
 @dataclass(frozen=True)
 class GpuGeneration:
@@ -65,9 +142,9 @@ def generation_for(gpu_model: str) -> GpuGeneration:
     return GPU_GENERATIONS[GPU_MODEL_GENERATION[gpu_model]]
 
 
-def nic_gbyte_s(nic_gbps):
-    """Effective NIC bandwidth [GB/s]: 96 % of the line rate ÷ 8 (400G → 48 GB/s)."""
-    return nic_gbps / 8 * NIC_EFF
+def nic_gbyte_s(nic_gbps, efficiency=NIC_EFF):
+    """Effective NIC bandwidth [GB/s]: the network class's share of the line rate ÷ 8 (InfiniBand: 400G → 48 GB/s)."""
+    return nic_gbps / 8 * efficiency
 
 
 def _values(name: str, x) -> np.ndarray:
@@ -134,6 +211,11 @@ class Fabric:
     bw_efficiency: float = 1.0
     latency_offset_us: float = 0.0
     simple_latency_offset_us: float = 0.0
+    # the network class's share of the NIC line rate (NETWORK_CLASSES) and the host's enqueue + launch time per
+    # call (PLATFORM_CLASSES); the defaults are InfiniBand and no host floor (NCCL's GPU-side time)
+    nic_efficiency: float = NIC_EFF
+    host_overhead_us: float = 0.0
+    net_latency_us: float = 0.0  # the net plugin's latency, added per inter-node step (twice for Simple)
 
     def __post_init__(self) -> None:
         check_fabric(self)
@@ -157,6 +239,11 @@ def check_fabric(f: Fabric) -> None:
     if np.any(_values("oversubscription", f.oversubscription) < 1):
         raise ValueError(f"oversubscription: must be ≥ 1 (n:1), got {f.oversubscription!r}")
     check_calibration(f.bw_efficiency, f.latency_offset_us, f.simple_latency_offset_us)
+    bounds = (("nic_efficiency", (0.05, 1.0)), ("host_overhead_us", (0.0, 10_000.0)), ("net_latency_us", (0.0, 1e4)))
+    for name, (lo, hi) in bounds:
+        v = getattr(f, name)
+        if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v) or not lo <= v <= hi:
+            raise ValueError(f"{name}: a number in [{lo:g}, {hi:g}], got {v!r}")
     if f.nvls and f.arch not in ("hopper", "blackwell"):
         raise ValueError(f"nvls: NVLink SHARP needs NVSwitch on Hopper or newer; arch is {f.arch}")
     if f.torus_dims is None:

@@ -136,7 +136,7 @@ def _context(size_bytes, fabric: Fabric) -> _Ctx:
     s, g, nodes = _arr(size_bytes), _arr(fabric.gpus_per_node), _arr(fabric.node_count)
     n = g * nodes
     b_nvl = _arr(fabric.nvlink_gbyte_s)
-    nic = nic_gbyte_s(_arr(fabric.nic_gbps))
+    nic = nic_gbyte_s(_arr(fabric.nic_gbps), fabric.nic_efficiency)
     nics = _arr(fabric.nics_per_node)
     node_net = nics * nic
     multi = nodes > 1
@@ -165,8 +165,10 @@ def _ll_max_bw(c: _Ctx) -> np.ndarray:
 
 
 def _inter_lat(c: _Ctx, alg: str, pi: int) -> np.ndarray:
-    """tuning.cc: with one GPU per node latencies are fully exposed, so the Tree network latency."""
-    return np.where(c.g == 1, T.NET_LATENCY_US["tree"][pi], T.NET_LATENCY_US[alg][pi])
+    """tuning.cc:386-391: with one GPU per node latencies are fully exposed, so the Tree network latency; plus the
+    net plugin's latency (graph->latencyInter), twice for Simple (the flush)."""
+    plugin = c.fabric.net_latency_us * (2 if pi == 2 else 1)
+    return np.where(c.g == 1, T.NET_LATENCY_US["tree"][pi], T.NET_LATENCY_US[alg][pi]) + plugin
 
 
 def _steps(collective: Collective, n):
@@ -211,15 +213,26 @@ def _tree(c: _Ctx, pi: int):
 
 
 def _nvls_graph(c: _Ctx):
-    """The NVLS graph: one head per GPU (≤ 16) on one node, per NIC between nodes; bw per channel."""
+    """The NVLS graph (search.cc): one head per GPU (≤ 16) on one node, per NIC between nodes — a channel each;
+    bwIntra the share of a GPU's NVLink that every channel takes once and its head twice; bwInter the NIC's."""
     heads = np.where(c.multi, np.minimum(c.g, np.minimum(_arr(c.fabric.nics_per_node), T.NVLS_MAX_ARITY)),
                      np.minimum(c.g, T.NVLS_MAX_ARITY))  # fmt: skip
-    bw_inter = np.where(c.multi, np.minimum(c.nic, c.speed), c.speed)
-    return heads, c.speed, bw_inter
+    bw_inter = np.where(c.multi, np.minimum(c.nic, c.speed), np.inf)  # one node: no network side
+    return heads, nvls_bw_intra_gbyte_s(c.b_nvl, heads), bw_inter
+
+
+def nvls_bw_intra_gbyte_s(nvlink_gbyte_s, heads):
+    """NCCL v2.30.7-1 src/graph/search.cc:410-442 ncclTopoSearchTryNvls: each NVLS channel takes bwIntra on every
+    GPU's NVSwitch link and 2 × bwIntra on its head's (ncclTopoFollowPath mult ``d0 == g ? 2 : 1``), so with one
+    channel per head each link carries (heads + 1) × bwIntra: bwIntra = NVLink per GPU ÷ (heads + 1).
+    NCCL rounds this down to its speed array (search.cc:1057) for its own estimate; measured NVLS runs at the
+    link share itself (8 × H800: 215 GB/s busbw, nccl#1374; 5–7 × H100: 420/440/460, nccl#1455)."""
+    return _arr(nvlink_gbyte_s) / (_arr(heads) + 1)
 
 
 def _nvls(c: _Ctx, collective: Collective, alg: str):
-    """NVLS / NVLSTree: per channel min(intra × efficiency × (nCh−1)/nCh × 2, inter [×2 on 2 nodes])."""
+    """NVLS / NVLSTree (tuning.cc:307-323): per channel min(bwIntra × efficiency × (nCh−1)/nCh × 2,
+    bwInter [×2 for NVLS-tree on ≤ 2 nodes], NVLS-tree's per-channel cap); busBw = channels × that."""
     heads, bw_intra, bw_inter = _nvls_graph(c)
     eff = T.NVLS_EFFICIENCY[c.fabric.arch]
     intra = bw_intra * eff * (heads - 1) / np.maximum(heads, 1)
@@ -368,12 +381,23 @@ def algorithm_times_us(
     """Time [µs] of every allowed (algorithm, protocol); disallowed pairs are +inf."""
     c = _context(check_sizes(size_bytes), fabric)
     return {
-        (alg, proto): calibrated_us(
-            np.broadcast_to(_pair_us(c, Collective(collective), alg, proto), c.shape).astype(float), fabric, proto
+        (alg, proto): host_floor_us(
+            calibrated_us(
+                np.broadcast_to(_pair_us(c, Collective(collective), alg, proto), c.shape).astype(float), fabric, proto
+            ),
+            fabric,
         )
         for alg in algorithms
         for proto in protocols
     }
+
+
+def host_floor_us(t, fabric: Fabric):
+    """A call as nccl-tests times it: its iterations are launched back to back and waited for once, so a call
+    takes the longer of the GPU's time and the host's enqueue + launch (Fabric.host_overhead_us; NCCL v2.30.7-1
+    src/enqueue.cc ncclEnqueueCheck → ncclLaunchKernel runs on the host for every call). ∞ stays ∞; 0 = none."""
+    h = fabric.host_overhead_us
+    return t if h == 0.0 else np.maximum(t, h)
 
 
 def calibrated_us(t, fabric: Fabric, proto: Protocol):
@@ -494,6 +518,7 @@ def scalar_cost(collective: str, size_bytes: float, f: dict, algorithms=None, pr
     for alg in algorithms:
         for proto in protocols:
             t = calibrated_us(_scalar_pair_us(coll, alg, PROTOCOLS.index(proto), size, fab, env), fab, Protocol(proto))
+            t = max(t, fab.host_overhead_us)
             if t < best[0]:
                 best = (t, alg.value, proto.value)
     t, alg, proto = best
@@ -504,7 +529,7 @@ def scalar_cost(collective: str, size_bytes: float, f: dict, algorithms=None, pr
 
 def _scalar_env(fab: Fabric, size: float) -> dict:
     g, nodes, nics = float(fab.gpus_per_node), float(fab.node_count), float(fab.nics_per_node)
-    b_nvl, nic = float(fab.nvlink_gbyte_s), float(fab.nic_gbps) / 8 * NIC_EFF
+    b_nvl, nic = float(fab.nvlink_gbyte_s), float(fab.nic_gbps) / 8 * fab.nic_efficiency
     speeds = T.SPEED_ARRAY_INTRA[fab.arch if fab.arch in T.SPEED_ARRAY_INTRA else "hopper"]
     speed = next((sp for sp in speeds if sp <= b_nvl), speeds[-1])
     per_port = math.floor(b_nvl / speed)
@@ -575,7 +600,7 @@ def _scalar_nccl(coll: Collective, alg: Algorithm, pi: int, fab: Fabric, e: dict
     if not _scalar_enabled(coll, alg, pi, fab, e):
         return 0.0, 0.0
     arch, cls, g, n, nodes, multi = fab.arch, e["cls"], e["g"], e["n"], e["nodes"], e["multi"]
-    inter_lat = T.NET_LATENCY_US["tree" if g == 1 else alg.value][pi]
+    inter_lat = T.NET_LATENCY_US["tree" if g == 1 else alg.value][pi] + fab.net_latency_us * (2 if pi == 2 else 1)
     nsteps = 2 * (n - 1) if coll == Collective.ALL_REDUCE else (n - 1 if coll != Collective.BROADCAST else n)
     if alg == Algorithm.RING:
         bus = e["ring_bw"]
@@ -618,8 +643,8 @@ def _scalar_nvls(coll: Collective, alg: Algorithm, fab: Fabric, e: dict, inter_l
     heads = min(g, e["nics"], T.NVLS_MAX_ARITY) if multi else min(g, T.NVLS_MAX_ARITY)
     if heads < 2:
         return 0.0, 0.0
-    bw_inter = min(e["nic"], e["speed"]) if multi else e["speed"]
-    intra = e["speed"] * T.NVLS_EFFICIENCY[fab.arch] * (heads - 1) / heads
+    bw_inter = min(e["nic"], e["speed"]) if multi else math.inf
+    intra = e["b_nvl"] / (heads + 1) * T.NVLS_EFFICIENCY[fab.arch] * (heads - 1) / heads
     intra *= 2.0 if coll == Collective.ALL_REDUCE else (g - 1) / g
     inter = bw_inter * (2 if (nodes <= 2 and alg == Algorithm.NVLS_TREE) else 1)
     per_ch = min(intra, inter)
@@ -679,12 +704,20 @@ ASSUMPTIONS: tuple[str, ...] = (
     "ncclTopoGetAlgoTime): every enabled (algorithm, protocol) is timed and the fastest runs; protocol caps, "
     "LL/LL128 factors, tree correction factors and the ring plateau are NCCL's, per GPU generation.",
     "NVLink per GPU is what NCCL counts (src/graph/topo.h): A100 12 × 20 = 240 GB/s, H100/H200 18 × 20.6 = "
-    "370.8 GB/s, Blackwell 18 × 40.1 = 721.8 GB/s; a NIC gives 96 % of its line rate (400G ≈ 48 GB/s).",
+    "370.8 GB/s, Blackwell 18 × 40.1 = 721.8 GB/s (an H800's 8 links: 164.8 GB/s); a NIC gives its network "
+    "class's share of the line rate: InfiniBand and RoCE with adaptive routing 96 % (400G ≈ 48 GB/s), RoCE on "
+    "ECMP 80 %, GPUDirect-TCPX 84 %, AWS EFA 67 % (collective_inputs.NETWORK_CLASSES, each cited).",
     "Topology search (src/graph/search.cc), estimated: channels run at the fastest speed of the generation's "
     "intra-node speed array that one NVLink port carries (Hopper 60, Blackwell 90, Ampere 40 GB/s), as many as "
     "fit (H100: 6 × 60 = 360 GB/s), doubled by ncclTopoDupChannels; between nodes a ring is also limited by "
-    "the node's NICs together (DGX A100: 8 × 24 = 192 GB/s); NVLS has one head per GPU (≤ 16) on one node "
-    "(H100: 8 × 60 = 480 GB/s busBw) and one per NIC across nodes.",
+    "the node's NICs together (DGX A100: 8 × 24 = 192 GB/s).",
+    "NVLS (search.cc:410-442, tuning.cc:307-323): a channel per head — one per GPU (≤ 16) on one node, on every "
+    "GPU count ≥ 2 (src/transport/nvls.cc:264), one per NIC across nodes; each channel takes bwIntra on every GPU's "
+    "NVSwitch link and twice on its head's, so bwIntra = NVLink per GPU ÷ (heads + 1), and busBw = heads × bwIntra "
+    "× 0.85 (Hopper; Blackwell 0.74) × (heads − 1)/heads × 2: H100 4/5/6/7/8 GPUs 378/420/450/473/490 GB/s, "
+    "H800 (8 links) 218, B200 831. NCCL rounds bwIntra down to its speed array and, on one node, caps it at the "
+    "search's bwInter for its own estimate; measured NVLS runs at the unrounded share (nccl#1455, #1374), so the "
+    "model does not round or cap on one node; across nodes bwInter is the NIC's.",
     "Hosts are x86 Intel (1 µs network post overhead, Intel llMaxBw row); LL128 is enabled (NVLink inside a "
     "node, GPUDirect NICs); CollNet needs SHARP-capable InfiniBand switches, CollNet Direct NVSwitch; "
     "multi-node NVLS needs CollNet; CollNet/NVLS all-gather and reduce-scatter across nodes need a CollNet "
@@ -701,10 +734,12 @@ ASSUMPTIONS: tuple[str, ...] = (
     "Not modelled: NCCL's per-size channel and thread reduction and the ring and tree pipelines, so "
     "mid-size ring messages (≈ 1–64 MiB) come out faster than measured (see the golden-measurement table); "
     "PCIe-only nodes; non-NVIDIA GPUs (MI300X runs RCCL) are refused.",
-    "NCCL's latencies are the GPU's; a measured call also pays host enqueue and kernel launch, which depend "
-    "on the CPU, driver, NCCL release and virtualisation, not on the fabric: Azure's curves show + 5 µs "
-    "(GB200, NCCL 2.25) to + 25 µs (A100 VM, NCCL 2.18) per call, so the bare model is up to 2–3× fast "
-    "below ≈ 1 MiB. A calibration from the cluster's own log carries it (latency_offset_us).",
+    "NCCL's latencies are the GPU's; nccl-tests launches its iterations back to back and waits once, so a call "
+    "takes the longer of the GPU's time and the host's enqueue + kernel launch (host_overhead_us, per platform "
+    "class: DGX/HGX bare metal 6 µs, cloud VM 30 µs, Grace-hosted rack 15.5 µs; collective_inputs.PLATFORM_CLASSES, "
+    "each cited). It depends on the CPU, driver, NCCL release and virtualisation (Azure's A100 VM with NCCL 2.18 "
+    "sits at ≈ 45 µs); a calibration from the cluster's own log carries the rest (latency_offset_us). Not "
+    "modelled: a network's own small-message latency (GPUDirect-TCPXO: ≈ 123 µs at 1 KB on 2 nodes).",
     "A calibration (fitted to the cluster's own nccl-tests log, topology/calibration.py) maps every "
     "(algorithm, protocol) time before NCCL's choice: t' = latency_offset_us (+ simple_latency_offset_us on "
     "Simple) + t ÷ bw_efficiency; the latency term is stretched by 1/e too; a negative offset removes at most half "

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from topology.calibration import MIN_ROWS, CalibrationError, fit_calibration
+from topology.collective_inputs import host_overhead_us, network_efficiency, network_latency_us
 from topology.collectives import Algorithm, Collective, Fabric, bus_factor, collective_cost
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "topology" / "data" / "nccl_measurements.csv"
@@ -57,6 +58,9 @@ def _fabric(row: dict) -> Fabric:
         sharp=row["sharp"] == "1",
         rail_optimized=row["rail_optimized"] == "1",
         arch=row["arch"],
+        nic_efficiency=network_efficiency(row.get("network") or "infiniband"),
+        host_overhead_us=host_overhead_us(row.get("platform") or "bare_metal"),
+        net_latency_us=network_latency_us(row.get("network") or "infiniband"),
     )
 
 

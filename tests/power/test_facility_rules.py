@@ -40,7 +40,7 @@ def test_the_typical_pue_follows_the_cooling_when_none_is_given(cooling, pue, fa
     r = dataclasses.replace(
         r, cooling=dataclasses.replace(r.cooling, type=cooling), power=dataclasses.replace(r.power, pue=None)
     )
-    kind, got, why = cooling_and_pue(power_request(r), SimpleNamespace(compute_rack_kw=40.0))
+    kind, got, why = cooling_and_pue(power_request(r), SimpleNamespace(compute_rack_kw=40.0), 1000.0)  # a small site
     assert (kind, got) == (cooling, pue)
     assert why == f"typical for {cooling.replace('_', ' ')} cooling (seed P4): {pue:g}"
     fac = plan_facility(one_mw(), pue=got, electricity_usd_per_kwh=Decimal("0.10"), chain="in_pue")

@@ -296,3 +296,14 @@ def test_gpu_the_collective_model_refuses_is_a_field_error(alice_design):
     with pytest.raises(SweepSpecError) as err:
         resolve_spec(r, {"collectives": ["all_reduce"], "min_bytes": 8, "max_bytes": 64})
     assert "gpu_model" in err.value.errors and "RCCL" in err.value.errors["gpu_model"][0]
+
+
+def test_the_sweep_page_shows_the_designs_network_class_and_host_overhead(alice_design, monkeypatch):
+    """Issue #35.1: the sweep's assumptions lead with the swept design's network class and host overhead (the
+    two inputs of the collective model a user sets), as the design page does."""
+    monkeypatch.setattr("designer.sweeps.enqueue", lambda chunks: 0)
+    sweep = create_sweep(alice_design.owner, alice_design.head, {"collectives": ["all_reduce"]})
+    c = Client()
+    c.force_login(alice_design.owner)
+    page = c.get(f"/sweeps/{sweep.pk}/").content.decode()
+    assert "Network class:" in page and "Host overhead:" in page and "µs per call" in page

@@ -3,8 +3,9 @@
 Nothing in the model is fitted to these rows: its constants are NCCL v2.30.7-1's (topology/nccl_tuning.py)
 and its graph estimates are stated in topology.collectives.ASSUMPTIONS. The table is printed (pytest -s, and
 `make bench`); the bounds below are the issue's goal for ≥ 64 MiB (≤ 10 %) and, for the smaller classes, the
-error the bare model reaches today — a ceiling a wrong formula breaks (the model leaves out host enqueue and
-launch time per call and the ring pipeline's ramp; ASSUMPTIONS). The calibrated model, each row predicted from
+error the bare model reaches today — a ceiling a wrong formula breaks (the model carries a per-platform host
+enqueue + launch floor and a per-network-class efficiency, each row naming its class, but not the ring
+pipeline's ramp; ASSUMPTIONS). The calibrated model, each row predicted from
 its curve's other rows (topology.measurements.held_out), meets the goal in every class.
 """
 
@@ -32,11 +33,12 @@ def test_error_per_size_class(capsys):
     with capsys.disabled():
         print("\n" + report(rows))
     errors = {c["size_class"]: c["error_frac"] for c in class_errors(rows)}
-    # ceilings just above what the model reaches (6.4 %, 23.4 %, 84.1 % with the NVLS chunk pipeline; the
-    # issue's goals are 10 % and 20 %): a change that makes any class worse fails here
-    assert errors["≥ 64 MiB"] <= 0.07
-    assert errors["1 MiB – 64 MiB"] <= 0.25
-    assert errors["< 1 MiB"] <= 0.86
+    # ceilings just above what the model reaches (5.2 %, 23.0 %, 17.4 % with NVLS bounded by the NVLink share,
+    # the host floor and the network classes; before them 6.4 %, 23.4 %, 84.1 %; the issue's goals are 10 % and
+    # 20 %): a change that makes any class worse fails here
+    assert errors["≥ 64 MiB"] <= 0.06
+    assert errors["1 MiB – 64 MiB"] <= 0.24
+    assert errors["< 1 MiB"] <= 0.18
 
 
 def test_nvls_chunk_pipeline_follows_the_h200_curve():
@@ -80,7 +82,8 @@ def test_every_curve_long_enough_is_calibrated_on_all_its_other_rows(held_out_ro
 
 def test_a_row_does_not_predict_itself(tmp_path):
     """Leakage check: multiplying one row's measured busbw by 10 leaves that row's held-out figure unchanged
-    and moves the others' (they were fitted on it)."""
+    and moves the others' (they were fitted on it) — those above the cloud VM's 30 µs host floor (below it a
+    call takes the host's time whatever the fit)."""
     with DATA.open(encoding="utf-8") as fh:
         rows = [r for r in csv.DictReader(fh) if r["system"].startswith("Azure ND H200")][::3]  # 8 sizes
     assert len(rows) == 8
@@ -98,7 +101,9 @@ def test_a_row_does_not_predict_itself(tmp_path):
     after = held_out(write(tmp_path / "b.csv", skewed))
     assert after[4].model == pytest.approx(before[4].model, rel=1e-12)
     assert after[4].measured == pytest.approx(before[4].measured * 10)
-    others = [(a, b) for k, (a, b) in enumerate(zip(after, before, strict=True)) if k != 4]
+    pairs = enumerate(zip(after, before, strict=True))
+    others = [(a, b) for k, (a, b) in pairs if k != 4 and a.size_bytes >= 2**20]
+    assert len(others) >= 3
     assert all(a.model != pytest.approx(b.model, rel=1e-6) for a, b in others)
 
 
@@ -112,17 +117,18 @@ def test_measured_time_of_a_busbw_row():
 
 
 @pytest.mark.parametrize(
-    ("system", "expected"),
+    ("system", "expected", "rel"),
     [
-        ("8 x H100 NVLS all-reduce peak", 480.0),  # 8 heads × 60 GB/s (sm90SpeedArrayIntra[0])
-        ("DGX A100 over 8 x 200G IB Ring", 192.0),  # 8 NICs × 24 GB/s
-        ("8 x H100 all-gather 16 GB", 360.0),  # 6 channels × 60 GB/s, doubled to 12 × 30
+        # 8 heads × 370.8/9 × 0.85 × 7/8 × 2 = 490.3 busBw; at 8 GiB the chunk pipeline's fill leaves 487.7
+        ("8 x H100 NVLS all-reduce peak", 480.0, 0.02),
+        ("DGX A100 over 8 x 200G IB Ring", 192.0, 0.01),  # 8 NICs × 24 GB/s
+        ("8 x H100 all-gather 16 GB", 360.0, 0.01),  # 6 channels × 60 GB/s, doubled to 12 × 30
     ],
 )
-def test_peaks_the_maintainers_quote(system, expected):
-    """Hand derivations in the comments; the model's busbw within 1 % of the maintainer's figure."""
+def test_peaks_the_maintainers_quote(system, expected, rel):
+    """Hand derivations in the comments; the model's busbw within 1–2 % of the maintainer's figure."""
     row = next(r for r in compare() if r.system.startswith(system))
-    assert row.model == pytest.approx(expected, rel=0.01)
+    assert row.model == pytest.approx(expected, rel=rel)
 
 
 def test_design_the_model_does_not_cover_is_refused_not_a_500():

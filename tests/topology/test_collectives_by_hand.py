@@ -31,6 +31,8 @@ from topology.collectives import (
 H = {"gpus_per_node": 8, "node_count": 1, "nvlink_gbyte_s": 370.8, "nics_per_node": 8, "nic_gbps": 400.0}
 M = {**H, "node_count": 4}
 NVLS_H = {**H, "nvls": True}
+NVLS_H_BUS = 8 * 370.8 / 9 * 0.85 * 7 / 8 * 2  # 490.28 GB/s: 8 heads × bwIntra × efficiency × 7/8 × 2
+NVLS_H_AG_BUS = 8 * 370.8 / 9 * 0.85 * 7 / 8 * 7 / 8  # 214.4975 GB/s: all-gather, × (ppn − 1)/ppn instead of × 2
 SHARP_M = {**M, "nvls": True, "sharp": True}
 AMPERE_M = {"gpus_per_node": 8, "node_count": 4, "nvlink_gbyte_s": 240.0, "nics_per_node": 8, "nic_gbps": 200.0,
             "sharp": True, "arch": "ampere"}  # fmt: skip
@@ -99,30 +101,31 @@ CASES = [
     ("tree H LL", "all_reduce", MiB, H, T_, LL, 6.8 + 2 * 7 * 0.6 + MiB / (1000 * 331.2 / 3.8 / 2 * 0.5)),
     # LL128: 331.2 × 7/9 = 257.6 (< 12 × 36.7); 14 + 2 × 7 × 1.25 = 31.5 µs
     ("tree H LL128", "all_reduce", MiB, H, T_, LL128, 14.0 + 2 * 7 * 1.25 + MiB / (1000 * 331.2 * 7 / 9 / 2 * 0.6)),
-    # --- NVLS on H: 8 heads of 60 GB/s; per channel min(60 × 0.85 × 7/8 × 2 = 89.25, 60) = 60 → busBw 480,
-    # algbw 480 × 8/14; latency 25 µs + the pipeline fill 4 × chunk × (16 ch × 8 heads) ÷ (1000 × busBw).
+    # --- NVLS on H: 8 heads, bwIntra = 370.8 ÷ (8 + 1) = 41.2 (search.cc: every channel once, its head twice);
+    # one node, no bwInter cap: per channel 41.2 × 0.85 × 7/8 × 2 = 61.285 → busBw 490.28, algbw 490.28 × 8/14;
+    # latency 25 µs + the pipeline fill 4 × chunk × (16 ch × 8 heads) ÷ (1000 × busBw).
     # 4 MiB: 128 KiB → 64 KiB (< 64 × 128 × 128 KiB) → 32 KiB (< 8 × 128 × 64 KiB) → 16 KiB (< 2 × 128 × 32 KiB)
     ("nvls 4 MiB", "all_reduce", 4 * MiB, NVLS_H, NV, S,
-     25 + 4 * 16 * KiB * 128 / (1000 * 480) + 4 * MiB / (1000 * 480 * 8 / 14)),
+     25 + 4 * 16 * KiB * 128 / (1000 * NVLS_H_BUS) + 4 * MiB / (1000 * NVLS_H_BUS * 8 / 14)),
     # 1 GiB is not under 64 × 128 × 128 KiB = 1 GiB: the chunk stays 128 KiB
     ("nvls 1 GiB", "all_reduce", GiB, NVLS_H, NV, S,
-     25 + 4 * 128 * KiB * 128 / (1000 * 480) + GiB / (1000 * 480 * 8 / 14)),
-    # 2 GPUs: 2 heads, per channel min(60 × 0.85 × 1/2 × 2 = 51, 60) = 51 → busBw 102 = algbw (n/nsteps = 1);
+     25 + 4 * 128 * KiB * 128 / (1000 * NVLS_H_BUS) + GiB / (1000 * NVLS_H_BUS * 8 / 14)),
+    # 2 GPUs: 2 heads, bwIntra 370.8 ÷ 3 = 123.6, per channel 123.6 × 0.85 × 1/2 × 2 = 105.06 → busBw 210.12 = algbw;
     # 16 × 2 = 32 ops, 4 MiB: 128 → 64 (< 64 × 32 × 128 KiB) → 32 KiB (< 8 × 32 × 64 KiB), not under 2 × 32 × 32 KiB
     ("nvls 2 GPUs", "all_reduce", 4 * MiB, {**NVLS_H, "gpus_per_node": 2, "nics_per_node": 2}, NV, S,
-     25 + 4 * 32 * KiB * 32 / (1000 * 102) + 4 * MiB / (1000 * 102)),
+     25 + 4 * 32 * KiB * 32 / (1000 * 210.12) + 4 * MiB / (1000 * 210.12)),
     # 1 GiB on the same pair: not under 64 × 32 × 128 KiB, so the one-node chunk stays 128 KiB (the 32 KiB chunk of
-    # a slow busBw is a multi-node rule: 102 < 150 GB/s does not change it here)
+    # a slow busBw is a multi-node rule)
     ("nvls 2 GPUs 1 GiB", "all_reduce", GiB, {**NVLS_H, "gpus_per_node": 2, "nics_per_node": 2}, NV, S,
-     25 + 4 * 128 * KiB * 32 / (1000 * 102) + GiB / (1000 * 102)),
-    # all-gather: per channel min(60 × 0.85 × 7/8 × 7/8 = 39.05, 60): busBw 8 × 39.05 = 312.375 = algbw
+     25 + 4 * 128 * KiB * 32 / (1000 * 210.12) + GiB / (1000 * 210.12)),
+    # all-gather: per channel 41.2 × 0.85 × 7/8 × 7/8 = 26.8122: busBw 8 × 26.8122 = 214.4975 = algbw
     ("nvls all-gather", "all_gather", 4 * MiB, NVLS_H, NV, S,
-     25 + 4 * 16 * KiB * 128 / (1000 * 312.375) + 4 * MiB / (1000 * 312.375)),
-    # Blackwell (B200: 18 × 40.1 = 721.8 GB/s, 90 GB/s channels, NVLS efficiency 0.74): per channel
-    # min(90 × 0.74 × 7/8 × 2 = 116.55, 90) → busBw 720; 24 NVLS channels on one node: 192 ops;
+     25 + 4 * 16 * KiB * 128 / (1000 * NVLS_H_AG_BUS) + 4 * MiB / (1000 * NVLS_H_AG_BUS)),
+    # Blackwell (B200: 18 × 40.1 = 721.8 GB/s, NVLS efficiency 0.74): bwIntra 721.8 ÷ 9 = 80.2, per channel
+    # 80.2 × 0.74 × 7/8 × 2 = 103.8590 → busBw 830.872; 24 NVLS channels on one node: 192 ops;
     # 4 MiB: 128 → 64 (< 64 × 192 × 128 KiB) → 32 (< 8 × 192 × 64 KiB) → 16 KiB (< 2 × 192 × 32 KiB)
     ("nvls B200", "all_reduce", 4 * MiB, {**NVLS_H, "nvlink_gbyte_s": 721.8, "arch": "blackwell"}, NV, S,
-     25 + 4 * 16 * KiB * 192 / (1000 * 720) + 4 * MiB / (1000 * 720 * 8 / 14)),
+     25 + 4 * 16 * KiB * 192 / (1000 * 830.872) + 4 * MiB / (1000 * 830.872 * 8 / 14)),
     # --- NVLS across M (SHARP): heads min(8, 8 NICs); per channel min(89.25, NIC 48) = 48 → busBw 384 (≥ 150:
     # the 128 KiB chunk rules); latency 25 + the NVLS network 18 µs
     ("nvls M", "all_reduce", 4 * MiB, SHARP_M, NV, S,
