@@ -23,7 +23,7 @@ How a mutant is run (the verdict is the same as cosmic-ray's own executor would 
    mutant that swaps the mutated function's code into the live function, or re-runs a mutated
    module-level statement (a constant, a class body, a default) against the live names — no interpreter
    start, no Django set-up, no collection per mutant.
-   A Python process a test starts (``manage.py simulate``) runs the mutant too: the child hands every
+   A Python process a test starts (``cluster-designer simulate``) runs the mutant too: the child hands every
    subprocess .ci/mutation_site (its sitecustomize.py compiles the module from the mutated source).
 3. *Slow path:* a scratch copy of the tree (``var/mutation/work-N``) with the mutant written to disk and a
    fresh pytest process — for what the fast path cannot change in memory (imports, functions already
@@ -35,6 +35,14 @@ accepted — an equivalent mutant or a known gap, from ``.ci/mutation_accepted.y
 no entry explains is marked **unexplained**, and an entry that explains no survivor of its module is listed
 as stale.
 Not part of CI; run it before calling a calculation issue resolved.
+
+Why not mutmut 3 (issue #33.5; measured with mutmut 3.8.1, the same test selections, README "Mutation testing"):
+it runs a fresh pytest session per mutant, so a module whose tests reach a Django page pays the session and its
+test database for every mutant (power/tco.py: 373 s against 87 s here); its forked children share one SQLite
+test database (26 false kills on power/tco.py until a plugin gave each its own); its operators cannot be chosen
+(2.6–2.8× the mutants, most of the extra survivors derivation text); and it mutates only the bodies of
+undecorated functions (576 of the 4,595 formula sites of MODULES — constants, tables, dataclass defaults,
+properties, cached functions — are out of its reach).
 
     python .ci/mutation.py                      # every module
     python .ci/mutation.py topology/clos.py     # some modules
@@ -102,11 +110,13 @@ MODULES: dict[str, list[str]] = {
     "power/carbon.py": ["tests/power"],
     "power/capping.py": ["tests/power"],
     "power/rack_systems.py": ["tests/power"],
+    "power/platforms.py": ["tests/power"],
     "power/plan.py": ["tests/power", "tests/cluster"],
     "bom/build.py": BOM,
     "bom/media.py": BOM,
     "bom/layout.py": BOM,
     "bom/accessories.py": BOM,
+    "bom/cells.py": BOM,
     "cluster/pipeline.py": ["tests/cluster", "tests/bom/test_part_table.py"],
     "cluster/requests.py": ["tests/cluster", "tests/bom/test_part_table.py"],
     "scheduling/hostlist.py": ["tests/scheduling"],

@@ -1,7 +1,7 @@
 """`make mutation`: a Python process started by a mutant's test runs the mutant too.
 
 The fast path (.ci/mutation_fork.py) changes a module in memory, in a forked child; a test that starts a Python
-subprocess (``manage.py simulate`` …) would import the pristine file. The child puts this directory first on the
+subprocess (``cluster-designer simulate`` …) would import the pristine file. The child puts this directory first on the
 PYTHONPATH of every process it starts and names the mutant in MUTATION_MUTANT (``module.name=/path/of/the/mutated
 source``): Python imports this ``sitecustomize`` at start-up, and the named module is then compiled from the mutated
 source under its own file name (``__file__``, its package and data files unchanged) — as if the mutant were on disk.
