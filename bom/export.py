@@ -113,11 +113,37 @@ def failing_checks(bom: dict[str, Any]) -> list[dict[str, Any]]:
     return [c for c in bom.get("checks", []) if not c["ok"]]
 
 
-def bom_csv(bom: dict[str, Any]) -> str:
-    """The BOM as csv; failing checks come first, as comment lines a reader cannot miss."""
+def _failing(checks: list[dict[str, Any]] | None, bom: dict[str, Any]) -> list[dict[str, Any]]:
+    """The failing entries of the design's one list (cluster.pipeline.ClusterPlan.checks) when the caller gives
+    it, else the BOM's own checks (a BOM on its own)."""
+    return failing_checks(bom) if checks is None else [c for c in checks if not c["ok"]]
+
+
+def _where(check: dict[str, Any]) -> str:
+    return f"{check['section']}: {check['field']}" if check.get("section") else str(check["field"])
+
+
+def checks_text(checks: list[dict[str, Any]]) -> str:
+    """The one list as plain text (the NetBox and Slurm zips' README): the count line, then every check."""
+    bad = sum(not c["ok"] for c in checks)
+    head = f"{bad} check(s) fail of {len(checks)}" + (": review them before building from these files" if bad else "")
+    lines = [head]
+    for c in checks:
+        mark = "FAIL" if not c["ok"] else "info" if c.get("info") else "ok"
+        lines.append(f"  [{mark}] {c.get('section', '')} · {c.get('name', c['field'])} ({c['field']}): {c['message']}")
+    return "\n".join(lines) + "\n"
+
+
+def bom_csv(bom: dict[str, Any], checks: list[dict[str, Any]] | None = None) -> str:
+    """The BOM as csv; failing checks come first, as comment lines a reader cannot miss (their count first), and a
+    BOM whose checks pass starts with its header. ``checks``: the design's one list (every section's); without it,
+    the BOM's own."""
     buf = io.StringIO()
-    for check in failing_checks(bom):
-        buf.write(f"# CHECK FAILED ({check['field']}): {safe_text(check['message'])}\n")
+    failing = _failing(checks, bom)
+    if checks is not None and failing:  # a green BOM starts with its header row, as every csv reader expects
+        buf.write(f"# {len(failing)} check(s) fail of {len(checks)}\n")
+    for check in failing:
+        buf.write(f"# CHECK FAILED ({_where(check)}): {safe_text(check['message'])}\n")
     w = csv.writer(buf)
     w.writerow(BOM_COLUMNS)
     for row in bom_rows(bom):
@@ -262,10 +288,13 @@ def bom_xlsx(
     extra_sheets: Iterable[tuple[str, list[str], Iterable[list[Any]]]] = (),
     elevations=None,
     contents: str = "",
+    checks: list[dict[str, Any]] | None = None,
 ) -> bytes:
     """The workbook: Summary, one sheet per plane, Cabling plan, Price book provenance. Written in XlsxWriter's
     constant-memory mode (each row flushed as the next begins: 1.0 GB peak at 100k GPUs, not 2.3 GB).
-    ``contents``: a line on the Summary saying what this workbook leaves out."""
+    ``contents``: a line on the Summary saying what this workbook leaves out. ``checks``: the design's one list
+    (cluster.pipeline; with what the drawn racks add, cluster.pipeline.with_drawn_racks): the Checks sheet lists
+    its failing entries, the Summary all of them; without it, the BOM's own and the drawn racks'."""
     import xlsxwriter
 
     buf = io.BytesIO()
@@ -280,15 +309,18 @@ def bom_xlsx(
         },
     )
     fmt = _formats(wb)
-    failing = failing_checks(bom)
-    if elevations is not None and not any(c["field"] == "rack_u" for c in failing):
+    failing = _failing(checks, bom)
+    if checks is None and elevations is not None and not any(c["field"] == "rack_u" for c in failing):
         failing += elevations.checks()
     if failing:
-        _checks_sheet(wb, fmt, failing)
+        _checks_sheet(wb, fmt, failing, total=None if checks is None else len(checks))
     summary = wb.add_worksheet("Summary")  # filled once the subtotals exist
     planes = list(dict.fromkeys(line["plane"] for line in bom["lines"]))
     subtotals = {plane: _plane_sheet(wb, fmt, plane, bom["lines"]) for plane in planes}
-    _summary_sheet(summary, fmt, bom, subtotals, (design_name, revision, design_notes, contents))
+    about = (design_name, revision, design_notes, contents)
+    _summary_sheet(summary, fmt, bom, subtotals, about, bom.get("checks", []) if checks is None else checks)
+    if not failing:
+        summary.activate()
     if cabling is not None:  # None: a workbook without the cut sheet (bom-only.xlsx)
         _cabling_sheet(wb, fmt, cabling)
     if elevations is not None:
@@ -304,17 +336,21 @@ def bom_xlsx(
     return buf.getvalue()
 
 
-def _checks_sheet(wb, fmt, checks: list[dict[str, Any]]) -> None:
-    """First sheet when a check fails: a banner, then each failing check and the field to change."""
+def _checks_sheet(wb, fmt, checks: list[dict[str, Any]], total: int | None = None) -> None:
+    """First sheet when a check fails: a banner, then each failing check, the field to change and its section."""
     ws = wb.add_worksheet("Checks")
-    ws.write_string(0, 0, f"{len(checks)} check(s) fail: review them before ordering from this BOM", fmt["banner"])
-    ws.write_string(2, 0, "Field", fmt["head"])
-    ws.write_string(2, 1, "What fails and what to change", fmt["head"])
+    of = f" of {total}" if total is not None else ""
+    ws.write_string(0, 0, f"{len(checks)} check(s) fail{of}: review them before ordering from this BOM", fmt["banner"])
+    for c, head in enumerate(("Field", "What fails and what to change", "Section", "Check")):
+        ws.write_string(2, c, head, fmt["head"])
     for i, check in enumerate(checks, start=3):
         ws.write_string(i, 0, str(check["field"]))
         ws.write_string(i, 1, str(check["message"]))
+        ws.write_string(i, 2, str(check.get("section", "bom")))
+        ws.write_string(i, 3, str(check.get("name", "")))
     ws.set_column(0, 0, 24)
     ws.set_column(1, 1, 120)
+    ws.set_column(2, 3, 18)
     ws.activate()
 
 
@@ -405,9 +441,7 @@ def _plane_sheet(wb, fmt: dict[str, Any], plane: str, lines: list[dict[str, Any]
     return f"'{ws.get_name()}'!L{r + 1}", total
 
 
-def _summary_sheet(summary, fmt, bom, subtotals, about: tuple[str, str, str, str]) -> None:
-    if not failing_checks(bom):
-        summary.activate()
+def _summary_sheet(summary, fmt, bom, subtotals, about: tuple[str, str, str, str], checks: list) -> None:
     for row, (label, text) in enumerate(zip(("Design", "Revision", "Notes", "Contents"), about, strict=True)):
         if label == "Contents" and not text:
             continue
@@ -428,9 +462,10 @@ def _summary_sheet(summary, fmt, bom, subtotals, about: tuple[str, str, str, str
     summary.write_number(row + 2, 1, bom["link_count"], fmt["qty"])
     summary.write_string(row + 3, 0, "Link ends", fmt["bold"])
     summary.write_number(row + 3, 1, bom["link_end_count"], fmt["qty"])
-    for i, check in enumerate(bom.get("checks", [])):
+    for i, check in enumerate(checks):
         summary.write_string(row + 5 + i, 0, "OK" if check["ok"] else "CHECK")
-        summary.write_string(row + 5 + i, 1, check["message"])
+        where = f"{check['section']} · {check['name']}: " if check.get("section") else ""
+        summary.write_string(row + 5 + i, 1, where + check["message"])
     summary.set_column(0, 0, 18)
     summary.set_column(1, 1, 60)
     summary.freeze_panes(5, 0)

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from bom.elevation import Elevations
-from bom.export import safe_text
+from bom.export import checks_text, safe_text
 
 CABLE_TYPES = {  # bom.parts.CableMedia → NetBox CableTypeChoices
     "dac": "dac-passive",
@@ -142,10 +142,16 @@ def _cables_csv(cables: list[Mapping[str, Any]]) -> str:
     )
 
 
-def netbox_zip(files: Mapping[str, str]) -> bytes:
+def netbox_zip(files: Mapping[str, str], checks: list[dict[str, Any]] | None = None) -> bytes:
+    """The files in one zip with a README: how to import them, then the design's one list of checks (the same
+    list as its page and its other exports, cluster.pipeline) when given."""
+    readme = (__doc__ or "").strip() + "\n"
+    if checks is not None:
+        readme += "\nChecks of the design (the same list as its page, the xlsx Checks sheet and bom.csv):\n"
+        readme += checks_text(checks)
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
-        z.writestr("README.txt", (__doc__ or "").strip() + "\n")
+        z.writestr("README.txt", readme)
         for name, text in files.items():
             z.writestr(name, text)
     return buf.getvalue()

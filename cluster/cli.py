@@ -101,6 +101,7 @@ def write_xlsx(plan: ClusterPlan, result: dict[str, Any], path: Path) -> None:
             design_notes=r.cluster.notes,
             cabling=cabling,
             extra_sheets=tco_sheet(result),
+            checks=result["checks"],  # the plan's one list (ClusterPlan.checks), as the web exports show it
         )
     )
 

@@ -32,7 +32,7 @@ from cluster.requests import (
 )
 from cluster.requirements import FIELDS, Requirements
 from cluster.validate import RequirementsError
-from cluster.workload import check_fits_batch
+from cluster.workload import check_fits_batch, mapped, profile_of
 from power import PowerInputError
 from power.cooling import default_rack_budget_kw
 from power.plan import NetworkFigures, PowerPlan, plan_power
@@ -41,6 +41,7 @@ from scheduling import SchedulerInputError
 from scheduling.partitions import PartitionPlan, plan_partitions
 from scheduling.roce import roce_tuning
 from scheduling.roce import to_dict as roce_to_dict
+from scheduling.workload import expected_job_count
 from topology import FabricPlan, FabricRequest, FabricRequestError, Topology, plan_fabric
 from topology.management_plane import ManagementPlan, plan_management
 from topology.sizing import aggregate_bandwidth_gbps, min_uplink_bandwidth_gbps, ports_for_bandwidth
@@ -291,6 +292,7 @@ class ClusterPlan:
         bom = self.bom.to_dict()
         bom["price_book"] = self.price_book
         bom["checks"].extend(self.floor_plan_checks())
+        checks = self.checks()
         power = self.power.to_dict()
         if self.inputs is not None and self.inputs.power.rack_budget_kw is None:
             _, why = default_rack_budget_kw(r.cooling.type, rack_scale_system(r.cluster.gpu_model) is not None)
@@ -312,8 +314,19 @@ class ClusterPlan:
             "collectives": self.collectives,
             "scheduler": self.scheduler.to_dict() if self.scheduler is not None else None,
             "roce": self.roce,
+            "checks": checks,
             "summary": self.summary(bom, power),
         }
+
+    def checks(self) -> list[dict[str, Any]]:
+        """The one ordered list of the design's checks, every section's (see :func:`gather_checks`): what the
+        page, the live panel, the API and every export show."""
+        sections = {
+            "storage": {"checks": list(self.storage.checks)},
+            "bom": {"checks": [*self.bom.checks, *self.floor_plan_checks()]},
+            "roce": self.roce,
+        }
+        return gather_checks(sections, fabric=fabric_checks(self.planes), workload=workload_checks(self))
 
     def floor_plan_checks(self) -> list[dict[str, Any]]:
         """The floor plan (cable lengths) and the rack plan (rack count, PDUs) must put as many nodes in a rack."""
@@ -381,3 +394,143 @@ def plan_cluster(r: Requirements, catalog: Catalog | None = None, *, cables: boo
     plan = ClusterPlan(r, planes, bom, power, collectives, catalog.price_book, inputs, scheduler, roce)
     check_fits_batch(plan)  # the workload's classes against the batch partition
     return plan
+
+
+# --- the one list of checks ----------------------------------------------------------------------------------
+# Each check: section, name, field (the flat requirement to change), ok, info (a note, not a verdict) and message
+# (its figures and derivation). Sections in the pipeline's order; a section with no checks has no entries (power
+# and the scheduler refuse what they cannot plan on the field instead: a design that saves has passed them).
+CHECK_SECTIONS = ("fabric", "storage", "bom", "racks", "power", "scheduler", "workload", "roce")
+RACK_CHECK_FIELDS = frozenset({"rack_u", "nodes_per_rack", "rack_budget_kw"})  # BOM-borne checks on the racks
+ROCE_BUFFER_FIELD = next(f.flat for f in FIELDS if f.key == "roce_switch_buffer_mb")
+CHECK_NAMES = {
+    "storage_switch_port_gbps": "storage link speed",
+    "storage_node_count": "storage servers",
+    "growth_headroom_pct": "growth headroom",
+    "catalog": "catalog part",
+    "price_book": "price book currency",
+    "rack_u": "rack height",
+    "nodes_per_rack": "nodes per rack",
+    "rack_budget_kw": "rack power",
+}
+
+
+def check(section: str, field: str, ok: bool, message: str, *, name: str = "", info: bool = False) -> dict[str, Any]:
+    """One entry of the list."""
+    return {
+        "section": section,
+        "name": name or CHECK_NAMES.get(field, field.replace("_", " ")),
+        "field": field,
+        "ok": bool(ok),
+        "info": bool(info),
+        "message": message,
+    }
+
+
+def _engine_checks(section: str, checks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [check(section, c.get("field", ""), c["ok"], c["message"], info=c.get("info", False)) for c in checks]
+
+
+_ROCE_NAMES = (("switch buffer", "switch buffer"), ("ECN", "ECN before PFC"))
+
+
+def _roce_checks(roce: dict[str, Any] | None) -> list[dict[str, Any]]:
+    out = []
+    for c in (roce or {}).get("checks", []):
+        m = c["message"]
+        name = next((n for prefix, n in _ROCE_NAMES if m.startswith(prefix)), "PFC headroom")
+        out.append(check("roce", ROCE_BUFFER_FIELD, c["ok"], m, name=name))
+    return out
+
+
+def gather_checks(
+    result: dict[str, Any], *, fabric: list[dict[str, Any]] = (), workload: list[dict[str, Any]] = ()
+) -> list[dict[str, Any]]:
+    """The one list from a result's sections: storage (topology/storage_plane.py), the BOM's (bom/build.py; its
+    floor-plan checks on rack height and nodes per rack are the racks section), RoCE (scheduling/roce.py), and the
+    fabric and workload checks the plan makes (:func:`fabric_checks`, :func:`workload_checks`), in
+    :data:`CHECK_SECTIONS` order."""
+    bom = (result.get("bom") or {}).get("checks", [])
+    out = [
+        *fabric,
+        *_engine_checks("storage", (result.get("storage") or {}).get("checks", [])),
+        *_engine_checks("bom", [c for c in bom if c.get("field") not in RACK_CHECK_FIELDS]),
+        *_engine_checks("racks", [c for c in bom if c.get("field") in RACK_CHECK_FIELDS]),
+        *workload,
+        *_roce_checks(result.get("roce")),
+    ]
+    return sorted(out, key=lambda c: CHECK_SECTIONS.index(c["section"]))  # stable: each section in its own order
+
+
+def checks_of(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """A stored result's one list: the list it was saved with, or — a revision saved before the list existed —
+    gathered from its sections (no fabric or workload checks: those need the plan; save it again)."""
+    return list(result["checks"]) if "checks" in result else gather_checks(result)
+
+
+def failing(checks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [c for c in checks if not c["ok"]]
+
+
+def with_drawn_racks(checks: list[dict[str, Any]], drawn: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The list an export that draws every rack shows: the one list, and what the drawing finds
+    (bom.elevation.Elevations.checks) when the plan's racks checks found nothing — a failing racks check (a rack
+    height or nodes-per-rack disagreement) already explains an overfull or overloaded drawn rack."""
+    if failing([c for c in checks if c["section"] == "racks"]):
+        return list(checks)
+    extra = [check("racks", c["field"], False, c["message"], name="drawn racks") for c in failing(drawn)]
+    return sorted([*checks, *extra], key=lambda c: CHECK_SECTIONS.index(c["section"]))
+
+
+def fabric_checks(planes: Planes) -> list[dict[str, Any]]:
+    """The leaves' uplinks against the chapter's B_min = N × B ÷ O (seed §14.1), on a fabric with uplinks."""
+    sizing = fabric_sizing(planes.fabric, planes.fabric_request)
+    if not sizing or planes.fabric.tier_count < 2:
+        return []
+    have, need = sizing["leaf_uplink_port_count"], sizing["min_uplink_port_count"]
+    d = sizing["derivations"]
+    return [
+        check(
+            "fabric",
+            "oversubscription",
+            have >= need,
+            f"leaf uplinks {have:,} {'≥' if have >= need else '<'} the {need:,} ports B_min needs: "
+            f"{d['min_uplink_bandwidth_gbps']}; {d['min_uplink_port_count']}; {d['leaf_uplink_port_count']}",
+            name="uplinks carry B_min",
+        )
+    ]
+
+
+def workload_checks(plan: ClusterPlan) -> list[dict[str, Any]]:
+    """Can the design's workload be simulated on its batch partition? Everything the job generator would refuse
+    (scheduling/workload.py expected_job_count: a class larger than the partition, shares, the job count), checked
+    without drawing a job. The seed's Table 14-24 (no classes given) is checked too: it is what a simulation runs."""
+    if plan.scheduler is None or not plan.scheduler.partitions:
+        return []
+    w, parts = plan.requirements.workload, plan.scheduler
+    part = parts.partitions[0]
+    gpus = part.nodes.count * parts.gpus_per_node
+    profile = profile_of(w)
+    try:
+        jobs = expected_job_count(
+            profile, cluster_gpus=gpus, load=w.offered_load_pct / 100, horizon_h=w.days * 24,
+            jobs_per_day=w.jobs_per_day if w.arrival == "jobs_per_day" else None,
+        )  # fmt: skip
+    except SchedulerInputError as exc:
+        where = f"{profile.name} cannot run on the batch partition {part.name} ({gpus:,} GPUs): "
+        fix = " — give job classes that fit it (workload classes) or a larger batch partition"
+        return [
+            check("workload", "wl_" + key.removeprefix("workload."), False, where + message + fix, name="simulable")
+            for key, message in mapped(exc).errors.items()
+        ]
+    largest = max(c.max_gpus for c in profile.classes)
+    return [
+        check(
+            "workload",
+            "wl_classes",
+            True,
+            f"{profile.name}: {len(profile.classes)} classes, the largest {largest:,} GPUs, fit the batch partition "
+            f"{part.name} ({gpus:,} GPUs); about {jobs:,.0f} jobs in {w.days:g} days",
+            name="simulable",
+        )
+    ]

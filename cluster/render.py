@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from cluster.pipeline import checks_of
+
 
 def _table(headers: list[str], rows: list[list[str]]) -> list[str]:
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
@@ -18,7 +20,19 @@ def result_table(result: dict[str, Any]) -> str:
     out += _power_lines(result.get("power"))
     out += _bom_lines(result.get("bom"))
     out += _scheduler_lines(result.get("scheduler"))
+    out += _check_lines(result)
     return "\n".join(out) + "\n"
+
+
+def _check_lines(result: dict[str, Any]) -> list[str]:
+    """The design's one list of checks (cluster.pipeline), every section's: the same list as its page and exports."""
+    checks = checks_of(result)
+    bad = sum(not c["ok"] for c in checks)
+    out = ["", f"Checks: {bad} check(s) fail of {len(checks)}"]
+    for c in checks:
+        mark = "FAIL" if not c["ok"] else "info" if c.get("info") else "ok"
+        out.append(f"  [{mark}] {c['section']} · {c['name']} ({c['field']}): {c['message']}")
+    return out
 
 
 def _scheduler_lines(sc: dict[str, Any] | None) -> list[str]:
@@ -89,7 +103,6 @@ def _plane_lines(result: dict[str, Any]) -> list[str]:
             continue
         out += ["", f"{title}:"]
         out += [f"  {key}: {text}" for key, text in p["derivations"].items()]
-        out += [f"  [{'ok' if check['ok'] else 'WARN'}] {check['message']}" for check in p.get("checks", [])]
     return out
 
 
@@ -123,7 +136,6 @@ def _bom_lines(bom: dict[str, Any] | None) -> list[str]:
     out += _table(["plane", "category", "part", "qty", "unit $", "extended $"], rows)
     out += [f"  {plane} subtotal: ${float(total):,.2f}" for plane, total in bom["totals_usd"].items()]
     out.append(f"  network total: ${float(bom['total_usd']):,.2f}")
-    out += [f"  [{'ok' if check['ok'] else 'CHECK'}] {check['message']}" for check in bom.get("checks", [])]
     rec = bom.get("reconciliation")
     if rec:
         out += ["", f"Against {rec['reference']} (total ${float(rec['reference_total_usd']):,.0f}):"]

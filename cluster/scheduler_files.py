@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import io
 import zipfile
+from typing import Any
 
+from bom.export import checks_text
 from cluster.requirements import Requirements
 from scheduling.kubernetes import kueue_and_volcano, label_script
 from scheduling.partitions import PartitionPlan
@@ -55,8 +57,23 @@ def kubernetes_files(r: Requirements, fabric: FabricPlan, parts: PartitionPlan) 
     }
 
 
-def slurm_zip(files: dict[str, str], folder: str) -> bytes:
-    """The files in one zip under ``folder/`` (sacctmgr.sh executable)."""
+README = """Slurm files of a design: slurm.conf, topology.conf (tree; topology-block.conf is the block form, Slurm
+23.11 and later), gres.conf, cgroup.conf and sacctmgr.sh (accounts, QoS and fair share; run it once slurmdbd is
+up). Copy the .conf files to /etc/slurm on the controller and every node.
+"""
+
+
+def slurm_readme(checks: list[dict[str, Any]]) -> str:
+    """The zip's README: what the files are, then the design's one list of checks (cluster.pipeline)."""
+    head = "\nChecks of the design (the same list as its page, the xlsx Checks sheet and bom.csv):\n"
+    return README + head + checks_text(checks)
+
+
+def slurm_zip(files: dict[str, str], folder: str, checks: list[dict[str, Any]] | None = None) -> bytes:
+    """The files in one zip under ``folder/`` (sacctmgr.sh executable); with ``checks`` (the design's one list), a
+    README.txt after them that lists them."""
+    if checks is not None:
+        files = {**files, "README.txt": slurm_readme(checks)}
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
         for name, text in files.items():

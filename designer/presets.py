@@ -4,6 +4,22 @@ from __future__ import annotations
 
 from typing import Any
 
+# The seed's Table 14-24 (§14.8.1; scheduling/workload.py SEED_TABLE_14_24) as the form's text, with the largest
+# pretraining job at most the batch partition: its 1,024-GPU job cannot run on a smaller cluster, so a preset
+# below 1,024 GPUs gives its own classes (what a simulation of the preset runs; edit them freely).
+_SEED_SMALL_CLASSES = (
+    "fine-tuning, 30, 64, 256, 8, 24, 336, queued\n"
+    "small-model, 20, 8, 64, 8, 24, 168, queued\n"
+    "hyper-parameter search, 10, 32, 128, 8, 24, 72, queued"
+)
+
+
+def seed_classes(pretraining_gpus: tuple[int, int]) -> str:
+    """Table 14-24 with pretraining at (min, max) GPUs, granularity 64, 7–90 days, critical."""
+    lo, hi = pretraining_gpus
+    return f"pretraining, 40, {lo}, {hi}, 64, 168, 2160, critical\n{_SEED_SMALL_CLASSES}"
+
+
 PRESETS: dict[str, dict[str, Any]] = {
     "h100-8x400g": {
         "label": "H100 8-GPU nodes, 8 × 400G rails (seed 2,000-GPU design)",
@@ -44,6 +60,9 @@ PRESETS: dict[str, dict[str, Any]] = {
             "scalable_unit_nodes": 32,
             "storage_node_count": 8,
             "checkpoint_shard_mb": None,
+            # 1,016 GPUs (127 nodes: one slot of the 128 holds the UFM): the largest pretraining job is 960
+            # GPUs (15 × 64), not Table 14-24's 1,024
+            "wl_classes": seed_classes((512, 960)),
         },
     },
     "fat-tree-16k": {
@@ -92,6 +111,8 @@ PRESETS: dict[str, dict[str, Any]] = {
             "rack_budget_kw": 140,
             "cooling_type": "direct_to_chip",
             "pue": 1.08,
+            # 576 GPUs: pretraining from 256 GPUs up to the whole machine (Table 14-24's 512–1,024 does not fit)
+            "wl_classes": seed_classes((256, 576)),
         },
     },
 }

@@ -210,6 +210,20 @@ def cabling_plan(r: Requirements, planes: Planes | ClusterPlan, catalog: Catalog
     return cut_sheet(bom_request(r), planes.fabric, planes.storage, planes.management, catalog or current_catalog())
 
 
+def revision_checks(revision) -> list[dict[str, Any]]:
+    """A revision's one list of checks (cluster.pipeline.checks_of): what its page, the API and every export show."""
+    from cluster.pipeline import checks_of
+
+    return checks_of(revision.results)
+
+
+def drawn_checks(revision, elev) -> list[dict[str, Any]]:
+    """The one list as an export that draws every rack shows it (cluster.pipeline.with_drawn_racks)."""
+    from cluster.pipeline import with_drawn_racks
+
+    return with_drawn_racks(revision_checks(revision), elev.checks())
+
+
 def stored_bom(revision) -> dict[str, Any]:
     """The BOM saved with a revision (recomputed only for a revision saved before BOMs existed)."""
     return revision.results.get("bom") or evaluate_requirements(requirements_of(revision)).result["bom"]
@@ -279,7 +293,8 @@ def _export_bom(
     if fmt == "slurm.zip":
         from cluster.scheduler_files import slurm_zip
 
-        return slurm_zip(revision_slurm_files(revision), f"{base}-slurm"), "application/zip", f"{base}-slurm.zip"
+        files, checks = revision_slurm_files(revision), revision_checks(revision)
+        return slurm_zip(files, f"{base}-slurm", checks=checks), "application/zip", f"{base}-slurm.zip"
     if fmt in SLURM_FILES:
         return revision_slurm_files(revision)[fmt].encode(), "text/plain; charset=utf-8", f"{base}-{fmt}"
     if fmt in KUBERNETES_FILES:
@@ -292,10 +307,11 @@ def _export_bom(
         roce = revision.results.get("roce") or evaluate_requirements(requirements_of(revision)).result.get("roce")
         text = roce["snippet"] if roce else "# not a RoCE design: its compute switches are not Ethernet\n"
         return text.encode(), "text/plain; charset=utf-8", f"{base}-roce.yaml"
-    if fmt == "bom.json":
-        return json.dumps(stored_bom(revision), indent=2).encode(), "application/json", f"{base}-bom.json"
+    if fmt == "bom.json":  # its "checks": the design's one list, as bom.csv and the xlsx carry them
+        body = {**stored_bom(revision), "checks": revision_checks(revision)}
+        return json.dumps(body, indent=2).encode(), "application/json", f"{base}-bom.json"
     if fmt == "bom.csv":  # the BOM alone: no cut sheet to build
-        return bom_csv(stored_bom(revision)).encode(), "text/csv", f"{base}-bom.csv"
+        return bom_csv(stored_bom(revision), checks=revision_checks(revision)).encode(), "text/csv", f"{base}-bom.csv"
     if fmt == "cabling.csv":
         return cabling_csv(_floor(revision, catalog, progress)[0]).encode(), "text/csv", f"{base}-cabling.csv"
     if fmt == "racks.csv":
@@ -313,7 +329,7 @@ def _export_bom(
         rows, elev = _floor(revision, catalog, progress)
         vendors = {p.sku: p.vendor for p in catalog.parts}
         files = netbox_files(elev, rows, site=f"{revision.name} r{revision.number}", vendors=vendors)
-        return netbox_zip(files), "application/zip", f"{base}-netbox.zip"
+        return netbox_zip(files, checks=drawn_checks(revision, elev)), "application/zip", f"{base}-netbox.zip"
     if fmt in ("bom.xlsx", "bom-only.xlsx"):
         full = fmt == "bom.xlsx"  # bom-only: the priced lines, Summary, TCO and price book — no floor plan to build
         rows, elev = _floor(revision, catalog, progress) if full else (None, None)
@@ -328,6 +344,7 @@ def _export_bom(
             extra_sheets=tco_sheet(revision.results),
             elevations=elev,
             contents="" if full else BOM_ONLY_CONTENTS,
+            checks=drawn_checks(revision, elev) if elev is not None else revision_checks(revision),
         )
         return data, XLSX_MEDIA, f"{base}-{fmt}"
     raise ValueError(f"unknown export {fmt!r}")

@@ -155,11 +155,16 @@ def revision_charts(revision: DesignRevision) -> dict:
 
 
 def _detail_context(design: Design, revision: DesignRevision, *, shared_view: bool = False) -> dict:
+    from designer.services import revision_checks
+
     r = revision.results
+    checks = revision_checks(revision)
     return {
         "design": design,
         "revision": revision,
         "result": r,
+        "checks": checks,  # the one list (cluster.pipeline.checks_of), as every export shows it
+        "failing_count": sum(not c["ok"] for c in checks),
         "fabric": r["compute_fabric"],
         "storage": r["storage"],
         "management": r["management"],

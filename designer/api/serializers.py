@@ -94,9 +94,26 @@ class BomLineSerializer(serializers.Serializer):
 
 
 class BomCheckSerializer(serializers.Serializer):
-    ok = serializers.BooleanField()
+    """One entry of a design's one list of checks (cluster/pipeline.py ClusterPlan.checks)."""
+
+    section = serializers.CharField(
+        help_text="fabric, storage, bom, racks, power, scheduler, workload or roce (the list is in this order)"
+    )
+    name = serializers.CharField(help_text="what is checked")
+    ok = serializers.BooleanField(help_text="passed")
+    info = serializers.BooleanField(help_text="a note (information), not a verdict")
     field = serializers.CharField(help_text="the requirement to change when the check fails")
-    message = serializers.CharField()
+    message = serializers.CharField(help_text="what was found, with its figures and derivation")
+
+
+class ChecksSerializer(serializers.Serializer):
+    """A revision's one list of checks: the same list, and count, as its page and every export."""
+
+    design = serializers.IntegerField()
+    revision = serializers.IntegerField()
+    failing_count = serializers.IntegerField(help_text="checks that fail: the count every export states")
+    count = serializers.IntegerField(help_text="checks in the list")
+    checks = BomCheckSerializer(many=True)
 
 
 class BomSerializer(serializers.Serializer):
@@ -110,4 +127,4 @@ class BomSerializer(serializers.Serializer):
     total_usd = serializers.DecimalField(max_digits=20, decimal_places=2)
     link_count = serializers.IntegerField()
     link_end_count = serializers.IntegerField()
-    checks = BomCheckSerializer(many=True)
+    checks = BomCheckSerializer(many=True, help_text="the design's one list of checks, as bom.xlsx and bom.csv show it")

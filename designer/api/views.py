@@ -17,7 +17,13 @@ from designer.access import owned_design, visible_design, visible_revision
 from designer.api.pagination import ID_SCHEMA, PAGE_PARAMETERS, Pages, paged, query_id
 from designer.api.parsers import DecimalJSONParser
 from designer.api.requirements_schema import MESSAGE_MAX
-from designer.api.serializers import BomSerializer, DesignListSerializer, DesignSerializer, RevisionSerializer
+from designer.api.serializers import (
+    BomSerializer,
+    ChecksSerializer,
+    DesignListSerializer,
+    DesignSerializer,
+    RevisionSerializer,
+)
 from designer.compare import bom_diff_rows, comparison_rows, oldest_first, summary_rows
 from designer.export_jobs import download_response, job_progress, needs_job, readable_job, request_export
 from designer.ids import parse_id
@@ -31,6 +37,7 @@ from designer.services import (
     evaluate,
     evaluate_flat,
     revise,
+    revision_checks,
 )
 
 # what each download is: bom.json an object, the csv and text files text, the rest bytes
@@ -168,9 +175,34 @@ class DesignViewSet(viewsets.ViewSet):
             "revision": rev.number,
             "price_book": bom.get("price_book") or {},
             "lines": list(bom_rows(bom)),
-            **{k: bom[k] for k in ("totals_usd", "total_usd", "link_count", "link_end_count", "checks")},
+            **{k: bom[k] for k in ("totals_usd", "total_usd", "link_count", "link_end_count")},
+            "checks": revision_checks(rev),
         }
         return Response(BomSerializer(body).data)
+
+    @extend_schema(
+        operation_id="designs_checks_retrieve",
+        parameters=[OpenApiParameter("revision", ID_SCHEMA, description="revision number (default: latest)")],
+        responses={200: ChecksSerializer, 400: OpenApiTypes.OBJECT, 404: OpenApiTypes.OBJECT},
+    )
+    @action(detail=True, methods=["get"])
+    def checks(self, request, pk=None):
+        """A revision's one list of checks (``?revision=N``), every section's: the same list and count as its page,
+        the live panel and every export (xlsx Checks sheet, bom.csv, the NetBox and Slurm zips' README)."""
+        design = visible_design(request.user, _int(pk))
+        number = query_id(request, "revision")
+        rev = design.revisions.filter(number=number).first() if number else design.head
+        if rev is None:
+            raise Http404
+        checks = revision_checks(rev)
+        body = {
+            "design": design.pk,
+            "revision": rev.number,
+            "failing_count": sum(not c["ok"] for c in checks),
+            "count": len(checks),
+            "checks": checks,
+        }
+        return Response(ChecksSerializer(body).data)
 
     @extend_schema(responses=RevisionSerializer(many=True))
     @action(detail=True, methods=["get"])

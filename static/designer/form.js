@@ -77,14 +77,20 @@
     staleNote.hidden = !figures.childElementCount;
   }
 
+  // The design's one list of checks (cluster/pipeline.py ClusterPlan.checks): every section's, as the
+  // design page and every export show them; the panel lists the failing ones.
+  const checksCount = document.getElementById("live-checks-count");
   function showChecks(r) {
     checksList.textContent = "";
-    const failing = ((r.bom && r.bom.checks) || []).filter((c) => !c.ok);
+    const all = r.checks || [];
+    const failing = all.filter((c) => !c.ok);
     for (const c of failing) {
       const li = document.createElement("li");
-      li.textContent = `${c.field}: ${c.message}`;
+      li.dataset.section = c.section;
+      li.textContent = `${c.section} · ${c.name} (${c.field}): ${c.message}`;
       checksList.append(li);
     }
+    if (checksCount) checksCount.textContent = `${failing.length} check(s) fail of ${all.length}`;
     checksBox.hidden = failing.length === 0;
   }
 

@@ -80,12 +80,17 @@ def test_roce_sheet_of_the_roce_design():
     """The Llama-3-style RoCE example: SN5600-400G leaves (128 × 400G), the longest compute cable 500 m (the
     single-mode trunks). Headroom = 2 × 4,096 + 64 + 2 × 500 × 5 × 50 (250,000) + 1,000 × 50 (50,000) =
     308,256 B. With a 64 MB buffer: 64,000,000 ÷ 128 = 500,000 B a port, XOFF 191,744 B — below ECN Kmax
-    400,000 B, so the sheet says PFC would pause first. No buffer given: no XOFF, and it says so."""
+    400,000 B, so the sheet says PFC would pause first. No buffer given: no XOFF, and it says so. The example
+    gives Spectrum-4's 160 MB: 1,250,000 B a port, XOFF 941,744 B, above Kmax — both checks pass."""
     from cluster.pipeline import plan_cluster
     from cluster.validate import validate
     from tests.conftest import EXAMPLES
 
     data = yaml.safe_load((EXAMPLES / "roce-24k-pods-1to7.yaml").read_text())
+    roce = plan_cluster(validate(data)).result()["roce"]
+    assert roce["headroom_bytes"] == 308_256 and roce["xoff_bytes"] == 941_744
+    assert all(c["ok"] for c in roce["checks"])
+    data["scheduler"]["roce_switch_buffer_mb"] = None
     roce = plan_cluster(validate(data)).result()["roce"]
     assert roce["headroom_bytes"] == 308_256 and roce["xoff_bytes"] is None
     assert "switch buffer not given" in roce["checks"][0]["message"]

@@ -84,7 +84,8 @@ def test_downloads_on_the_page_share_link_and_api(client, alice, bob):
     z = client.get(f"/designs/{d.pk}/export/slurm.zip")
     assert z.status_code == 200 and z["Content-Type"] == "application/zip"
     names = zipfile.ZipFile(io.BytesIO(z.content)).namelist()
-    assert len(names) == 6 and all(n.endswith(("conf", ".sh")) for n in names)
+    assert len(names) == 7 and all(n.endswith(("conf", ".sh")) for n in names[:6])
+    assert names[6].endswith("/README.txt")  # what the files are, and the design's one list of checks
     conf = client.get(f"/designs/{d.pk}/export/slurm.conf?revision=1")
     assert conf["Content-Type"].startswith("text/plain") and b"NodeName=gpu" in conf.content
     api, _ = token_client(alice, read_only=True)
