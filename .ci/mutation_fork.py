@@ -423,7 +423,7 @@ SITE = Path(__file__).resolve().parent / "mutation_site"  # its sitecustomize.py
 
 
 def _hook_subprocesses(module_name: str, mutated: str, source_file: Path) -> None:
-    """Every process the child's tests start runs the mutant too (``cluster-designer simulate`` in a CLI test): the mutated
+    """Every process the child's tests start runs the mutant too (``cluster-designer simulate``, a CLI test): the mutant
     source is written out, and every Popen — whatever environment the test hands it (``env=…`` with its own
     PYTHONPATH too) — gets MUTATION_MUTANT naming it and .ci/mutation_site first on its PYTHONPATH
     (sitecustomize.py there compiles the module from it)."""

@@ -25,7 +25,7 @@ import numpy as np
 from bom.link_table import NO_DEVICE, NON_SWITCH_ROLES, LinkTable
 from bom.links import Link
 from bom.media import NIC_CAGES, EndSpec, PartChooser
-from bom.parts import FIBRE_MEDIA, CableMedia, PartKind, PartSpec
+from bom.parts import FIBRE_MEDIA, CableMedia, PartKind, PartSpec, PortGroup, groups_serve, ports_at_least
 
 CENT = Decimal("0.01")
 FABRIC_MANAGER = "fabric manager"
@@ -229,21 +229,66 @@ def placeholder(kind: PartKind, sku: str, description: str, **kw) -> PartSpec:
     )
 
 
-def find_switch(catalog: Iterable[PartSpec], *, name: str = "", radix: int, port_gbps: float) -> PartSpec:
-    switches = [p for p in catalog if p.kind == PartKind.SWITCH]
-    if name:
-        for p in switches:
-            if p.sku == name and p.port_count == radix and p.port_gbps == port_gbps:
-                return p
-    for p in switches:
-        if p.port_count == radix and p.port_gbps == port_gbps:
-            return p
+ETHERNET_ROLES = frozenset({"mgmt_tor", "mgmt_spine"})  # the management network is Ethernet, never InfiniBand
+
+
+def role_needs(radix: int, port_gbps: float, uplinks: int = 0, uplink_gbps: float = 0.0) -> tuple[PortGroup, ...]:
+    """The ports a switch role needs: ``radix`` ports at ``port_gbps``, and ``uplinks`` at ``uplink_gbps``."""
+    needs = (PortGroup(radix, float(port_gbps)),)
+    return needs + ((PortGroup(uplinks, float(uplink_gbps)),) if uplinks > 0 else ())
+
+
+def serves(part: PartSpec, needs: tuple[PortGroup, ...], role: str = "") -> bool:
+    """Whether a switch can take a role: its port groups give every needed port at the speed needed or faster
+    (bom/parts.py groups_serve), and an Ethernet role never gets an InfiniBand switch."""
+    if part.kind != PartKind.SWITCH or (role in ETHERNET_ROLES and part.infiniband):
+        return False
+    try:
+        groups = part.port_groups
+    except ValueError:  # a catalog row whose extra port groups do not parse serves nothing
+        return False
+    return groups_serve(groups, needs)
+
+
+def _fit_order(part: PartSpec, needs: tuple[PortGroup, ...], index: int) -> tuple:
+    """Among the switches that serve: main ports at the speed asked first, then the slowest main ports, then the
+    fewest ports left over, then catalog order — an exact fit (48 × 25G for 48 × 25G ToR ports) before a bigger
+    one (64 × 100G for a 48 × 100G spine) before a faster one."""
+    slowest = min(n.gbps for n in needs)
+    spare = ports_at_least(part.port_groups, slowest) - sum(n.count for n in needs)
+    return (part.port_gbps != needs[0].gbps, part.port_gbps, spare, index)
+
+
+def find_switch(
+    catalog: Iterable[PartSpec],
+    *,
+    name: str = "",
+    radix: int,
+    port_gbps: float,
+    uplinks: int = 0,
+    uplink_gbps: float = 0.0,
+    role: str = "",
+) -> PartSpec:
+    """The switch of a role, by the ports it needs at the speed it needs: ``radix`` × ``port_gbps`` (and
+    ``uplinks`` × ``uplink_gbps``). The named model when it serves; else the best fit that serves (_fit_order);
+    a part whose port groups cannot serve the role — a 48 × 25G + 8 × 100G ToR as a 48 × 100G spine — is never
+    chosen. Nothing serves: a $0 placeholder, which the BOM reports as a failed catalog check."""
+    needs = role_needs(radix, port_gbps, uplinks, uplink_gbps)
+    fits = [(i, p) for i, p in enumerate(catalog) if serves(p, needs, role)]
+    named = [p for _, p in fits if name and p.sku == name]
+    if named:
+        return named[0]
+    if fits:
+        return min(fits, key=lambda ip: _fit_order(ip[1], needs, ip[0]))[1]
+    extra = f"{uplinks}x{uplink_gbps:g}G" if uplinks > 0 else ""
+    what = " + ".join(str(n) for n in needs)
     return placeholder(
         PartKind.SWITCH,
-        f"SWITCH-{radix}x{port_gbps:g}G",
-        f"switch with {radix} × {port_gbps:g}G ports",
+        f"SWITCH-{radix}x{port_gbps:g}G" + (f"+{extra}" if extra else ""),
+        f"switch with {what} ports" + (" (Ethernet)" if role in ETHERNET_ROLES else ""),
         port_count=radix,
         port_gbps=port_gbps,
+        extra_port_groups=extra,
     )
 
 
@@ -476,8 +521,8 @@ def _switch_and_nic_lines(switches, nic_counts, roles: Roles) -> tuple[list[BomL
                 {
                     "ok": False,
                     "field": "catalog",
-                    "message": f"{plane} {tier}: no catalog switch with {part.port_count} × "
-                    f"{part.port_gbps:g}G ports; priced at $0 until one is added",
+                    "message": f"{plane} {tier}: no catalog switch with {part.ports_label} ports; priced at $0 "
+                    "until one is added",
                 }
             )
     for plane, items in nic_counts.items():

@@ -25,7 +25,9 @@ DEFAULT_PRICE_BOOK = {
 }
 
 
-def _sw(sku, vendor, desc, ports, gbps, price, src, assumption, power_w, ru, breakout="", ppm=1):
+def _sw(sku, vendor, desc, ports, gbps, price, src, assumption, power_w, ru, breakout="", ppm=1, extra=""):
+    """A switch: its main ports (``ports`` × ``gbps``) and ``extra`` port groups ("8x100G" uplinks) as its data
+    sheet lists them — a role is given a switch by these (bom/build.py find_switch), never by its name."""
     return PartSpec(
         sku=sku,
         kind=PartKind.SWITCH,
@@ -40,6 +42,7 @@ def _sw(sku, vendor, desc, ports, gbps, price, src, assumption, power_w, ru, bre
         rack_units=ru,
         breakout=breakout,
         ports_per_module=ppm,
+        extra_port_groups=extra,
     )
 
 
@@ -178,7 +181,7 @@ SWITCHES = [
     _sw(
         "7050SX3-48YC8",
         "Arista",
-        "management ToR, 48 × 25GbE SFP28 + 8 × 100GbE QSFP28",
+        "management ToR, 48 × 25GbE SFP28 + 8 × 100GbE QSFP28 (Arista 7050X3 data sheet)",
         48,
         25,
         "12000",
@@ -186,19 +189,35 @@ SWITCHES = [
         False,
         200,
         1,
+        extra="8x100G",
     ),
     _sw(
         "7280SR3-48YC8",
         "Arista",
-        "management spine as the chapter lists it (48 × 100GbE); Arista's 48YC8 is 48 × 25G + 8 × 100G — "
-        "check the model before ordering",
+        "7280R3 ToR, 48 × 25GbE SFP28 + 8 × 100GbE QSFP (Arista 7280R3 data sheet). The seed chapter lists it "
+        "as a 48 × 100GbE management spine, which it is not: a 48 × 100G spine gets a 100G switch",
         48,
-        100,
+        25,
         "45000",
         SEED,
         False,
         300,
         1,
+        extra="8x100G",
+    ),
+    _sw(
+        "SN4600C",
+        "NVIDIA",
+        "Spectrum-3 SN4600C Ethernet switch, 64 × 100GbE QSFP28, 2U (NVIDIA SN4000 series brochure; mlxsw "
+        'release notes: "Spectrum-3 based 100GbE 2U Open Ethernet switch, 64 QSFP28 ports"): a 48 × 100G '
+        "management spine",
+        64,
+        100,
+        "25000",
+        ASSUMED,
+        True,
+        500,  # planning figure (the data sheet gives power by configuration): replace from the quote
+        2,
     ),
     _sw(
         "7060DX5-64S",
@@ -690,6 +709,12 @@ ACCESSORIES = [
     _acc("RACK-42U-600x1200", "42U rack enclosure, 600 × 1200 mm, with doors and side panels", "2500", rack_units=42),
     _acc("RACK-48U-600x1200", "48U rack enclosure, 600 × 1200 mm, with doors and side panels", "3000", rack_units=48),
     _acc("PDU-3P-17.3KW", "rack PDU, 3-phase 208 V 60 A (17.3 kW at 80 % derating), switched, metered", "2200"),
+    _acc(
+        "PDU-3P-415V-60A",
+        "rack PDU / power-shelf feed, 3-phase 415 V 60 A (√3 × 415 V × 60 A × 80 % = 34.5 kW), one per 33 kW "
+        "NVL72 power shelf",
+        "3200",
+    ),
     _acc("PANEL-MPO-24-1U", "1U fibre patch panel, 24 MPO-12 adapters (structured cabling)", "650", 1, ports=24),
     _acc("CM-1U-H", "1U horizontal cable manager", "90", 1),
 ]
@@ -717,6 +742,31 @@ SCALE_UP = [
     ),
 ]
 
+# The rack a rack-scale system comes in, and its power shelves (power/rack_systems.py): delivered with the
+# system, so $0 here — listed so that the racks, their height and their power path are in the BOM.
+SYSTEM_RACK_PARTS = [
+    PartSpec(
+        sku="NVL72-RACK-48U",
+        kind=PartKind.ACCESSORY,
+        vendor="NVIDIA",
+        description="48U NVIDIA MGX rack of a GB200/GB300 NVL72, with bus bar, liquid-cooling manifolds and the "
+        "NVLink cable cartridges' frame (comes with the system)",
+        unit_price_usd=D("0"),
+        price_source=INCLUDED_IN_RACK,
+        rack_units=48,
+    ),
+    PartSpec(
+        sku="NVL72-POWER-SHELF-33KW",
+        kind=PartKind.ACCESSORY,
+        vendor="NVIDIA",
+        description="NVL72 power shelf, 1U, 6 PSUs × 5.5 kW = 33 kW onto the rack's bus bar (NVIDIA Base Command "
+        "Manager manual, Power Shelf Integration: 8 per GB200 rack)",
+        unit_price_usd=D("0"),
+        price_source=INCLUDED_IN_RACK,
+        rack_units=1,
+    ),
+]
+
 DEFAULT_PARTS: tuple[PartSpec, ...] = (
     *SCALE_UP,
     *SWITCHES,
@@ -726,4 +776,5 @@ DEFAULT_PARTS: tuple[PartSpec, ...] = (
     *NODES,
     *APPLIANCES,
     *ACCESSORIES,
+    *SYSTEM_RACK_PARTS,
 )

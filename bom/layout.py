@@ -2,9 +2,16 @@
 
 A simple, stated floor plan (every assumption is a field here and appears in derivations):
 compute racks hold ``nodes_per_rack`` nodes, ``racks_per_row`` racks to a row, rows
-``row_pitch_m`` apart; each row ends in a network rack holding the leaves (compute and
-storage) of that row; spine and core switches stand in a network row in front of row 0;
-storage, management and login servers fill infrastructure rows behind the compute rows.
+``row_pitch_m`` apart; each row's network racks stand at its end and hold the leaves (compute and
+storage) and management ToRs of that row, as a DGX SuperPOD's network rack serves the compute racks
+of its own scalable unit (NVIDIA RA-11333-001, Figure 2). ``rows_per_network_group`` > 1 lets
+adjacent rows share the network racks at the end of the group's first row (fewer racks, but a node
+of a later row is a row pitch further from its leaf, which can cost its copper reach: on the seed
+2,000-GPU design a pair of rows turns 96 of 160 5 m ACC cables into optics), so it is not the
+default; the media rules buy what reaches (bom/media.py); spine and core
+switches stand in a network row in front of row 0; storage servers fill infrastructure rows
+behind the compute rows, and the management, login and fabric-management servers fill the room
+the last storage rack leaves before racks of their own (power/racks.py room_after; RA Figure 3).
 A cable runs along the rows and across the aisles, plus ``slack_m`` for the vertical runs
 and service loops at both ends, and is bought in the next standard length.
 """
@@ -14,6 +21,8 @@ from __future__ import annotations
 import bisect
 import math
 from dataclasses import dataclass
+
+from power.racks import room_after
 
 STANDARD_LENGTHS_M = (1, 2, 3, 5, 7, 10, 15, 20, 30, 50, 70, 100, 150, 200, 300, 500)
 
@@ -29,9 +38,12 @@ class RackLayout:
     leaves_per_network_rack: int = 16  # end-of-row network racks
     storage_per_rack: int = 8  # storage servers in an infrastructure rack (the rack plan's figure)
     servers_per_rack: int = 8  # management, login, fabric-management servers, attached devices
+    rows_per_network_group: int = 1  # adjacent rows whose leaves share one group of network racks (1: each row its own)
+    management_in_storage_racks: bool = True  # management servers fill the last storage rack's room first
 
     def __post_init__(self) -> None:
         for name in (
+            "rows_per_network_group",
             "nodes_per_rack",
             "racks_per_row",
             "switches_per_network_rack",
@@ -47,7 +59,7 @@ class RackLayout:
         if self.slack_m < 0:
             raise ValueError("slack_m must be ≥ 0")
 
-    # positions are (row, column); the network rack of a row is column ``racks_per_row``
+    # positions are (row, column); a row group's network racks are columns ``racks_per_row``, +1, … of its first row
     def node_position(self, node: int) -> tuple[int, int]:
         rack = node // self.nodes_per_rack
         return rack // self.racks_per_row, rack % self.racks_per_row
@@ -55,11 +67,16 @@ class RackLayout:
     def compute_rows(self, node_count: int) -> int:
         return max(1, -(-node_count // (self.nodes_per_rack * self.racks_per_row)))  # ⌈⌈n ÷ a⌉ ÷ b⌉ = ⌈n ÷ ab⌉
 
+    def network_row(self, row):
+        """The row whose end holds the network racks of ``row``'s group: the group's first row (ints or arrays)."""
+        return row - row % self.rows_per_network_group
+
     def row_network_rack(self, row: int) -> tuple[int, int]:
-        return row, self.racks_per_row
+        return self.network_row(row), self.racks_per_row
 
     def leaf_rack(self, row, index_in_row):
-        """End-of-row network racks: the row's leaves fill columns ``racks_per_row``, +1, … in turn."""
+        """End-of-row network racks of a row group (``row`` is its network row, :meth:`network_row`): the group's
+        leaves fill columns ``racks_per_row``, +1, … in turn, ``leaves_per_network_rack`` a rack."""
         return row, self.racks_per_row + index_in_row // self.leaves_per_network_rack
 
     def storage_position(self, infra_row: int, index):
@@ -68,8 +85,12 @@ class RackLayout:
         return infra_row + rack // self.racks_per_row, rack % self.racks_per_row
 
     def server_position(self, infra_row: int, storage_count: int, index):
-        """Management, login and fabric-management servers and attached devices, in racks after the storage racks."""
-        rack = -(-storage_count // self.storage_per_rack) + index // self.servers_per_rack
+        """Management, login and fabric-management servers and attached devices: the first ``room_after`` of
+        them in the last storage rack's free room, the rest in racks after the storage racks (ints or arrays).
+        The room is under ``servers_per_rack``, so ``(index − room) // servers_per_rack`` is −1 for those."""
+        shared = room_after(storage_count, self.storage_per_rack, self.servers_per_rack)
+        shared = shared if self.management_in_storage_racks else 0
+        rack = -(-storage_count // self.storage_per_rack) + (index - shared) // self.servers_per_rack
         return infra_row + rack // self.racks_per_row, rack % self.racks_per_row
 
     def spine_row_rack(self, index: int) -> tuple[int, int]:

@@ -176,9 +176,10 @@ def _tier_indices(e) -> tuple[dict[int, int], dict[int, int]]:
 
 
 def leaf_positions(e, first_rows: np.ndarray, layout: RackLayout, offsets: dict[int, int] | None = None):
-    """Row and column of every leaf (tier 0, by node id) of an edge list: the row of its first endpoint
-    (``first_rows[endpoint]``; a leaf with none stands in row 0), the row's end-of-row network racks filled
-    in leaf order after ``offsets[row]`` leaves already there. Returns (leaf ids, rows, columns)."""
+    """Row and column of every leaf (tier 0, by node id) of an edge list: the network row (the row group's
+    first row, RackLayout.network_row) of its first endpoint's row (``first_rows[endpoint]``; a leaf with none
+    stands in row 0), the group's end-of-row network racks filled in leaf order after ``offsets[row]`` leaves
+    already there. Returns (leaf ids, rows, columns)."""
     n = e.endpoint_count
     leaves = np.nonzero(e.node_tier == 0)[0]
     leaves = leaves[leaves >= n]
@@ -186,7 +187,7 @@ def leaf_positions(e, first_rows: np.ndarray, layout: RackLayout, offsets: dict[
     cabled, first = np.unique(e.v[down], return_index=True)
     row_of = np.zeros(e.node_count, dtype=np.int64)
     row_of[cabled] = first_rows[e.u[down][first]]
-    rows = row_of[leaves]
+    rows = layout.network_row(row_of[leaves])
     return leaves, *layout.leaf_rack(rows, index_in_row(rows, offsets))
 
 
@@ -221,7 +222,7 @@ def storage_leaf_positions(plan: StoragePlan, shape: ClusterShape, layout: RackL
     (no fabric) stands in the first infrastructure row's network racks."""
     offsets = leaves_per_row(compute_rows)
     if plan.fabric is None:
-        infra_row = layout.compute_rows(shape.node_count)
+        infra_row = layout.network_row(layout.compute_rows(shape.node_count))
         rows = np.full(plan.switch_count, infra_row, dtype=np.int64)
         return np.arange(plan.switch_count), *layout.leaf_rack(rows, index_in_row(rows, offsets))
     return leaf_positions(fabric_edges(plan.fabric), storage_access_rows(shape, layout), layout, offsets)
@@ -429,14 +430,15 @@ def mgmt_server_rows(shape: ClusterShape, layout: RackLayout) -> np.ndarray:
 
 
 def tor_positions(plan: ManagementPlan, shape: ClusterShape, layout: RackLayout, offsets: dict[int, int]):
-    """Management ToRs stand in the end-of-row network racks of their first server's row, after that row's
-    compute and storage leaves (``offsets``): compute racks hold nodes and PDUs only, as in NVIDIA's SuperPOD."""
+    """Management ToRs stand in the end-of-row network racks of their first server's row group, after that
+    group's compute and storage leaves (``offsets``): compute racks hold nodes and PDUs only, as in NVIDIA's
+    SuperPOD."""
     rows_all = mgmt_server_rows(shape, layout)
     if plan.tor_count == 0 or rows_all.size == 0:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty
     first = np.minimum(np.arange(plan.tor_count) * shape.mgmt_nodes_per_tor, rows_all.size - 1)
-    rows = rows_all[first]
+    rows = layout.network_row(rows_all[first])
     return layout.leaf_rack(rows, index_in_row(rows, offsets))
 
 

@@ -10,7 +10,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models, transaction
 from django.utils import timezone
 
-from bom.parts import CableMedia, PartKind, PartSpec
+from bom.parts import CableMedia, PartKind, PartSpec, parse_port_groups
 
 
 class Audited(models.Model):
@@ -31,6 +31,13 @@ class Audited(models.Model):
         self.changed_at = timezone.now()
 
 
+def validate_port_groups(text: str) -> None:
+    try:
+        parse_port_groups(text)
+    except ValueError as e:
+        raise ValidationError(str(e)) from None
+
+
 class Part(Audited):
     sku = models.CharField(max_length=60, unique=True, help_text="Vendor part number / model")
     kind = models.CharField(max_length=20, choices=[(k.value, k.value) for k in PartKind])
@@ -44,6 +51,14 @@ class Part(Audited):
         help_text="Transceiver: switch ports one module serves (twin-port OSFP = 2); switch: ports per cage",
     )
     breakout = models.CharField(max_length=40, blank=True, help_text="e.g. 2x200G")
+    extra_port_groups = models.CharField(
+        max_length=60,
+        blank=True,
+        default="",
+        validators=[validate_port_groups],
+        help_text="Switch: ports besides port_count × port_gbps, as 'count x speedG' joined by '+', e.g. 8x100G "
+        "(a ToR's uplinks); roles are given switches by all their port groups",
+    )
     reach_m = models.FloatField(default=0, validators=[MinValueValidator(0)], help_text="Maximum reach [m]")
     length_m = models.FloatField(default=0, validators=[MinValueValidator(0)], help_text="Cable length [m]")
     media = models.CharField(max_length=20, blank=True, choices=[("", "—")] + [(m.value, m.value) for m in CableMedia])
@@ -306,6 +321,7 @@ def catalog_specs(book: PriceBook | None = None) -> list[PartSpec]:
                 power_w=part.power_w,
                 rack_units=part.rack_units,
                 breakout=part.breakout,
+                extra_port_groups=part.extra_port_groups,
                 currency=book.currency if book else "USD",
                 price_date=str(price.quote.quoted_on if price and price.quote else book.effective_date) if book else "",
                 lead_time_weeks=price.lead_time_weeks if price else None,
@@ -329,10 +345,14 @@ def load_default_catalog(part_model=Part, book_model=PriceBook, price_model=Pric
         },
     )
     added = 0
+    # an earlier migration's Part has no extra_port_groups column yet (migrations call this with their model)
+    has_groups = any(f.name == "extra_port_groups" for f in part_model._meta.get_fields())
     for spec in DEFAULT_PARTS:
+        extra = {"extra_port_groups": spec.extra_port_groups} if has_groups else {}
         part, created = part_model.objects.get_or_create(
             sku=spec.sku,
             defaults=dict(
+                **extra,
                 kind=spec.kind.value,
                 vendor=spec.vendor,
                 description=spec.description,

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import NamedTuple
 
 
 class PartKind(enum.StrEnum):
@@ -33,6 +35,45 @@ class CableMedia(enum.StrEnum):
 FIBRE_MEDIA = (CableMedia.FIBRE_MPO, CableMedia.FIBRE_LC, CableMedia.FIBRE_MPO_SM, CableMedia.FIBRE_LC_SM)
 
 
+class PortGroup(NamedTuple):
+    """Ports of one speed on a switch: 48 × 25G access ports, 8 × 100G uplinks."""
+
+    count: int
+    gbps: float
+
+    def __str__(self) -> str:
+        return f"{self.count} × {self.gbps:g}G"
+
+
+_GROUP = re.compile(r"^\s*(\d+)\s*[x×]\s*(\d+(?:\.\d+)?)\s*G\s*$", re.IGNORECASE)
+
+
+def parse_port_groups(text: str) -> tuple[PortGroup, ...]:
+    """'8x100G' or '8 × 100G + 4 × 400G' → port groups; '' → none. Raises ValueError on anything else."""
+    if not text.strip():
+        return ()
+    groups = []
+    for item in text.split("+"):
+        m = _GROUP.match(item)
+        if m is None or int(m.group(1)) < 1 or float(m.group(2)) <= 0:
+            raise ValueError(f"port groups are 'count x speedG' joined by '+', e.g. 8x100G; got {text!r}")
+        groups.append(PortGroup(int(m.group(1)), float(m.group(2))))
+    return tuple(groups)
+
+
+def ports_at_least(groups: tuple[PortGroup, ...], gbps: float) -> int:
+    """Ports of ``groups`` that run at ``gbps`` or faster."""
+    return sum(g.count for g in groups if g.gbps >= gbps - 1e-9)
+
+
+def groups_serve(groups: tuple[PortGroup, ...], needs: tuple[PortGroup, ...]) -> bool:
+    """Whether ports of ``groups`` can be given to every need, a port to one need, each at the need's speed or
+    faster. A port fast enough for a faster need is fast enough for a slower one, so it is enough that for every
+    speed s the needs at s or faster are no more than the ports at s or faster (Hall's condition on nested sets)."""
+    needs = tuple(n for n in needs if n.count > 0)
+    return all(sum(n.count for n in needs if n.gbps >= s.gbps - 1e-9) <= ports_at_least(groups, s.gbps) for s in needs)
+
+
 @dataclass(frozen=True)
 class PartSpec:
     sku: str
@@ -58,7 +99,25 @@ class PartSpec:
     price_date: str = ""  # the price book's effective date (ISO)
     lead_time_weeks: int | None = None
     quote_reference: str = ""  # set when a supplier's quote prices the part
+    extra_port_groups: str = ""  # a switch's ports besides port_count × port_gbps, e.g. "8x100G" (a ToR's uplinks)
 
     @property
     def label(self) -> str:
         return f"{self.vendor} {self.sku}".strip()
+
+    @property
+    def port_groups(self) -> tuple[PortGroup, ...]:
+        """Every port group the part really has: its main ports (port_count × port_gbps), then the extra groups."""
+        main = (PortGroup(self.port_count, float(self.port_gbps)),) if self.port_count else ()
+        return main + parse_port_groups(self.extra_port_groups)
+
+    @property
+    def ports_label(self) -> str:
+        """'48 × 25G + 8 × 100G'."""
+        return " + ".join(str(g) for g in self.port_groups) or "no ports"
+
+    @property
+    def infiniband(self) -> bool:
+        """An InfiniBand switch, as its description says (the catalog has no protocol column): never an Ethernet
+        role's part (management, storage)."""
+        return "infiniband" in self.description.lower()

@@ -8,6 +8,7 @@ Both give the same quantities (tests/bom/test_link_table.py).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -31,9 +32,9 @@ from bom.links import (
 )
 from bom.media import NIC_CAGES, PartChooser
 from bom.parts import PartKind, PartSpec
-from power.plan import RackFigures, rack_plan
+from power.plan import RackFigures
 from power.rack_systems import rack_scale_system
-from power.racks import RackPlan
+from power.racks import RackPlan, RackRequest, plan_racks
 from topology import FabricPlan, Topology
 from topology.management_plane import ManagementPlan
 from topology.storage_plane import StoragePlan
@@ -59,6 +60,7 @@ class RolesRequest:
     mgmt_tor_port_gbps: float
     mgmt_spine_ports: int
     mgmt_spine_port_gbps: float
+    mgmt_tor_uplinks: int = 0  # a management ToR's uplinks to the spines, at the spine's port speed
 
 
 @dataclass(frozen=True)
@@ -102,8 +104,17 @@ def bom_roles(req: RolesRequest, catalog: Sequence[PartSpec]) -> Roles:
         storage_switch=find_switch(
             catalog, radix=req.storage_switch_radix, port_gbps=float(req.storage_switch_port_gbps)
         ),
-        mgmt_tor=find_switch(catalog, radix=req.mgmt_tor_ports, port_gbps=float(req.mgmt_tor_port_gbps)),
-        mgmt_spine=find_switch(catalog, radix=req.mgmt_spine_ports, port_gbps=float(req.mgmt_spine_port_gbps)),
+        mgmt_tor=find_switch(
+            catalog,
+            radix=req.mgmt_tor_ports,
+            port_gbps=float(req.mgmt_tor_port_gbps),
+            uplinks=req.mgmt_tor_uplinks,
+            uplink_gbps=float(req.mgmt_spine_port_gbps),
+            role="mgmt_tor",
+        ),
+        mgmt_spine=find_switch(
+            catalog, radix=req.mgmt_spine_ports, port_gbps=float(req.mgmt_spine_port_gbps), role="mgmt_spine"
+        ),
         compute_nic=None
         if req.compute_nic_gbps is None
         else find_nic(catalog, float(req.compute_nic_gbps), NIC_CAGES[req.compute_nic_cage][0]),
@@ -215,11 +226,15 @@ def floor_plan(req: BomRequest, plan: FabricPlan, storage: StoragePlan, mgmt: Ma
     tor_rows = tor_positions(mgmt, shape, layout, {})[0]
     per_row = leaves_per_row(np.concatenate([compute_rows, np.asarray(storage_rows, dtype=np.int64), tor_rows]))
     leaf_racks = sum(-(-n // per_leaf_rack) for n in per_row.values())
-    racks = rack_plan(
-        req.racks,
-        upper_switch_count(plan, storage, mgmt),
-        leaf_rack_count=leaf_racks,
-        switches_per_network_rack=per_spine_rack,
+    racks = plan_racks(  # power.plan.rack_plan's request, with the row groups that share network racks
+        RackRequest(
+            **dataclasses.asdict(req.racks),
+            upper_switch_count=upper_switch_count(plan, storage, mgmt),
+            leaf_rack_count=leaf_racks,
+            switches_per_network_rack=per_spine_rack,
+            rows_per_network_group=layout.rows_per_network_group,
+            management_in_storage_racks=layout.management_in_storage_racks,
+        )
     )
     u, ports = _worst(leaf)
     su, sports = _worst(spine)
@@ -229,7 +244,9 @@ def floor_plan(req: BomRequest, plan: FabricPlan, storage: StoragePlan, mgmt: Ma
         "switches_per_network_rack": f"largest k with k × ({su}U switch + 1U cable manager) + ⌈k × {sports} trunk "
         f"ports ÷ 24⌉ panels ≤ {rack_u}U: {per_spine_rack}",
         "leaf_racks": " + ".join(f"⌈{n} ÷ {per_leaf_rack}⌉" for _, n in sorted(per_row.items()))
-        + f" = {leaf_racks} end-of-row racks (compute and storage leaves and management ToRs per row)",
+        + f" = {leaf_racks} end-of-row racks (compute and storage leaves and management ToRs of each "
+        + _group_words(layout.rows_per_network_group)
+        + ")",
     }
     checks = tuple(
         _too_tall(where, u, ports, rack_u)
@@ -237,6 +254,12 @@ def floor_plan(req: BomRequest, plan: FabricPlan, storage: StoragePlan, mgmt: Ma
         if u + 1 + panels_for(ports) > rack_u
     )
     return Floor(layout, racks, derivations, checks)
+
+
+def _group_words(rows: int) -> str:
+    if rows == 1:
+        return "row"
+    return f"{rows} adjacent rows, which share the network racks at the end of the first of them"
 
 
 def _too_tall(where: str, switch_u: int, ports: int, rack_u: int) -> dict:
@@ -433,6 +456,7 @@ def network_bom(
             pdu_kw=float(req.pdu_kw),
             rack_u=req.racks.rack_u,
             catalog=catalog.parts,
+            system=rack_scale_system(req.gpu_model),  # an NVL72's own 48U rack, power shelves and PDUs
         ),
     )
     return replace(bom, checks=bom.checks + floor.checks) if floor.checks else bom

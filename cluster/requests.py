@@ -226,6 +226,7 @@ def roles_request(r: Requirements) -> RolesRequest:
         storage_node_nic_gbps=float(s.node_nic_gbps),
         mgmt_tor_ports=m.tor_access_ports,
         mgmt_tor_port_gbps=float(m.tor_access_gbps),
+        mgmt_tor_uplinks=m.tor_uplinks,
         mgmt_spine_ports=m.spine_ports,
         mgmt_spine_port_gbps=float(m.uplink_gbps),
     )

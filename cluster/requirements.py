@@ -310,7 +310,9 @@ class BomRules:
 
 @dataclass(frozen=True)
 class Power:
-    node_power_w: float | None = opt_real("Compute node power [W] (empty = GPU TDP × GPUs + the platform's host share)", 1, 1e6)
+    node_power_w: float | None = opt_real(
+        "Compute node power [W] (empty = GPU TDP × GPUs + the platform's host share)", 1, 1e6
+    )
     gpu_tdp_w: float | None = opt_real("GPU TDP [W] (empty = the GPU model's)", 1, 5000)
     host_overhead_w: float | None = opt_real(
         "Node power besides the GPUs [W] (empty = the platform's: its data-sheet maximum − GPUs × TDP; "

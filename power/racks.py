@@ -2,8 +2,12 @@
 
 Seed chapter §14.8 (seed-figures.md D14): 4 × DGX H100 (the chapter budgets 6U and 10 kW
 each) per 42U rack → ≈40 kW per compute rack; 250 nodes → 63 compute racks; with the
-infrastructure racks, 75 in all. Infrastructure racks here: one network rack at the end
-of each compute row (the leaves), racks of spine/core switches, storage and management.
+infrastructure racks, 75 in all. Infrastructure racks here, each listed by role (``RackPlan.by_role``):
+network racks of leaves (compute and storage leaves, management ToRs), shared by each pair of
+adjacent rows (bom/layout.py ``rows_per_network_group``); racks of spine/core switches; storage
+servers; management, login and fabric-management servers, which first fill the room the last
+storage rack leaves (NVIDIA DGX SuperPOD H100 RA-11333-001, Figure 3: one management rack holds
+the management servers, storage arrays and UFM appliances).
 """
 
 from __future__ import annotations
@@ -41,6 +45,11 @@ class RackRequest:
     # the floor plan's network racks (bom/plan.py floor_plan): end-of-row leaf racks, and switches a
     # spine-row rack holds by rack units; None: one leaf rack per row (a plan without a fabric, or a test)
     leaf_rack_count: int | None = None
+    # rows whose leaves share one group of network racks (bom/layout.py RackLayout.rows_per_network_group)
+    rows_per_network_group: int = 1
+    # management servers fill the last storage rack's free room first (the floor plan's rule, RackLayout); False:
+    # racks of their own, as the seed chapter counts them
+    management_in_storage_racks: bool = False
 
     def __post_init__(self) -> None:
         errors: dict[str, str] = {}
@@ -55,6 +64,7 @@ class RackRequest:
             "switches_per_network_rack",
             "storage_node_u",
             "mgmt_node_u",
+            "rows_per_network_group",
         ):
             if getattr(self, name) < 1:
                 errors[name] = f"must be at least 1, got {getattr(self, name)}"
@@ -93,6 +103,23 @@ class RackPlan:
     storage_per_rack: int
     mgmt_per_rack: int
     derivations: dict[str, str] = field(default_factory=dict)
+    leaf_rack_count: int = 0  # network racks of leaves and ToRs (part of network_rack_count)
+    mgmt_in_storage_rack: int = 0  # management servers standing in the last storage rack's free room
+
+    @property
+    def spine_rack_count(self) -> int:
+        return self.network_rack_count - self.leaf_rack_count
+
+    def by_role(self) -> list[tuple[str, int]]:
+        """Every rack by role, in floor order: (role, count); the counts add up to ``rack_count``."""
+        storage = "storage and management" if self.mgmt_in_storage_rack else "storage"
+        return [
+            ("compute", self.compute_rack_count),
+            ("network: leaves and ToRs", self.leaf_rack_count),
+            ("network: spine and core", self.spine_rack_count),
+            (storage, self.storage_rack_count),
+            ("management", self.mgmt_rack_count),
+        ]
 
     @property
     def infra_rack_count(self) -> int:
@@ -113,6 +140,7 @@ class RackPlan:
             "mgmt_rack_count": self.mgmt_rack_count,
             "infra_rack_count": self.infra_rack_count,
             "rack_count": self.rack_count,
+            "racks_by_role": [{"role": role, "count": n} for role, n in self.by_role() if n],
             "derivations": dict(self.derivations),
         }
 
@@ -136,11 +164,60 @@ def _racks_for(count: int, kw: float, u: int, budget_kw: float, rack_u: int) -> 
     return per_rack, math.ceil(count / per_rack) if count else 0
 
 
+def room_after(count: int, per_rack: int, other_per_rack: int) -> int:
+    """How many servers of another kind (``other_per_rack`` to a rack of their own) fit in the room the last rack
+    of ``count`` servers (``per_rack`` to a rack) leaves: ⌊(1 − in last ÷ per rack) × other per rack⌋, 0 when
+    there is no such rack or it is full. Never too many: both per-rack figures are min(⌊U ÷ U each⌋, ⌊kW ÷ kW
+    each⌋), so the last rack's share of either is at least its share of the rack's U and of its kW."""
+    in_last = count - (math.ceil(count / per_rack) - 1) * per_rack if count else 0
+    if not in_last or in_last == per_rack:
+        return 0
+    return (per_rack - in_last) * other_per_rack // per_rack
+
+
 def nodes_per_rack(node_kw: float, node_u: int, rack_budget_kw: float, rack_u: int) -> int:
     """Compute nodes a rack holds: min(⌊budget ÷ node kW⌋, ⌊rack U ÷ node U⌋) — the one figure the
     rack count, the floor plan's cable lengths and the PDUs all use. Compute racks hold nodes and PDUs only:
     every switch, management ToRs included, stands in a network rack (bom/layout.py)."""
     return min(whole_fit(rack_budget_kw, node_kw), rack_u // node_u)
+
+
+def _server_racks(req: RackRequest) -> tuple[int, int, int, int, int, dict[str, str]]:
+    """(storage per rack, storage racks, management per rack, management racks, management servers in the last
+    storage rack, derivations): management servers fill the last storage rack's free room first (room_after)."""
+    s_per, storage = _racks_for(
+        req.storage_node_count, req.storage_node_kw, req.storage_node_u, req.rack_budget_kw, req.rack_u
+    )
+    m_per = servers_per_rack(req.mgmt_node_kw, req.mgmt_node_u, req.rack_budget_kw, req.rack_u)
+    room = room_after(req.storage_node_count, s_per, m_per) if req.management_in_storage_racks else 0
+    shared = min(req.mgmt_node_count, room)
+    rest = req.mgmt_node_count - shared
+    mgmt = math.ceil(rest / m_per) if rest else 0
+    d = {"storage_rack_count": (f"⌈{req.storage_node_count} ÷ {s_per} per rack⌉ = {storage}" if storage else "none")}
+    if shared:
+        in_last = req.storage_node_count - (storage - 1) * s_per
+        d["storage_rack_count"] += (
+            f"; its last rack, {in_last} of {s_per}, leaves room for ⌊(1 − {in_last} ÷ {s_per}) × {m_per}⌋ = "
+            f"{room} management servers: {shared} stand there"
+        )
+    d["mgmt_rack_count"] = f"⌈{rest} ÷ {m_per} per rack⌉ = {mgmt}" if mgmt else "none"
+    if shared and not mgmt:
+        d["mgmt_rack_count"] = f"none: all {shared} in the last storage rack"
+    elif shared:
+        d["mgmt_rack_count"] = f"{req.mgmt_node_count} − {shared} in the last storage rack = " + d["mgmt_rack_count"]
+    return s_per, storage, m_per, mgmt, shared, d
+
+
+def _network_derivation(req: RackRequest, leaf_racks: int, spine_racks: int) -> str:
+    if req.leaf_rack_count is None:
+        how = " (one per row)"
+    else:
+        group = "each row" if req.rows_per_network_group == 1 else f"each {req.rows_per_network_group} adjacent rows"
+        how = f" (the floor plan: the leaves and ToRs of {group} share network racks, filled by rack units)"
+    return (
+        f"{leaf_racks} end-of-row leaf racks{how} + ⌈{req.upper_switch_count} spine/core switches ÷ "
+        f"{req.switches_per_network_rack} a rack⌉ = {spine_racks} → {leaf_racks + spine_racks}"
+    )
 
 
 def plan_racks(req: RackRequest) -> RackPlan:
@@ -153,10 +230,7 @@ def plan_racks(req: RackRequest) -> RackPlan:
     spine_racks = math.ceil(req.upper_switch_count / req.switches_per_network_rack)
     leaf_racks = rows if req.leaf_rack_count is None else req.leaf_rack_count
     network = leaf_racks + spine_racks
-    s_per, storage = _racks_for(
-        req.storage_node_count, req.storage_node_kw, req.storage_node_u, req.rack_budget_kw, req.rack_u
-    )
-    m_per, mgmt = _racks_for(req.mgmt_node_count, req.mgmt_node_kw, req.mgmt_node_u, req.rack_budget_kw, req.rack_u)
+    s_per, storage, m_per, mgmt, shared, server_d = _server_racks(req)
     limit = "power" if by_power <= by_u else "rack units"
     d = {
         "nodes_per_rack": (
@@ -166,14 +240,8 @@ def plan_racks(req: RackRequest) -> RackPlan:
         "compute_rack_count": f"⌈{req.node_count:,} ÷ {per_rack}⌉ = {racks:,} compute racks in {rows} rows of "
         f"up to {req.racks_per_row}",
         "compute_rack_kw": f"{in_full} × {req.node_kw:g} kW = {in_full * req.node_kw:,.1f} kW per full compute rack",
-        "network_rack_count": (
-            f"{leaf_racks} end-of-row leaf racks"
-            + (" (one per row)" if req.leaf_rack_count is None else " (the floor plan: leaves per row by rack units)")
-            + f" + ⌈{req.upper_switch_count} spine/core switches ÷ {req.switches_per_network_rack} a rack⌉ = "
-            f"{spine_racks} → {network}"
-        ),
-        "storage_rack_count": (f"⌈{req.storage_node_count} ÷ {s_per} per rack⌉ = {storage}" if storage else "none"),
-        "mgmt_rack_count": (f"⌈{req.mgmt_node_count} ÷ {m_per} per rack⌉ = {mgmt}" if mgmt else "none"),
+        "network_rack_count": _network_derivation(req, leaf_racks, spine_racks),
+        **server_d,
         "rack_count": (
             f"{racks:,} compute + {network + storage + mgmt} infrastructure = {racks + network + storage + mgmt:,}"
         ),
@@ -189,4 +257,6 @@ def plan_racks(req: RackRequest) -> RackPlan:
             f"{in_full} × {req.node_kw:g} kW + {req.rack_fixed_w / 1000:g} kW NVLink switch trays = "
             f"{rack_kw:,.1f} kW per full compute rack"
         )
-    return RackPlan(per_rack, racks, rows, rack_kw, network, storage, mgmt, s_per, m_per, d)
+    plan = RackPlan(per_rack, racks, rows, rack_kw, network, storage, mgmt, s_per, m_per, d, leaf_racks, shared)
+    d["racks_by_role"] = " + ".join(f"{n:,} {role}" for role, n in plan.by_role() if n) + f" = {plan.rack_count:,}"
+    return plan

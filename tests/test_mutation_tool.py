@@ -534,7 +534,7 @@ def test_a_class_bodys_mutants_run_the_tests_that_make_or_use_the_class(tmp_path
 
 
 def test_a_subprocess_a_mutants_test_starts_runs_the_mutant(tmp_path, monkeypatch):
-    """A test that starts Python (``cluster-designer simulate`` in the CLI tests) would import the pristine file and pass on
+    """A test that starts Python (``cluster-designer simulate``, CLI tests) would import the pristine file and pass on
     any mutant: a survivor then re-ran such tests in a fresh pytest process with the mutant on disk (the slow path,
     ~10 s a run). The child hooks every Popen instead — also one handed its own env and PYTHONPATH
     (tests/cluster/test_pipeline.py's bare environment) — and the module is compiled from the mutated source under

@@ -53,7 +53,9 @@ def test_2000_gpu_all_optics_counts():
         "= 267. Per link end, not per link: 335 optical links have 670 ends (the seed chapter counts one module per "
         "link)"
     )
-    assert b.quantity("7050SX3-48YC8") == 34 and b.quantity("7280SR3-48YC8") == 2
+    # the management spine by the ports its role needs, 48 × 100G: the 64 × 100G SN4600C, never the chapter's
+    # 7280SR3-48YC8 (48 × 25G + 8 × 100G, as its data sheet and description say)
+    assert b.quantity("7050SX3-48YC8") == 34 and b.quantity("SN4600C") == 2 and b.quantity("7280SR3-48YC8") == 0
     assert b.quantity("SFP28-25G-SR") == 2 * 267  # server end + ToR end
     assert b.quantity("QSFP28-100G-SR4", plane="management") == 2 * 68
     assert sum(ln.quantity for ln in b.lines if ln.sku.startswith("CAT6") and not ln.spare) == 267  # BMC
@@ -129,10 +131,12 @@ def test_d7_seed_table_line_by_line():
     for item, qty in (
         ("IB switch QM9700 (64-port NDR)", 96),
         ("Mgmt ToR Arista 7050SX3", 34),
-        ("Mgmt spine Arista 7280SR3", 2),
         ("IB fibre NDR MPO-12 20 m", 4048),
     ):
         assert rows[item].our_quantity == qty == rows[item].reference.quantity
+    # the chapter's 48 × 100GbE management spine is a 48 × 25G + 8 × 100G part: we buy 2 SN4600C instead
+    spine = rows["Mgmt spine Arista 7280SR3"]
+    assert spine.reference.quantity == 2 and spine.our_quantity == 0 and b.quantity("SN4600C") == 2
     assert rows["IB switch QM9700 (64-port NDR)"].our_subtotal_usd == Decimal("6240000")
     # per end, not per link: 1,000 more modules, and twin-port ones on the switches
     modules = rows["IB optical module NDR OSFP"]

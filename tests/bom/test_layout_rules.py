@@ -58,17 +58,27 @@ def test_lengths_must_be_positive_and_slack_may_be_zero():
 
 
 def test_positions(L):
-    """Node 39 is in rack 9 (4 a rack) = row 0, column 9; node 40 opens row 1. 40 nodes fill one row of 10 racks,
-    41 need a second; no nodes still make a row. The 16th leaf of row 2 stands in column 10 (its network rack), the
-    17th in column 11. Storage: 8 a rack from the infrastructure row; 80 fill a row. Servers follow the ⌈9 ÷ 8⌉ = 2
-    storage racks, 8 a rack. Spine row −1, 16 switches a rack."""
+    """Node 39 is in rack 9 (4 a rack) = row 0, column 9; node 40 opens row 1. 40 nodes fill one row of 10 racks, 41
+    need a second; no nodes still make a row. Each row has its own network racks (rows_per_network_group 1: row
+    3's stand at (3, 10)); with rows_per_network_group 2, rows 2 and 3 share row 2's, (2, 10). The 16th leaf of
+    row 2 stands in column 10 (its network rack), the 17th in column 11. Storage: 8 a rack from the
+    infrastructure row; 80 fill a row. 9 storage servers take ⌈9 ÷ 8⌉ = 2 racks, the last holding 1 of 8: room
+    for ⌊(1 − 1 ÷ 8) × 8⌋ = 7 management servers there (rack 1), the 8th opens rack 2, 8 a rack; 80 storage
+    servers fill 10 racks, no room. Spine row −1, 16 switches a rack."""
     assert (L.node_position(39), L.node_position(40)) == ((0, 9), (1, 0))
     assert (L.compute_rows(0), L.compute_rows(40), L.compute_rows(41)) == (1, 1, 2)
-    assert L.row_network_rack(3) == (3, 10)
+    assert (L.row_network_rack(2), L.row_network_rack(3), L.row_network_rack(4)) == ((2, 10), (3, 10), (4, 10))
+    paired = RackLayout(rows_per_network_group=2)
+    assert (paired.row_network_rack(2), paired.row_network_rack(3), paired.row_network_rack(4)) == (
+        (2, 10),
+        (2, 10),
+        (4, 10),
+    )
     assert (L.leaf_rack(2, 15), L.leaf_rack(2, 16)) == ((2, 10), (2, 11))
     assert (L.storage_position(5, 7), L.storage_position(5, 8), L.storage_position(5, 80)) == ((5, 0), (5, 1), (6, 0))
-    # servers 0–7 share rack 2 (8 a rack), the 9th opens rack 3
-    assert tuple(L.server_position(5, 9, i) for i in (0, 7, 8, 9)) == ((5, 2), (5, 2), (5, 3), (5, 3))
+    # servers 0–6 in the last storage rack (rack 1), 7–14 in rack 2, the 16th (index 15) opens rack 3
+    assert tuple(L.server_position(5, 9, i) for i in (0, 6, 7, 14, 15)) == ((5, 1), (5, 1), (5, 2), (5, 2), (5, 3))
+    assert RackLayout(management_in_storage_racks=False).server_position(5, 9, 0) == (5, 2)  # racks of their own
     assert L.server_position(5, 80, 8) == (6, 1)  # 10 storage racks fill row 5; server rack 11 is row 6, column 1
     assert (L.spine_row_rack(15), L.spine_row_rack(16)) == ((-1, 0), (-1, 1))
 

@@ -209,29 +209,32 @@ def test_more_fabric_managers_than_free_leaf_ports_is_a_field_error():
 
 
 def test_racks_pdus_panels_and_cable_managers_by_rule():
-    """Seed 2,000-GPU design by hand: 63 compute racks at 40 kW (4 × 10 kW nodes) + 23 infrastructure racks
-    = 86, where the seed (D14) counts 12 infrastructure racks = 75 by taking 16 switches to a network rack and
+    """Seed 2,000-GPU design by hand: 63 compute racks at 40 kW (4 × 10 kW nodes) + 24 infrastructure racks
+    = 87, where the seed (D14) counts 12 infrastructure racks = 75 by taking 16 switches to a network rack and
     one leaf rack per row (tests/power/test_seed_power.py reproduces that under its assumptions). A rack also
     holds each switch's 1U cable manager and the patch panels of the trunks landing there (this BOM's own
     rules), and then 16 QM9700 spines need 16 × 2U + ⌈16 × 64 ÷ 24⌉ = 43 panels = 75U of 42U. So: spine row
-    9 a rack (9 × 2 + ⌈9 × 64 ÷ 24⌉ = 24 → 42U), ⌈45 upper switches ÷ 9⌉ = 5 racks; end-of-row racks 12
-    switches each (12 × 2 + ⌈12 × 32 ÷ 24⌉ = 16 → 40U), a row's compute leaves, then its storage leaves, then
-    the management ToRs whose first server is in the row (compute racks hold nodes only): a 40-node row takes
-    5 ToRs of 8 servers; per row 16 + 4 + 5 = 25, 8 + 4 + 5 = 17 (×3), 25, 8 + 3 + 5 = 16, then the
-    10-node row 1 storage leaf + 2 ToRs = 3 and the infrastructure row 1 + 2 = 3 → 3 + 2 + 2 + 2 + 3 + 2 + 1
-    + 1 = 16; storage ⌈8 ÷ 16⌉ = 1, management + login ⌈9 ÷ 26⌉ = 1 → 5 + 16 + 1 + 1 = 23.
-    PDUs: 63 × 2 feeds × ⌈40 ÷ 17.3⌉ = 378, + 23 × 2 = 46 → 424;
+    packed for its tallest switch, the 2U SN4600C management spine: 7 a rack (7 × 3U + ⌈7 × 64 ÷ 24⌉ = 19 →
+    40U; 8 would take 46U), ⌈45 upper switches ÷ 7⌉ = 7 racks; end-of-row racks 12 switches each (12 × 2 +
+    ⌈12 × 32 ÷ 24⌉ = 16 → 40U), a row's compute leaves, then its storage leaves, then the management ToRs whose
+    first server is in the row (compute racks hold nodes only): a 40-node row takes 5 ToRs of 8 servers; per
+    row 16 + 4 + 5 = 25, 8 + 4 + 5 = 17 (×3), 25, 8 + 3 + 5 = 16, then the 10-node row 1 storage leaf + 2 ToRs
+    = 3 and the infrastructure row 1 + 2 = 3; each row its own network racks (RackLayout.rows_per_network_group
+    1): ⌈25 ÷ 12⌉ + 3 × ⌈17 ÷ 12⌉ + ⌈25 ÷ 12⌉ + ⌈16 ÷ 12⌉ + 1 + 1 = 3 + 6 + 3 + 2 + 1 + 1 = 16; storage
+    ⌈8 ÷ 16⌉ = 1, whose room ⌊(1 − 8 ÷ 16) × 26⌋ = 13 takes the 9 management and login servers (RA-11333-001
+    Figure 3: management servers beside the storage) → 7 + 16 + 1 = 24.
+    PDUs: 63 × 2 feeds × ⌈40 ÷ 17.3⌉ = 378, + 24 × 2 = 48 → 426;
     cable managers: one per switch (96 + 36 + 36 = 168); patch panels per rack, ⌈trunk ends there ÷ 24⌉:
-    the spine row's first rack holds compute spines 1–9, every one of their 64 QM9700 ports a trunk to a
-    leaf (2 tiers, 64 leaves × 32 uplinks = 32 spines × 64), so 9 × 64 = 576 ends → 24 panels; the whole
+    the spine row's first rack holds compute spines 1–7, every one of their 64 QM9700 ports a trunk to a
+    leaf (2 tiers, 64 leaves × 32 uplinks = 32 spines × 64), so 7 × 64 = 448 ends → 19 panels; the whole
     count is Σ over racks of the trunk ends counted again from the per-link records of the cut sheet."""
     r = validate(yaml.safe_load((EXAMPLES / "seed-2000-gpu.yaml").read_text()))
     seed = plan_cluster(r, CATALOG)
     b = seed.bom
     infra = {ln.category: ln for ln in b.lines if ln.plane == "infrastructure"}
-    assert infra["rack"].quantity == 86 and infra["rack"].sku == "RACK-42U-600x1200"
-    assert seed.power.racks.network_rack_count == 21
-    assert infra["pdu"].quantity == 424 and "⌈40.0 kW ÷ 17.3 kW⌉" in infra["pdu"].derivation
+    assert infra["rack"].quantity == 87 and infra["rack"].sku == "RACK-42U-600x1200"
+    assert seed.power.racks.network_rack_count == 23
+    assert infra["pdu"].quantity == 426 and "⌈40.0 kW ÷ 17.3 kW⌉" in infra["pdu"].derivation
     assert infra["cable manager"].quantity == 168
     ends: Counter = Counter()
     switch_roles = {"compute_switch", "storage_switch", "mgmt_tor", "mgmt_spine"}
@@ -241,7 +244,7 @@ def test_racks_pdus_panels_and_cable_managers_by_rule():
         if link.a_role in switch_roles and link.z_role in switch_roles and chooser.parts(link).optical:
             ends[link.a_rack] += 1
             ends[link.z_rack] += 1
-    assert ends[(-1, 0)] == ends[(-1, 1)] == 9 * 64
+    assert ends[(-1, 0)] == ends[(-1, 1)] == 7 * 64
     assert sum(ends.values()) == 2 * b.trunk_count
     assert infra["patch panel"].quantity == sum(-(-n // 24) for n in ends.values())
     assert "Σ ⌈ends in the rack ÷ 24 MPO ports per 1U panel⌉" in infra["patch panel"].derivation

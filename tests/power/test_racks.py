@@ -131,9 +131,47 @@ def test_network_racks_say_where_the_leaf_racks_come_from():
     planned = plan_racks(rack_request(node_count=10, node_kw=10, node_u=8, upper_switch_count=20, leaf_rack_count=3))
     assert planned.network_rack_count == 5
     assert (
-        "3 end-of-row leaf racks (the floor plan: leaves per row by rack units)"
-        in (planned.derivations["network_rack_count"])
+        "3 end-of-row leaf racks (the floor plan: the leaves and ToRs of each row share network racks, filled by "
+        "rack units)" in (planned.derivations["network_rack_count"])
     )
+    paired = plan_racks(rack_request(node_count=10, node_kw=10, node_u=8, leaf_rack_count=3, rows_per_network_group=2))
+    assert "of each 2 adjacent rows share network racks" in paired.derivations["network_rack_count"]
+
+
+def test_management_servers_fill_the_last_storage_rack_first_and_every_rack_is_listed_by_role():
+    """8 storage servers (2.5 kW, 2U: min(⌊40 ÷ 2.5⌋ = 16, ⌊42 ÷ 2⌋ = 21) = 16 a rack) fill half a rack; 9
+    management servers (1.5 kW, 1U: min(⌊40 ÷ 1.5⌋ = 26, 42) = 26 a rack) take ⌊(1 − 8 ÷ 16) × 26⌋ = 13 of its
+    room: all 9 stand there (8 × 2U + 9 × 1U = 25U, 8 × 2.5 + 9 × 1.5 = 33.5 kW of 40). 20 more need
+    ⌈(20 − 13) ÷ 26⌉ = 1 rack of their own. Full storage racks leave no room (16 servers: 1 rack + 1)."""
+    args = dict(node_count=10, node_kw=10, node_u=8, storage_node_count=8, leaf_rack_count=1, upper_switch_count=1)
+    shared = plan_racks(rack_request(**args, mgmt_node_count=9, management_in_storage_racks=True))
+    assert (shared.storage_rack_count, shared.mgmt_rack_count, shared.mgmt_in_storage_rack) == (1, 0, 9)
+    assert shared.derivations["storage_rack_count"] == (
+        "⌈8 ÷ 16 per rack⌉ = 1; its last rack, 8 of 16, leaves room for ⌊(1 − 8 ÷ 16) × 26⌋ = 13 management "
+        "servers: 9 stand there"
+    )
+    assert shared.derivations["mgmt_rack_count"] == "none: all 9 in the last storage rack"
+    # ⌈10 ÷ 4⌉ = 3 compute, 1 leaf, ⌈1 ÷ 16⌉ = 1 spine, 1 storage and management = 6
+    assert shared.by_role() == [
+        ("compute", 3),
+        ("network: leaves and ToRs", 1),
+        ("network: spine and core", 1),
+        ("storage and management", 1),
+        ("management", 0),
+    ]
+    assert shared.derivations["racks_by_role"] == (
+        "3 compute + 1 network: leaves and ToRs + 1 network: spine and core + 1 storage and management = 6"
+    )
+    assert sum(n for _, n in shared.by_role()) == shared.rack_count == 6
+    more = plan_racks(rack_request(**args, mgmt_node_count=20, management_in_storage_racks=True))
+    assert (more.mgmt_in_storage_rack, more.mgmt_rack_count) == (13, 1)
+    assert more.derivations["mgmt_rack_count"] == "20 − 13 in the last storage rack = ⌈7 ÷ 26 per rack⌉ = 1"
+    full = plan_racks(
+        rack_request(**{**args, "storage_node_count": 16}, mgmt_node_count=9, management_in_storage_racks=True)
+    )
+    assert (full.storage_rack_count, full.mgmt_rack_count, full.mgmt_in_storage_rack) == (1, 1, 0)
+    apart = plan_racks(rack_request(**args, mgmt_node_count=9))  # the seed chapter's rule: racks of their own
+    assert (apart.storage_rack_count, apart.mgmt_rack_count) == (1, 1)
 
 
 def test_a_rack_scale_budget_counts_the_switch_trays_in_kilowatts():
