@@ -45,16 +45,23 @@ class PortGroup(NamedTuple):
         return f"{self.count} × {self.gbps:g}G"
 
 
-_GROUP = re.compile(r"^\s*(\d+)\s*[x×]\s*(\d+(?:\.\d+)?)\s*G\s*$", re.IGNORECASE)
+# one group: a count ≥ 1, x (or ×), a speed > 0, G — spaces (only) around each; ASCII classes, so the same text is
+# a JSON Schema (ECMA-262) pattern: the catalog API states it (designer/api/catalog.py) and enforces it
+_COUNT = r"0*[1-9][0-9]*"
+_SPEED = r"(?:0*[1-9][0-9]*(?:\.[0-9]+)?|0+\.[0-9]*[1-9][0-9]*)"
+_ONE_GROUP = rf" *{_COUNT} *[xX×] *{_SPEED} *[gG] *"
+PORT_GROUPS_PATTERN = rf"^{_ONE_GROUP}(?:\+{_ONE_GROUP})*$"
+_GROUP = re.compile(r" *([0-9]+) *[xX×] *([0-9]+(?:\.[0-9]+)?) *[gG] *")
 
 
 def parse_port_groups(text: str) -> tuple[PortGroup, ...]:
-    """'8x100G' or '8 × 100G + 4 × 400G' → port groups; '' → none. Raises ValueError on anything else."""
-    if not text.strip():
+    """'8x100G' or '8 × 100G + 4 × 400G' → port groups; '' → none. Raises ValueError on anything else (any
+    character but those, spaces included — a tab or a line break is refused, as the API's pattern refuses it)."""
+    if text == "" or text.strip(" ") == "":
         return ()
     groups = []
     for item in text.split("+"):
-        m = _GROUP.match(item)
+        m = _GROUP.fullmatch(item)
         if m is None or int(m.group(1)) < 1 or float(m.group(2)) <= 0:
             raise ValueError(f"port groups are 'count x speedG' joined by '+', e.g. 8x100G; got {text!r}")
         groups.append(PortGroup(int(m.group(1)), float(m.group(2))))

@@ -632,7 +632,7 @@ class _Integrals:
 
 
 def _checked(jobs: Jobs, node_count: int, gpus_per_node: int, horizon_h: float, policy: str, preempt: bool,
-             groups: list[int] | None) -> tuple[int, np.ndarray]:  # fmt: skip
+             groups: list[int] | None, spread: np.ndarray | None = None) -> tuple[int, np.ndarray]:  # fmt: skip
     """(the horizon in whole seconds, nodes each job needs), or the field errors of a run that cannot start."""
     if policy not in POLICIES:
         raise SchedulerInputError({"policy": f"one of {', '.join(POLICIES)}"})
@@ -647,6 +647,10 @@ def _checked(jobs: Jobs, node_count: int, gpus_per_node: int, horizon_h: float, 
                                               f"{node_count:,} nodes"})  # fmt: skip
     if groups is not None and len(groups) != node_count:
         raise SchedulerInputError({"groups": f"a leaf group for each of the {node_count:,} nodes"})
+    if spread is not None:
+        factors = np.asarray(spread, dtype=float)
+        if factors.shape != (len(jobs),) or not (np.isfinite(factors) & (factors >= 1)).all():
+            raise SchedulerInputError({"spread": f"a run-time factor ≥ 1 for each of the {len(jobs):,} jobs"})
     return horizon_s, need
 
 
@@ -679,7 +683,7 @@ def simulate(
 
     Every time given in hours (the jobs' submit and run times, the horizon, the failure model's, the carbon
     limit) is converted here to whole seconds by the module's one rule (:func:`seconds`); results are hours."""
-    horizon_s, need = _checked(jobs, node_count, gpus_per_node, horizon_h, policy, preempt, groups)
+    horizon_s, need = _checked(jobs, node_count, gpus_per_node, horizon_h, policy, preempt, groups, spread)
     if (preempt or spread is not None or tidal is not None) and failures is None:
         failures = FailureModel(afr=0.0, restart_h=restart_h)  # the node-hour books and restarts; no failures
     times = job_seconds(jobs)

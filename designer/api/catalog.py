@@ -20,6 +20,7 @@ from rest_framework.response import Response
 
 from bom.currencies import ISO_4217
 from bom.models import Part, Price, PriceBook, Quote
+from bom.parts import PORT_GROUPS_PATTERN
 from designer.api.auth import ReadOnlyTokenPermission
 from designer.api.pagination import ID_SCHEMA, PAGE_PARAMETERS, paged, query_int
 from designer.api.parsers import DecimalJSONParser
@@ -45,6 +46,10 @@ PART_BOUNDS = {
     "port_count": {"max_value": 100_000},
     "ports_per_module": {"max_value": 64},
     "rack_units": {"max_value": 60},
+    "extra_port_groups": {  # the parser's own rule (bom/parts.py), stated in the schema
+        "pattern": PORT_GROUPS_PATTERN,
+        "pattern_message": "port groups are 'count x speedG' joined by '+', e.g. 8x100G",
+    },
 }
 
 

@@ -9,7 +9,8 @@ from collections import Counter
 
 import pytest
 
-from bom.elevation import Heights, elevations
+from bom.cells import safe_text
+from bom.elevation import Heights, elevations, racks_csv
 from bom.links import Link
 from bom.netbox import netbox_files, netbox_zip
 from bom.plan import Catalog, floor_sheets
@@ -263,3 +264,26 @@ def test_a_rack_over_its_power_budget_is_reported():
     assert check["field"] == "rack_budget_kw" and "R01-01 draws 20.5 kW" in check["message"]
     fits = elevations(links[:1], [False], heights)
     assert fits.checks() == [] and fits.racks[0].power_kw == pytest.approx(10.5)
+
+
+def test_the_racks_csv_quotes_a_cell_a_spreadsheet_would_run():
+    """A part number typed into the catalogue as a formula (CSV injection, OWASP: a cell starting with =, +, −, @,
+    tab or CR) is written with a leading apostrophe, so a spreadsheet shows it as text: "=1+2" → "'=1+2". Numbers
+    (a U of −1 is no text) and harmless text stay as they are."""
+    heights = Heights(
+        rack_u=10, node_u=4, storage_u=2, mgmt_u=1, switch_u={"mgmt_tor": 1}, switch_sku={"mgmt_tor": "=1+2"}
+    )
+    elev = elevations([_link("cn00001", "nic", (0, 0), "mtor001", "mgmt_tor", (0, 0))], [False], heights)
+    rows = list(csv.reader(io.StringIO(racks_csv(elev))))
+    tor = next(r for r in rows if r[5] == "mtor001")
+    assert tor[7] == "'=1+2"
+    assert [safe_text(v) for v in ("+1", "-1", "@SUM(A1)", "\tx", "\rx", "cn00001", -1, None)] == [
+        "'+1",
+        "'-1",
+        "'@SUM(A1)",
+        "'\tx",
+        "'\rx",
+        "cn00001",
+        -1,
+        None,
+    ]

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from bom.build import ETHERNET_ROLES, Roles, _switch_and_nic_lines, find_switch, role_needs, serves
 from bom.catalog import DEFAULT_PARTS
-from bom.parts import PartKind, PartSpec, PortGroup, groups_serve, parse_port_groups
+from bom.parts import PORT_GROUPS_PATTERN, PartKind, PartSpec, PortGroup, groups_serve, parse_port_groups
 from bom.plan import bom_roles
 from cluster.requests import roles_request
 from cluster.validate import validate_flat
@@ -192,3 +192,36 @@ def test_migration_0009_corrects_a_catalog_stored_before_it():
     spine.extra_port_groups = "eight uplinks"
     with pytest.raises(ValidationError):
         spine.full_clean()
+
+
+@settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow])
+@given(st.from_regex(PORT_GROUPS_PATTERN.replace("$", r"\Z"), fullmatch=True))
+def test_every_text_the_api_schema_allows_parses(text):
+    """The catalog API states the parser's rule as its JSON Schema pattern (schemathesis sends what the pattern
+    allows and expects it taken): every such text parses to groups of a count ≥ 1 at a speed > 0."""
+    groups = parse_port_groups(text)
+    assert groups and all(g.count >= 1 and g.gbps > 0 for g in groups)
+
+
+@pytest.mark.parametrize("text", ["8x100G\n", "8x100G\t", "8\nx100G", "0x100G", "8x0G", "8x.5G", "8x100G+", "x", " "])
+def test_what_the_pattern_refuses_the_parser_refuses(text):
+    import re
+
+    assert not re.fullmatch(PORT_GROUPS_PATTERN.strip("^$"), text)
+    if text.strip(" "):
+        with pytest.raises(ValueError, match="count x speedG"):
+            parse_port_groups(text)
+
+
+@pytest.mark.django_db
+def test_the_catalog_api_states_and_enforces_the_pattern(admin_client):
+    schema = admin_client.get("/api/v1/schema/?format=json").json()
+    prop = schema["components"]["schemas"]["Part"]["properties"]["extra_port_groups"]
+    assert PORT_GROUPS_PATTERN in [branch.get("pattern") for branch in prop["oneOf"]]
+    part = {"sku": "T-1", "kind": "switch", "vendor": "x", "description": "a test switch", "port_count": 48,
+            "port_gbps": 25.0, "ports_per_module": 1, "media": "", "rack_units": 1}  # fmt: skip
+    post = admin_client.post
+    bad = post("/api/v1/parts/", {**part, "extra_port_groups": "8x100G\n"}, content_type="application/json")
+    assert bad.status_code == 400 and "extra_port_groups" in bad.json()["errors"]
+    ok = post("/api/v1/parts/", {**part, "extra_port_groups": "8 × 100G"}, content_type="application/json")
+    assert ok.status_code == 201, ok.content

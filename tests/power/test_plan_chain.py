@@ -12,7 +12,17 @@ import pytest
 from cluster.requests import node_power_request, power_request, rack_figures, resolve, tco_request
 from cluster.requirements import GPU_MODELS, Requirements
 from power.gpus import GPU_TDP_W
-from power.plan import NetworkFigures, capex_lines, gpu_tdp_w, opex_lines, plan_power, rack_plan
+from power.plan import (
+    NetworkFigures,
+    NodePowerRequest,
+    capex_lines,
+    capping_host_w,
+    gpu_tdp_w,
+    node_power_w,
+    opex_lines,
+    plan_power,
+    rack_plan,
+)
 from tests.conftest import with_sections
 
 NET = NetworkFigures(40_000.0, "40 kW as given", Decimal("3000000"))
@@ -124,3 +134,22 @@ def test_annual_carbon_keeps_three_decimals():
     assert (plan.facility.it_kw, plan.facility.annual_kwh) == (2623.5, 34_470_600)
     assert plan.annual_co2_t == pytest.approx(14_260.48722)
     assert plan.to_dict()["carbon"]["annual_co2_t"] == 14_260.487
+
+
+def test_a_host_given_wins_over_a_rack_scale_tray():
+    """A GB200 NVL72 compute tray with a 2,000 W host typed: 4 × 1,200 W TDP + 2,000 W = 6,800 W "as given" (not
+    the tray's 4 × 1,200 + 1,667 = 6,467 W), and the capping planner keeps the typed 2,000 W at full power; left
+    empty, both take the tray's 1,667 W host (power/rack_systems.py)."""
+
+    def node(host):
+        return NodePowerRequest(
+            gpu_model="GB200", gpus_per_node=4, gpu_tdp_w=None, node_power_w=None, host_overhead_w=host
+        )
+
+    assert node_power_w(node(2000.0)) == (6800.0, "4 × 1200 W TDP + 2,000 W host as given = 6,800 W")
+    assert capping_host_w(node(2000.0)) == 2000.0
+    watts, why = node_power_w(node(None))
+    assert watts == 4 * 1200 + 1667
+    assert why.endswith("4 × 1,200 W TDP + 1,667 W tray host (Grace CPUs, memory, NICs, fans; GB200 NVL72) = 6,467 W "
+                        "per compute tray")  # fmt: skip
+    assert capping_host_w(node(None)) == 1667.0

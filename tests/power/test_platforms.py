@@ -144,3 +144,13 @@ def test_a_dgx_b200_design_fits_two_nodes_an_air_rack():
     assert plan.power.node_power_w == 14300
     assert plan.power.racks.nodes_per_rack == 2
     assert plan.power.racks.compute_rack_kw == pytest.approx(2 * 14.3)
+
+
+def test_rows_without_a_published_maximum_are_flagged_as_assumptions():
+    """The DGX A100, H100/H200 and B200 maxima are the user guides' figures; B300 (no data sheet found), MI300X
+    (no OEM maximum: the XE9680's 3+3 supplies) and the GB200/GB300 NVL72 compute trays (a split of the rack
+    figure, power/rack_systems.py) are assumptions — and each row's document says which it is."""
+    flagged = {model for model, row in platforms().items() if row.assumption}
+    assert flagged == {"B300", "MI300X", "GB200", "GB300"}
+    for model, row in platforms().items():
+        assert row.assumption == row.document.startswith("assumption"), model

@@ -15,9 +15,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scheduling import SchedulerInputError
+from scheduling.carbon import CarbonPolicy
 from scheduling.failures import FailureModel
 from scheduling.reference import reference_starts
-from scheduling.simulator import _Timeline, hours_to_s, job_seconds, report, seconds, simulate
+from scheduling.simulator import _interval_s, _Timeline, hours_to_s, job_seconds, report, seconds, simulate
 from scheduling.trace import acme_to_rows, parse_trace
 from scheduling.workload import Jobs
 
@@ -254,3 +255,111 @@ def test_an_acme_trace_in_whole_seconds_keeps_its_seconds():
     jobs, _, _ = parse_trace(acme_to_rows(head + rows))
     submit_s, run_s = job_seconds(jobs)
     assert submit_s.tolist() == [0, 1, 2, 3] and run_s.tolist() == [1, 7, 3601, 86_399]
+
+
+# --- edges of the rule: a second, half a second, a negative fraction ------------------------------------------------
+
+
+def test_a_negative_time_under_an_hour_is_refused():
+    """−0.5 h and −1 ms are negative times too: refused on the field, never rounded to a time ≥ 0 (or to −1,800 s)."""
+    for hours in (-0.5, -1e-9 / 3600):
+        with pytest.raises(SchedulerInputError) as exc:
+            hours_to_s(hours, "x")
+        assert set(exc.value.errors) == {"x"}
+
+
+def test_a_one_second_horizon_is_a_window():
+    """1 s (1/3,600 h) is the shortest window: accepted, and the one job of 1 node runs in it for that second —
+    1 busy node-second of 2 node-seconds."""
+    res = simulate(_jobs([0.0], [1], [1.0]), node_count=2, gpus_per_node=8, horizon_h=1 / 3600)
+    assert res.horizon_h == 1 / 3600 and res.start_h.tolist() == [0.0]
+    assert round(res.busy_integral_node_h * 3600) == 1
+    assert res.capacity_node_h * 3600 == pytest.approx(2)
+
+
+def test_a_restart_shorter_than_half_a_second_still_takes_one():
+    """1 node, preemption: best-effort B (1 h) starts at 0; critical C (1 h) arrives at 0.5 h = 1,800 s and preempts
+    it (B keeps its 1,800 s of work: it checkpoints on the signal). C ends at 5,400 s; B restarts then. A restart of
+    0.0001 h is 0.36 s, a positive duration, so at least 1 s: B ends at 5,400 + 1 + 1,800 = 7,201 s."""
+    jobs = _jobs([0.0, 0.5], [1, 1], [1.0, 1.0], priority=[0, 2])
+    res = simulate(jobs, node_count=1, gpus_per_node=8, horizon_h=10, preempt=True, restart_h=0.0001)
+    assert _starts_s(res) == [0, 1800]
+    assert res.preempted.tolist() == [1, 0] and res.restarts.tolist() == [1, 0]
+    assert round(res.end_h[0] * 3600) == 7201 and round(res.end_h[1] * 3600) == 5400
+    assert round(res.failures["restart_node_h"] * 3600) == 1
+
+
+def test_a_repair_shorter_than_half_a_second_still_takes_one():
+    """A seeded failure run (AFR 99.9 %, 4 nodes of 8 GPUs, 200 h) with repairs of 0.0001 h = 0.36 s: a positive
+    duration, so every node is out of service for 1 s (not 0)."""
+    res = simulate(_jobs([0.0], [1], [1.0]), node_count=4, gpus_per_node=8, horizon_h=200,
+                   failures=FailureModel(afr=0.999, repair_h=0.0001, seed=4))  # fmt: skip
+    assert res.failures["failures"] >= 1 and res.outages
+    assert {round(b * 3600) - round(a * 3600) for a, b, _ in res.outages} == {1}
+    assert round(res.failures["down_node_h"] * 3600) == len(res.outages)
+
+
+def test_a_checkpoint_interval_is_at_least_one_second():
+    """Daly's τ in whole seconds by the rule: 1 h → 3,600 s, 1.5 s → 2 s; 0.36 s rounds to 0 but an interval is at
+    least 1 s (a zero one would checkpoint without end); no failures (τ = ∞) stays ∞."""
+    assert _interval_s(1.0) == 3600 and _interval_s(1.5 / 3600) == 2
+    assert _interval_s(0.0001) == 1 and _interval_s(0.4 / 3600) == 1
+    assert _interval_s(math.inf) == math.inf
+
+
+def test_a_deferral_deadline_one_second_after_an_event_is_kept():
+    """2 nodes, every hour dirty (500 g/kWh > 200): D (deferrable, 1 node) is held from its submit at 0 until its
+    limit, 0.5 h = 1,800 s. A (not deferrable, 1 node, 1,799 s) ends one second before: at 1,799 s D is still held
+    and the loop's next wake-up is its deadline, 1,800 s — D starts then, not a second later."""
+    jobs = _jobs([0.0, 0.0], [1, 1], [1799 / 3600, 1.0])
+    carbon = CarbonPolicy((500.0,) * 24, threshold_g_per_kwh=200.0, max_defer_h=0.5, kw_per_gpu=1.0)
+    res = simulate(jobs, node_count=2, gpus_per_node=8, horizon_h=10, carbon=carbon,
+                   deferrable=np.array([False, True]))  # fmt: skip
+    assert _starts_s(res) == [0, 1800]
+    assert round(res.end_h[0] * 3600) == 1799
+
+
+@pytest.mark.parametrize("pace_two", [False, True])
+def test_checkpoint_and_network_wait_split_the_overhead_by_hand(pace_two):
+    """One 2-node job of 1 h (3,600 s of work) across two leaf groups of 1 node, with checkpoints (AFR 99.9 %, δ 6 h:
+    stretch s = 1 + δ/τ) and a network spread f: its wall time is ⌊3,600 × s × f⌉ and the overhead over = wall −
+    3,600 splits as (s − 1) f : f − 1 between checkpoint writes and network wait (the simulator's rule): checkpoint
+    = ⌊over × (s − 1) f ÷ (s f − 1)⌉ seconds, on each of the 2 nodes. f = 2, and f = 2 ÷ s, a pace s × f of exactly
+    2 (no special case). The seeded stream has no failure in the 30 h window."""
+    model = FailureModel(afr=0.999, checkpoint_write_h=6.0, seed=1)
+    s = model.stretch(2, 8)
+    f = 2.0 / s if pace_two else 2.0
+    assert s > 1.2
+    if pace_two:
+        assert s * f == 2.0
+    res = simulate(_jobs([0.0], [2], [1.0]), node_count=2, gpus_per_node=8, horizon_h=30, leaf_nodes=1,
+                   failures=model, spread=np.array([f]))  # fmt: skip
+    assert res.failures["failures"] == 0.0
+    wall = round(3600 * (s * f))
+    over = wall - 3600
+    ckpt = round(over * (s - 1) * f / (s * f - 1))
+    assert round(res.end_h[0] * 3600) == wall
+    assert round(res.failures["checkpoint_node_h"] * 3600) == 2 * ckpt
+    assert round(res.failures["network_wait_node_h"] * 3600) == 2 * (over - ckpt)
+    assert round(res.failures["productive_node_h"] * 3600) == 2 * 3600
+
+
+def test_the_stretch_is_against_the_run_time_the_run_used():
+    """A job of 0.0001 h (0.36 s) runs for 1 s — a positive run time is at least 1 s — alone, from its submit: it
+    waited for nothing, so its completion-time stretch is 1 (1 s ÷ 1 s), not 1 s ÷ 0.36 s."""
+    jobs = _jobs([0.0], [1], [0.0001])
+    res = simulate(jobs, node_count=1, gpus_per_node=8, horizon_h=1)
+    assert res.run_s.tolist() == [1] and round(res.end_h[0] * 3600) == 1
+    row = report(res, jobs, ["all"])["classes"][0]
+    assert row["completed"] == 1 and row["stretch_mean"] == 1.0
+
+
+@pytest.mark.parametrize("spread", [[0.4, 1.0], [1.0, math.nan], [1.0, math.inf], [1.0]])
+def test_a_spread_factor_below_one_or_not_one_a_job_is_refused(spread):
+    """A job spread over leaf groups runs 1 + its all-to-all share × (taper − 1) ≥ 1 times as long
+    (scheduling/network.py); a factor below 1 would book negative network wait (0.4 on a 3 s job: −4 node-seconds),
+    so a direct caller's is refused on the field, as the other inputs are."""
+    jobs = _jobs([0, 0], [2, 1], [3 / 3600, 1.0])
+    with pytest.raises(SchedulerInputError) as e:
+        simulate(jobs, node_count=2, gpus_per_node=8, horizon_h=10, leaf_nodes=1, spread=np.array(spread))
+    assert "spread" in e.value.errors
