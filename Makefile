@@ -15,9 +15,13 @@ $(STAMP): pyproject.toml
 migrate: $(STAMP)
 	DEBUG=1 $(VENV)/bin/cluster-designer migrate --noinput
 
+# `make run PORT=8080` (or HOST=0.0.0.0) serves elsewhere than 127.0.0.1:8000
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
 run: migrate
 	DEBUG=1 $(VENV)/bin/cluster-designer load-demo
-	DEBUG=1 $(VENV)/bin/cluster-designer serve
+	DEBUG=1 $(VENV)/bin/cluster-designer serve --addr $(HOST):$(PORT)
 
 test: $(STAMP)
 	bash .ci/ensure-chromium

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from cluster.cli import evaluate_file
-from cluster.simulate_cli import FLAG_OF, _named, workload_overrides
+from cluster.simulate_cli import FLAG_OF, _named, refuse_fraction_flags, workload_overrides
 from cluster.simulation import capacity_design, parse_sizes
 from cluster.validate import RequirementsError
 from scheduling import SchedulerInputError
@@ -34,7 +34,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--min-utilization", type=float, default=0.0, help="and the cluster at least this busy")
     p.add_argument("--gpus", help="candidate GPU counts, comma-separated (default 0.6–1.6 × the design's)")
     p.add_argument("--days", type=float, help="simulated days (workload.days)")
-    p.add_argument("--load", type=float, help="offered load on the design as given (workload.offered_load_pct ÷ 100)")
+    p.add_argument(
+        "--load-pct", type=float, help="offered load on the design as given [%%], e.g. 85 (workload.offered_load_pct)"
+    )
+    refuse_fraction_flags(p, ("--load",))
     p.add_argument("--policy", choices=POLICIES, help="workload.policy")
     p.add_argument("--seed", type=int, help="workload.seed")
     p.add_argument("--format", choices=["json", "table"], default="table")

@@ -1,5 +1,5 @@
-"""`cluster-designer simulate FILE.yaml [--days D] [--load ρ] [--policy easy|fifo] [--seed N] [--afr F] [--repair-h H]
-[--restart-h H] [--preempt] [--a2a-fraction F] [--trace F.csv [--trace-format ours|acme]]
+"""`cluster-designer simulate FILE.yaml [--days D] [--load-pct L] [--policy easy|fifo] [--seed N] [--afr-pct A]
+[--repair-h H] [--restart-h H] [--preempt] [--a2a-fraction F] [--trace F.csv [--trace-format ours|acme]]
 [--carbon-profile …] [--inference-demand …] [--format json|table]`:
 a design's workload (its ``workload:`` section; the seed's Table 14-24 when it gives no classes) on its Slurm
 batch nodes (cluster/simulation.py, scheduling/simulator.py), pure — no Django.
@@ -34,12 +34,15 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("file", type=Path, help="requirements file (YAML or JSON)")
     p.add_argument("--days", type=float, help="simulated days (workload.days; default 365)")
     p.add_argument(
-        "--load", type=float, help="offered load, busy GPU-hours ÷ capacity, e.g. 0.85 (workload.offered_load_pct)"
+        "--load-pct",
+        type=float,
+        help="offered load, busy GPU-hours ÷ capacity [%%], e.g. 85 (workload.offered_load_pct)",
     )
     p.add_argument("--policy", choices=POLICIES, help="workload.policy (default easy)")
     p.add_argument("--seed", type=int, help="workload.seed (default 1)")
-    p.add_argument("--afr", type=float, help="GPU failures: annualised failure rate per GPU, e.g. 0.02 (seed S6: "
-                   "0.01–0.05; workload.afr_pct; default 0 = none)")  # fmt: skip
+    p.add_argument("--afr-pct", type=float, help="GPU failures: annualised failure rate per GPU [%%], e.g. 2 (seed S6: "
+                   "1–5 %%; workload.afr_pct; default 0 = none)")  # fmt: skip
+    refuse_fraction_flags(p)
     p.add_argument("--repair-h", type=float, help="hours a failed node is out of service (workload.repair_h; 24)")
     p.add_argument("--restart-h", type=float, help="hours to restart a job from its checkpoint (workload.restart_h)")
     p.add_argument("--preempt", action="store_true", default=None,
@@ -66,10 +69,38 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+class _Renamed(argparse.Action):
+    """A flag of the old fraction convention: refused with the flag that replaced it (percent, as the file)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        new = {"--afr": "--afr-pct", "--load": "--load-pct"}[option_string or ""]
+        parser.error(
+            f"{option_string} took a fraction; rates are percent everywhere now, as in the file "
+            f"(workload.{'afr_pct' if new == '--afr-pct' else 'offered_load_pct'}): use {new}, e.g. "
+            f"{new} {float(values) * 100:g} for {option_string} {values}"
+            if _is_number(values)
+            else f"{option_string} is now {new} (percent, as in the file)"
+        )
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def refuse_fraction_flags(p: argparse.ArgumentParser, names: tuple[str, ...] = ("--afr", "--load")) -> None:
+    """The flags that took fractions before the percent convention: hidden, and refused with the new name."""
+    for name in names:
+        p.add_argument(name, action=_Renamed, help=argparse.SUPPRESS, dest=f"_renamed_{name[2:]}")
+
+
 # option → the workload field it sets, and how its value is written there
 OPTIONS = {
-    "days": ("days", None), "load": ("offered_load_pct", lambda x: x * 100), "policy": ("policy", None),
-    "seed": ("seed", None), "afr": ("afr_pct", lambda x: x * 100), "repair_h": ("repair_h", None),
+    "days": ("days", None), "load_pct": ("offered_load_pct", None), "policy": ("policy", None),
+    "seed": ("seed", None), "afr_pct": ("afr_pct", None), "repair_h": ("repair_h", None),
     "restart_h": ("restart_h", None), "preempt": ("preempt", None), "carbon_profile": ("carbon_hourly_g_per_kwh", None),
     "carbon_threshold": ("carbon_threshold_g_per_kwh", None), "max_defer_h": ("carbon_max_defer_h", None),
     "inference_demand": ("inference_demand_gpus", None),
@@ -84,7 +115,7 @@ def workload_overrides(args: argparse.Namespace) -> dict[str, Any]:
         value = getattr(args, opt, None)
         if value is not None:
             out[field] = scale(value) if scale else value
-    if args.load is not None:
+    if args.load_pct is not None:
         out["arrival"] = "load"
     return out
 

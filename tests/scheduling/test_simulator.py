@@ -237,7 +237,7 @@ def test_simulate_cli_on_the_seed_design():
     assert little["queue_length_mean"] == pytest.approx(little["arrival_rate_per_h"] * little["wait_h_mean"])
     bad = subprocess.run([*cmd[:-1], "0"], cwd=ROOT, capture_output=True, text=True)
     assert bad.returncode == 1 and "--days (workload.days): 0.0 is too small; allowed: 1 to 3,650" in bad.stderr
-    failing = subprocess.run([*cmd, "--afr", "0.05", "--format", "json"], cwd=ROOT, capture_output=True, text=True)
+    failing = subprocess.run([*cmd, "--afr-pct", "5", "--format", "json"], cwd=ROOT, capture_output=True, text=True)
     f = json.loads(failing.stdout)["failures"]
     assert f["failures"] >= 1 and f["goodput_frac"] < json.loads(failing.stdout)["utilization_frac"]
     assert "productive node-hours" in f["derivation"]
@@ -283,10 +283,13 @@ def test_simulate_cli_on_the_seed_design():
     assert bad_tide.returncode == 1 and (
         "--inference-demand (workload.inference_demand_gpus): 24 numbers ≥ 0" in bad_tide.stderr
     )
-    refused = subprocess.run([*cmd, "--afr", "1.5"], cwd=ROOT, capture_output=True, text=True)
+    refused = subprocess.run([*cmd, "--afr-pct", "150"], cwd=ROOT, capture_output=True, text=True)
     assert refused.returncode == 1 and (
-        "--afr (workload.afr_pct): 150.0 is too large; allowed: 0 to 100" in refused.stderr
+        "--afr-pct (workload.afr_pct): 150.0 is too large; allowed: 0 to 100" in refused.stderr
     )
+    # one convention: the flag is percent, as the file's afr_pct; the old fraction flag is refused by name
+    old = subprocess.run([*cmd, "--afr", "0.02"], cwd=ROOT, capture_output=True, text=True)
+    assert old.returncode == 2 and "--afr took a fraction" in old.stderr and "--afr-pct 2 for --afr 0.02" in old.stderr
 
 
 def test_simulate_cli_refuses_a_bad_workload_in_the_file(tmp_path):
