@@ -176,7 +176,7 @@ def simulation_compare(request: HttpRequest) -> HttpResponse:
             status=SimulationRun.Status.DONE,
         ).select_related("design", "revision")
     )
-    runs.sort(key=lambda r: ids.index(r.pk))
+    runs.sort(key=lambda r: (r.created_at, r.pk))  # oldest first: each later run reads as a change to the first
     missing = [i for i in ids[:MAX_COMPARED] if i not in {r.pk for r in runs}]
     if missing:
         messages.warning(request, f"not compared (not yours, not a finished simulation): {missing}")
@@ -218,9 +218,29 @@ def comparison(runs: list[SimulationRun]) -> dict:
         for q in ("p50", "p95", "p99"):
             rows.append((f"{name}: wait {q} [h]", [_class(r, name, f"wait_h_{q}") for r in runs]))
         rows.append((f"{name}: inside one leaf group", [_class(r, name, "one_group_frac") for r in runs]))
-    out = [{"label": label, "values": values, "differs": len({repr(v) for v in values}) > 1,
-            "pct": label in PCT or label.endswith("inside one leaf group")} for label, values in rows]  # fmt: skip
+    out = []
+    for label, values in rows:
+        pct = label in PCT or label.endswith("inside one leaf group")
+        changes = deltas(values, pct=pct, unit=" h" if "[h]" in label else "")
+        out.append({"label": label, "values": values, "differs": len({repr(v) for v in values}) > 1, "pct": pct,
+                    "deltas": changes, "cells": list(zip(values, changes, strict=True))})  # fmt: skip
     return {"columns": cols, "rows": out, "derivations": [r.result["derivations"]["utilization_frac"] for r in runs]}
+
+
+def deltas(values: list, *, pct: bool, unit: str = "") -> list[str | None]:
+    """Each run's change from the first (oldest) run: "+1.5 pp" for shares, "−2.3 h" for waits, "+128" for counts;
+    None for the first column, for text and yes/no rows, and where either value is missing."""
+    first = values[0] if values else None
+    out: list[str | None] = [None]
+    for v in values[1:]:
+        numeric = all(isinstance(x, int | float) and not isinstance(x, bool) for x in (first, v))
+        if not numeric:
+            out.append(None)
+            continue
+        d = (v - first) * (100 if pct else 1)
+        text = f"{abs(d):,.2f} pp" if pct else (f"{abs(d):,}" if isinstance(d, int) else f"{abs(d):,.4g}{unit}")
+        out.append("±0" if d == 0 else ("+" if d > 0 else "−") + text)
+    return out
 
 
 def _class(run: SimulationRun, name: str, key: str):

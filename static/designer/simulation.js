@@ -14,7 +14,7 @@
       document.getElementById("progress-status").textContent = p.status;
       document.getElementById("progress-elapsed").textContent = p.elapsed_s;
       const eta = document.getElementById("progress-eta");
-      if (eta) eta.textContent = p.eta_s === null ? "—" : p.eta_s;
+      if (eta) eta.textContent = p.eta_s === null ? "—" : `${Math.round(p.eta_s).toLocaleString()} s`;
       if (p.status !== "pending" && p.status !== "running") { window.location.reload(); return; }
     } catch (e) { /* keep polling */ }
     setTimeout(poll, 700);

@@ -12,8 +12,8 @@
       document.getElementById("progress-bar").style.width = (100 * p.fraction_done).toFixed(1) + "%";
       document.getElementById("progress-status").textContent = p.status;
       document.getElementById("progress-done").textContent = p.done_points.toLocaleString();
-      document.getElementById("progress-rate").textContent = p.points_per_s.toLocaleString();
-      document.getElementById("progress-eta").textContent = p.eta_s === null ? "—" : p.eta_s;
+      document.getElementById("progress-rate").textContent = Math.round(p.points_per_s).toLocaleString();
+      document.getElementById("progress-eta").textContent = p.eta_s === null ? "—" : `${Math.round(p.eta_s).toLocaleString()} s`;
       if (p.status !== "pending" && p.status !== "running") { window.location.reload(); return; }
     } catch (e) { /* keep polling */ }
     setTimeout(poll, 1000);

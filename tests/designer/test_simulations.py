@@ -248,13 +248,29 @@ def test_compare_two_revisions_side_by_side(alice):
         runs.append(SimulationRun.objects.get(pk=run.pk))
     c = Client()
     c.force_login(alice)
-    r = c.get(f"/simulations/compare/?run={runs[0].pk}&run={runs[1].pk}")
+    r = c.get(f"/simulations/compare/?run={runs[1].pk}&run={runs[0].pk}")  # asked newest first …
     assert r.status_code == 200
     rows = {row["label"]: row for row in r.context["table"]["rows"]}
-    assert rows["preemption"]["values"] == [False, True] and rows["preemption"]["differs"]
+    assert rows["preemption"]["values"] == [False, True] and rows["preemption"]["differs"]  # … shown oldest first
     assert not rows["batch GPUs"]["differs"]
     off, on = rows["pretraining: wait p95 [h]"]["values"]
     assert on <= off
+    # each later run carries its change from the first, in the row's unit
+    sign = "±0" if on == off else "−"
+    assert rows["pretraining: wait p95 [h]"]["deltas"][0] is None
+    assert rows["pretraining: wait p95 [h]"]["deltas"][1].startswith(sign)
+    assert rows["preemption"]["deltas"] == [None, None]  # yes/no has no difference to show
     page = r.content.decode()
     assert "chart-compare_cdf" in page and 'class="differs"' in page
     assert c.get("/simulations/compare/?run=abc").status_code == 200  # a bad id is a message, not a 500
+
+
+def test_compare_deltas_by_hand():
+    """The change from the first run, by hand: shares in percentage points, waits in hours, counts whole."""
+    from designer.simulation_views import deltas
+
+    assert deltas([0.80, 0.825, 0.80], pct=True) == [None, "+2.50 pp", "±0"]
+    assert deltas([10.0, 7.5], pct=False, unit=" h") == [None, "−2.5 h"]
+    assert deltas([1024, 1152], pct=False) == [None, "+128"]
+    assert deltas([None, 3.0], pct=False) == [None, None]
+    assert deltas(["easy", "fifo"], pct=False) == [None, None]

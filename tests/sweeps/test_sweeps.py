@@ -133,6 +133,9 @@ def test_sweep_end_to_end_on_a_real_worker(django_user_model):
     page = c.get(f"/sweeps/{sweep.pk}/").content.decode()
     assert "chart-busbw" in page and "chart-heatmap" in page and "chart-gpus" in page
     assert "370.8" in page  # assumptions shown
+    rate = page.split('id="progress-rate">')[1].split("<")[0]
+    assert rate.replace(",", "").isdigit()  # whole points per second, grouped — never "16036.5"
+    assert 'id="progress-eta">—</span></p>' in page  # a finished sweep has no ETA, and no "— s"
     # ring cannot run all-to-all: those points have no time, and the JSON must still be JSON
     chart_json = page.split('id="chart-data" type="application/json">')[1].split("</script>")[0]
     json.loads(chart_json, parse_constant=strict_json)
