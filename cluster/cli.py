@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from cluster.all_errors import beside_nested
 from cluster.pipeline import ClusterPlan, plan_cluster
 from cluster.render import result_table
 from cluster.validate import RequirementsError, load_requirements_file, validate
@@ -47,7 +48,10 @@ def evaluate_file(path: Path, overrides: dict[str, dict[str, Any]] | None = None
                 data[section] = {**data[section], **values}
             elif section not in data or data[section] is None:
                 data[section] = dict(values)
-    r = validate(data)
+    try:
+        r = validate(data)
+    except RequirementsError as exc:  # every field's error at once: the engine's on the fields that parsed too
+        raise beside_nested(exc, data, plan_cluster) from None
     try:
         return plan_cluster(r)
     except RequirementsError as exc:

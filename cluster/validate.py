@@ -390,6 +390,12 @@ def flatten(data: Any) -> dict[str, Any]:
 NODE_COUNT_MAX = int(FIELD_BY_FLAT["gpu_count"].spec.maximum)
 
 
+def flat_values(data: Any, strict: bool = False) -> dict[str, Any]:
+    """Nested requirements → their flat raw values as far as they flatten (what does not is :func:`validate`'s to
+    report)."""
+    return _flatten(data, strict)[0]
+
+
 def _flatten(data: Any, strict: bool = False) -> tuple[dict[str, Any], dict[str, list[str]], dict[str, list[str]]]:
     """→ (flat values, malformed-value errors, rule errors between well-formed values)."""
     if not isinstance(data, dict):

@@ -12,6 +12,7 @@ from typing import Any
 
 from bom.export import tco_sheet
 from bom.plan import Catalog
+from cluster.all_errors import beside_flat, beside_nested
 from cluster.pipeline import ClusterPlan, Planes, plan_cluster, plan_planes, plan_scheduler
 from cluster.requests import bom_request, resolve
 from cluster.requirements import Requirements
@@ -76,14 +77,24 @@ def evaluate_requirements(r: Requirements) -> Evaluation:
 
 
 def evaluate_flat(flat: dict[str, Any]) -> Evaluation:
-    """Flat (form-named) values → validated → computed; errors under the flat names."""
-    return evaluate_requirements(flat if isinstance(flat, Requirements) else validate_flat(flat))
+    """Flat (form-named) values → validated → computed; errors under the flat names — every field's at once
+    (cluster/all_errors.py: the engine's refusals of the fields that parsed join the refused values)."""
+    if isinstance(flat, Requirements):
+        return evaluate_requirements(flat)
+    try:
+        r = validate_flat(flat)
+    except RequirementsError as exc:
+        raise beside_flat(exc, flat, evaluate_requirements) from None
+    return evaluate_requirements(r)
 
 
 def evaluate(data: Any, strict: bool = False) -> Evaluation:
     """Nested (file/API) requirements → validated → computed; errors keep the nested paths.
     ``strict``: JSON types as the API schema states them."""
-    r = validate(data, strict=strict)
+    try:
+        r = validate(data, strict=strict)
+    except RequirementsError as exc:
+        raise beside_nested(exc, data, evaluate_requirements, strict) from None
     try:
         return evaluate_requirements(r)
     except RequirementsError as exc:
