@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from cluster.requests import fabric_request
-from cluster.requirements import Requirements
+from cluster.requirements import Requirements, choice_label
 from topology import FabricPlan, Topology, plan_fabric
 from topology.clos import pod_count_of
 from topology.collective_inputs import (
@@ -79,10 +79,14 @@ def host_and_network_assumptions(r: Requirements) -> list[str]:
     net, net_src = network_class_of(r)
     platform, host_us, host_src = host_platform_of(r)
     eff, lat_us, net_why = NETWORK_CLASSES[net]
+    net_name, platform_name = (
+        choice_label("network_class", net, short=True),
+        choice_label("host_platform", platform, short=True),
+    )
     return [
-        f"Network class: {net} ({net_src}) — NCCL gets {eff:.0%} of the NIC line rate, + {lat_us:g} µs per "
+        f"Network class: {net_name} ({net_src}) — NCCL gets {eff:.0%} of the NIC line rate, + {lat_us:g} µs per "
         f"network step (the net plugin's latency); {net_why}.",
-        f"Host overhead: {host_us:g} µs per call, platform {platform} ({host_src}) — a call takes at least "
+        f"Host overhead: {host_us:g} µs per call, platform: {platform_name} ({host_src}) — a call takes at least "
         f"this long (nccl-tests times host enqueue + kernel launch); default {PLATFORM_CLASSES[platform][1]}.",
     ]
 
@@ -130,7 +134,7 @@ def collective_fabric(
         "host_overhead_us": host_platform_of(req)[1],
         "net_latency_us": network_latency_us(network_class_of(req)[0]),
     }
-    label = f"{gpus:,} GPUs, {f.topology}, {float(f.nic_gbps):g}G, {oversub:g}:1"
+    label = f"{gpus:,} GPUs, {choice_label('topology', f.topology)}, {float(f.nic_gbps):g}G, {oversub:g}:1"
     return fabric, label
 
 

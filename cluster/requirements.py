@@ -9,6 +9,7 @@ the nested layout of files and the API is ``section.key``.
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import cache
@@ -636,6 +637,16 @@ FIELD_BY_FLAT: dict[str, Field] = {f.flat: f for f in FIELDS}
 FIELD_BY_PATH: dict[str, Field] = {f.path: f for f in FIELDS}
 FLAT_NAMES: tuple[str, ...] = tuple(f.flat for f in FIELDS)
 assert len(FIELD_BY_FLAT) == len(FIELDS), "two fields share a flat name"
+
+
+def choice_label(flat_name: str, value: object, *, short: bool = False) -> str:
+    """A choice's label as its form field shows it ("fat_tree" → "Fat-tree / folded Clos"); ``short`` drops a
+    final parenthesis (the figure it quotes is stated beside it). A value that is not a choice: as it is."""
+    f = FIELD_BY_FLAT.get(flat_name)
+    label = next((text for v, text in getattr(f.spec, "choices", None) or () if v == value), None) if f else None
+    if label is None:
+        return str(value)
+    return re.sub(r" \([^()]*\)$", "", label) if short else label
 
 
 def field_path(flat_name: str) -> str:

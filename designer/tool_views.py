@@ -12,6 +12,7 @@ from rest_framework.decorators import api_view, parser_classes
 from rest_framework.response import Response
 
 from designer.api.parsers import DecimalJSONParser
+from designer.labels import key_label, shown
 from scheduling import SchedulerInputError
 from scheduling.calculators import CALCULATORS, json_type_errors, request_schema, run
 
@@ -44,24 +45,19 @@ def tools(request: HttpRequest) -> HttpResponse:
 HIDDEN = {"mig_parted", "snippet", "derivations", "checks", "derivation"}
 
 
-def _show(value) -> str:
+def _show(value, key: str = "") -> str:
+    """A figure as text in its key's unit (designer/labels.py); dicts and lists item by item."""
     if isinstance(value, dict):
         return ", ".join(f"{k}: {_show(v)}" for k, v in value.items())
     if isinstance(value, list):
         return "; ".join(_show(v) for v in value)
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, int):
-        return f"{value:,}"
-    if isinstance(value, float):
-        return f"{value:.4g}"
-    return str(value)
+    return shown(key, value)
 
 
 def _rows(result: dict) -> list[tuple[str, str, str]]:
     """(label, value, derivation) per figure of a result, the derivation beside the figure it explains."""
     why = result.get("derivations", {})
-    rows = [(k.replace("_", " "), _show(v), why.get(k, "")) for k, v in result.items() if k not in HIDDEN]
+    rows = [(key_label(k), _show(v, k), why.get(k, "")) for k, v in result.items() if k not in HIDDEN]
     if "derivation" in result:
         rows.append(("how", "", result["derivation"]))
     if "groups" in result:  # MIG: one row per group of GPUs

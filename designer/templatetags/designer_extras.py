@@ -2,6 +2,8 @@ from __future__ import annotations
 
 from django import template
 
+from designer.labels import key_label, value_label
+
 register = template.Library()
 
 
@@ -75,3 +77,15 @@ def cell(value):
     if isinstance(value, float):
         return f"{value:,.4g}"
     return compact(value)
+
+
+@register.filter
+def label(key):
+    """A result key as a reader names it, with its unit (designer/labels.py)."""
+    return key_label(key)
+
+
+@register.filter
+def human(value):
+    """An enum value by its name ("fat_tree" → "Fat-tree / folded Clos"); other values unchanged."""
+    return value_label(value)

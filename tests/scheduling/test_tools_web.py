@@ -40,7 +40,8 @@ def test_page_shows_results_and_field_errors(client):
     assert 'data-field="demand"' in html and "short by 1 × 1g.10gb" in html
     r = client.get("/tools/", {"calc": "cost", "gpu_hours": "12800", "usd_per_gpu_hour": "8",
                                "storage_gb_hours": "1024000", "usd_per_gb_hour": "0.05"})  # fmt: skip
-    assert 'id="result-cost"' in r.content.decode() and "153600.00" in r.content.decode()
+    page = r.content.decode()
+    assert 'id="result-cost"' in page and "<th>total [USD]</th>" in page and "$153,600.00" in page  # not "total usd"
     r = client.get("/tools/", {"calc": "error-budget", "slo_pct": "abc"})
     assert 'data-field="slo_pct"' in r.content.decode()
     assert client.get("/tools/", {"calc": "nope"}).status_code == 404
