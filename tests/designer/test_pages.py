@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -53,6 +54,9 @@ def test_shared_link_page_renders_for_anyone(client):
     assert "How each compute figure was derived" in body
     assert "50.00 TB/s" in body
     assert "chart-data" in body
+    # every tab of the shared page leads to a section that page has (sweeps and workload are the owner's)
+    tabs = re.findall(r'<a href="#([\w-]+)"', body.split('<nav class="tabs">')[1].split("</nav>")[0])
+    assert tabs and all(f'id="{t}"' in body for t in tabs), [t for t in tabs if f'id="{t}"' not in body]
     assert client.get("/s/not-a-token/").status_code == 404
 
 
