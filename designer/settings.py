@@ -232,16 +232,24 @@ CELERY_BEAT_SCHEDULE = {
     "reap-stale-sweep-chunks": {"task": "designer.reap_stale_chunks", "schedule": 15.0},
     "reap-stale-simulations": {"task": "designer.reap_stale_simulations", "schedule": 30.0},
     "reap-export-jobs": {"task": "designer.reap_export_jobs", "schedule": 60.0},
+    "reap-stale-search-chunks": {"task": "designer.reap_stale_search_chunks", "schedule": 15.0},
 }
 # the largest design a web or API request plans (bounded time and memory per request)
 MAX_REQUEST_GPUS = env_int("MAX_REQUEST_GPUS", 262_144, minimum=1)
 SWEEP_LEASE_S = env_int("SWEEP_LEASE_S", 60, minimum=1)
 SWEEP_MAX_ATTEMPTS = env_int("SWEEP_MAX_ATTEMPTS", 5, minimum=1)
 SWEEP_CHUNK_POINTS = env_int("SWEEP_CHUNK_POINTS", 50000, minimum=100)
+# the sweep form's time estimate before a user has finished sweeps of their own (then their measured rate is used):
+# a deliberately low planning figure, points per second of wall time; `make bench` prints this machine's own rate
+SWEEP_POINTS_PER_S_ESTIMATE = env_int("SWEEP_POINTS_PER_S_ESTIMATE", 100_000, minimum=1)
 # a sweep's variants (designs × varied values) are planned in the request: at most this many, and at most this
 # many GPUs planned over all of them (each one ≤ MAX_REQUEST_GPUS); counted from the spec before any is planned
 SWEEP_MAX_VARIANTS = env_int("SWEEP_MAX_VARIANTS", 1024, minimum=1)
 SWEEP_MAX_PLANNED_GPUS = env_int("SWEEP_MAX_PLANNED_GPUS", 1_048_576, minimum=1)
+# design searches (designer/searches.py): candidates a search may have (the grid, from the spec, before any work;
+# cluster.search.MAX_CANDIDATES is the CLI's) and candidates per Celery chunk (≈ 1.5 s of work at 16k GPUs)
+SEARCH_MAX_CANDIDATES = env_int("SEARCH_MAX_CANDIDATES", 20_000, minimum=1)
+SEARCH_CHUNK_CANDIDATES = env_int("SEARCH_CHUNK_CANDIDATES", 50, minimum=1)
 # exports that build the floor plan (bom.xlsx, netbox.zip, cabling.csv, racks.csv, elevations.svg) of a revision
 # with more links than this are built by a Celery job (designer/export_jobs.py); at 6,000 the slowest, bom.xlsx,
 # takes < 1 s in the request (the 2,000-GPU demo has 5,710 links). Finished files are kept EXPORT_JOB_TTL_S.

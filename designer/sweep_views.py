@@ -25,6 +25,7 @@ from designer.sweeps import (
     iter_results,
     rerun_sweep,
     sweep_progress,
+    sweep_size,
     variant_label,
 )
 from topology.collectives import Algorithm, Collective, assumptions
@@ -82,6 +83,17 @@ def sweep_new(request: HttpRequest, pk: int) -> HttpResponse:
             "calibrations": design.calibrations.filter(owner=request.user),
         },
     )
+
+
+@login_required
+@require_POST
+def sweep_size_json(request: HttpRequest, pk: int) -> JsonResponse:
+    """The sweep the form would start, before it starts: points, chunks, estimated time — or the field errors."""
+    design = visible_design(request.user, pk)
+    try:
+        return JsonResponse(sweep_size(request.user, design.head, spec_from_form(request.POST)))
+    except SweepSpecError as exc:
+        return JsonResponse({"errors": exc.errors}, status=400)
 
 
 def _sweep_assumptions(sweep: Sweep) -> list[str]:

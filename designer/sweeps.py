@@ -293,6 +293,44 @@ def calibration_for_sweep(user, design: Design, value: Any) -> dict[str, float] 
     return dict(profile.parameters)
 
 
+def sweep_size(user, revision, spec: dict[str, Any], chunk_points: int | None = None) -> dict[str, Any]:
+    """What a sweep would be, before it is started: points, chunks, variants and an estimated time.
+
+    The spec is resolved exactly as :func:`create_sweep` resolves it (same field errors, same bounds), nothing is
+    stored. The time is points ÷ the rate this user's finished sweeps reached (points per second over their
+    wall time, the last 5), or settings.SWEEP_POINTS_PER_S_ESTIMATE (measured by `make bench`) before the first;
+    it is the wall time with the workers those sweeps had, not a promise."""
+    calibration = calibration_for_sweep(user, revision.design, spec.get("calibration"))
+    grid, labels, _ = resolve_spec(revision.requirements(), spec, calibration)
+    chunk_points = chunk_points or settings.SWEEP_CHUNK_POINTS
+    done = (
+        Sweep.objects.filter(owner=user, status=Sweep.Status.DONE, started_at__isnull=False, finished_at__isnull=False)
+        .order_by("-finished_at")
+        .values_list("done_points", "started_at", "finished_at")[:5]
+    )
+    points = sum(n for n, _, _ in done)
+    wall_s = sum((b - a).total_seconds() for _, a, b in done)
+    if points and wall_s > 0:
+        rate, source = points / wall_s, f"the rate of your last {len(done)} finished sweep(s)"
+    else:
+        rate, source = float(settings.SWEEP_POINTS_PER_S_ESTIMATE), "SWEEP_POINTS_PER_S_ESTIMATE (make bench)"
+    total = grid.point_count
+    chunks = -(-total // chunk_points)
+    return {
+        "points": total,
+        "variants": len(labels),
+        "chunks": chunks,
+        "chunk_points": chunk_points,
+        "points_per_s": round(rate),
+        "estimated_s": round(total / rate, 1),
+        "derivation": (
+            f"{len(labels):,} variant(s) × {len(grid.collectives)} collective(s) × {len(grid.sizes_bytes):,} size(s) "
+            f"× {len(grid.algorithms)} algorithm(s) = {total:,} points in {chunks:,} chunk(s) of ≤ {chunk_points:,}; "
+            f"at {rate:,.0f} points/s ({source}) ≈ {total / rate:,.0f} s"
+        ),
+    }
+
+
 def create_sweep(user, revision, spec: dict[str, Any], name: str = "", chunk_points: int | None = None) -> Sweep:
     if not isinstance(spec, dict):
         raise SweepSpecError({"non_field_errors": ["a sweep spec is a mapping"]})

@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from designer import calibration_views, simulation_views, sweep_views, tool_views, views
+from designer import calibration_views, search_views, simulation_views, sweep_views, tool_views, views
 from designer.lockout import LockoutLoginView, admin_login
 
 admin.site.login = admin_login(admin.site)  # the admin's sign-in shares the lockout (before its urls)
@@ -41,11 +41,20 @@ urlpatterns = [
     path("compare/", views.compare, name="compare"),
     path("compare/bom-diff.xlsx", views.compare_bom_diff, name="compare-bom-diff"),
     path("designs/<int:pk>/sweeps/new/", sweep_views.sweep_new, name="sweep-new"),
+    path("designs/<int:pk>/sweeps/size.json", sweep_views.sweep_size_json, name="sweep-size"),
     path("sweeps/<int:pk>/", sweep_views.sweep_detail, name="sweep-detail"),
     path("sweeps/<int:pk>/progress.json", sweep_views.sweep_progress_json, name="sweep-progress"),
     path("sweeps/<int:pk>/cancel/", sweep_views.sweep_cancel, name="sweep-cancel"),
     path("sweeps/<int:pk>/rerun/", sweep_views.sweep_rerun, name="sweep-rerun"),
     path("sweeps/<int:pk>/points.<str:fmt>", sweep_views.sweep_download, name="sweep-download"),
+    path("designs/<int:pk>/searches/new/", search_views.search_new, name="search-new"),
+    path("searches/<int:pk>/", search_views.search_detail, name="search-detail"),
+    path("searches/<int:pk>/progress.json", search_views.search_progress_json, name="search-progress"),
+    path("searches/<int:pk>/cancel/", search_views.search_cancel, name="search-cancel"),
+    path("searches/<int:pk>/rerun/", search_views.search_rerun, name="search-rerun"),
+    path("searches/<int:pk>/save/", search_views.search_save, name="search-save"),
+    path("searches/<int:pk>/compare/", search_views.search_compare, name="search-compare"),
+    path("searches/<int:pk>/rows.<str:fmt>", search_views.search_download, name="search-download"),
     path("designs/<int:pk>/calibrations/new/", calibration_views.calibration_new, name="calibration-new"),
     path("calibrations/<int:pk>/", calibration_views.calibration_detail, name="calibration-detail"),
     path("calibrations/<int:pk>/log.txt", calibration_views.calibration_log, name="calibration-log"),

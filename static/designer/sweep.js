@@ -20,3 +20,30 @@
   }
   setTimeout(poll, 1000);
 })();
+
+// The sweep form: its size (points, chunks, estimated time) before it is started, or the field errors.
+(function () {
+  const form = document.getElementById("sweep-form");
+  const out = document.getElementById("sweep-size");
+  if (!form || !out) return;
+  let timer = null;
+  let asked = 0;
+  async function size() {
+    const mine = ++asked;
+    try {
+      const r = await fetch(out.dataset.url, { method: "POST", body: new FormData(form), credentials: "same-origin" });
+      const d = await r.json();
+      if (mine !== asked) return;  // a later edit's answer wins
+      if (r.ok) {
+        out.textContent = `Size: ${d.points.toLocaleString()} points in ${d.chunks.toLocaleString()} chunk(s), about ` +
+          `${Math.round(d.estimated_s).toLocaleString()} s — ${d.derivation}`;
+        out.classList.remove("error");
+      } else {
+        out.textContent = "Not startable: " + Object.entries(d.errors || {}).map(([k, v]) => `${k}: ${[].concat(v).join(" ")}`).join("; ");
+        out.classList.add("error");
+      }
+    } catch (e) { out.textContent = "Size: not available right now"; }
+  }
+  form.addEventListener("input", () => { clearTimeout(timer); timer = setTimeout(size, 300); });
+  size();
+})();
