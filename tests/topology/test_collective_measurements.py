@@ -142,3 +142,23 @@ def test_design_the_model_does_not_cover_is_refused_not_a_500():
     r = dataclasses.replace(r, cluster=dataclasses.replace(r.cluster, gpu_model="TPU-v4", gpus_per_node=1, gpu_count=8))
     out = collectives_summary(r)
     assert out["rows"] == [] and out["refused"].startswith("torus_dims: an ICI fabric is a torus")
+
+
+KNOWN_MISSES = DATA.parent / "nccl_known_misses.csv"
+
+
+def test_known_misses_are_reported_not_hidden(capsys):
+    """Two AWS EFA runs the model does not reach yet (tests/topology/data/nccl_known_misses.csv, cited per row), kept
+    out of the bounded set above and printed with their errors so the gap stays in sight:
+
+    - small messages: the EFA class has no network latency of its own (0 µs + the 30 µs cloud-VM host floor), so
+      2 × p5 at 1 KiB models 30 µs against 69 µs measured, 1 MiB 64 µs against 121 µs;
+    - 2 × p4de (4 × 100G EFA): nccl-tests' busbw at 1–2 GiB (76.9 GB/s) is above the 50 GB/s line rate — the
+      2-node tree effect (NVIDIA/nccl-tests#22) the model's ring and tree (≈ 33 GB/s) do not produce.
+    The p5 large messages are within 6 %. When the model learns either, move the rows into the bounded set."""
+    rows = compare(KNOWN_MISSES)
+    with capsys.disabled():
+        print("\nknown misses (not bounded):\n" + report(rows))
+    assert len(rows) == 8 and all("efa" in r.system.lower() or "EFA" in r.system for r in rows)
+    small = [r for r in rows if r.size_bytes <= 1024]
+    assert all(r.model < r.measured for r in small)  # the missing network latency: the direction is pinned
