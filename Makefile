@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-services bench mutation lint format migrate clean
+.PHONY: run test test-services test-netbox bench mutation lint format migrate clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -39,6 +39,17 @@ test-services: $(STAMP)
 	CELERY_RESULT_BACKEND=$${CELERY_RESULT_BACKEND:-redis://127.0.0.1:6379/15} \
 	$(PY) -m pytest
 
+# A real NetBox (netbox==4.7.3 from PyPI, Python 3.12; .ci/netbox-up installs, migrates and serves it) and the seed
+# design's import set through its CSV bulk import, read back over its REST API (~25 min on 2 vCPUs; not yet in CI).
+test-netbox: $(STAMP)
+	bash .ci/services-up
+	bash .ci/netbox-up
+	NETBOX_URL=$${NETBOX_URL:-http://127.0.0.1:8765} \
+	DATABASE_URL=$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/designer_test} \
+	CELERY_BROKER_URL=$${CELERY_BROKER_URL:-redis://127.0.0.1:6379/14} \
+	CELERY_RESULT_BACKEND=$${CELERY_RESULT_BACKEND:-redis://127.0.0.1:6379/15} \
+	$(PY) -m pytest tests/bom/test_netbox_roundtrip.py
+
 bench: $(STAMP)
 	$(PY) benchmarks/run.py
 	DEBUG=1 $(PY) benchmarks/bom.py
@@ -47,6 +58,8 @@ bench: $(STAMP)
 	$(PY) benchmarks/simulator.py
 	$(PY) benchmarks/live.py
 	$(PY) benchmarks/bounds.py
+	$(PY) benchmarks/blast_radius.py
+	$(PY) benchmarks/bench_search.py
 	$(PY) -m pip install --quiet "locust>=2.20"
 	$(PY) benchmarks/load.py
 

@@ -111,15 +111,25 @@ def infrastructure_lines(
     catalog: Iterable[PartSpec],
     system: RackScaleSystem | None = None,
     infra_rack_kw: float | None = None,
+    point_to_point: bool = False,
 ) -> list[tuple[str, str, PartSpec, int, str]]:
     """``system``: the rack-scale system the compute racks are (None: generic racks of ``rack_u``);
-    ``infra_rack_kw``: the heaviest infrastructure rack's load (None: one PDU per feed)."""
+    ``infra_rack_kw``: the heaviest infrastructure rack's load (None: one PDU per feed); ``point_to_point``:
+    bare switches cabled point to point, no panels and no cable managers (bom/layout.py su_row_racks)."""
     catalog = list(catalog)
     panels = sum(panels_for(ends) for ends in trunk_ends_per_rack.values())
     if sum(trunk_ends_per_rack.values()) != 2 * trunk_count:
         raise ValueError("trunk ends per rack must count both ends of every trunk")
     infra_type = generic_rack_type(catalog, rack_u, pdu_kw)
     compute_type = compute_rack_type(catalog, system, rack_u, pdu_kw) if system is not None else infra_type
+    if point_to_point:
+        bare = "none: bare switches cabled point to point, as the DGX SuperPOD RA's cable list (Table 8) has no panels"
+        return [
+            *_rack_lines(racks, compute_type, infra_type, system),
+            *_pdu_lines(racks, compute_type, infra_type, infra_rack_kw),
+            (INFRASTRUCTURE, "patch panel", accessory(catalog, "PANEL-", "fibre patch panel"), 0, bare),
+            (INFRASTRUCTURE, "cable manager", accessory(catalog, "CM-", "cable manager"), 0, bare),
+        ]
     return [
         *_rack_lines(racks, compute_type, infra_type, system),
         *_pdu_lines(racks, compute_type, infra_type, infra_rack_kw),

@@ -3,7 +3,7 @@ designs rely on is refused (the delete page lists why, for one row or the bulk a
 
 from django.contrib import admin, messages
 
-from bom.models import Part, Price, PriceBook, Quote
+from bom.models import Part, Price, PriceBook, Quote, SupplierAlias
 
 AUDIT = ("changed_by", "changed_at")
 
@@ -77,3 +77,12 @@ class PriceBookAdmin(AuditedAdmin):
                 obj.is_active = True
                 self.message_user(request, f"Still active: {why}", messages.WARNING)
         super().save_model(request, obj, form, change)
+
+
+@admin.register(SupplierAlias)
+class SupplierAliasAdmin(AuditedAdmin):
+    """A supplier's own SKU for one of our parts: its quote lines under that SKU price the part."""
+
+    list_display = ("supplier", "supplier_sku", "part")
+    search_fields = ("supplier", "supplier_sku", "part__sku")
+    autocomplete_fields = ("part",)

@@ -174,6 +174,20 @@ class Bom:
     def total_usd(self, plane: str | None = None) -> Decimal:
         return sum((ln.extended_price_usd for ln in self.lines if plane is None or ln.plane == plane), Decimal("0.00"))
 
+    def assumption_usd(self) -> Decimal:
+        """The dollars priced from planning figures, not from a quote (a line's price_is_assumption)."""
+        return sum((ln.extended_price_usd for ln in self.lines if ln.price_is_assumption), Decimal("0.00"))
+
+    def assumption_share(self) -> tuple[float, str]:
+        """The share of the BOM's dollars that is still an assumption, and how it was derived."""
+        total, assumed = self.total_usd(), self.assumption_usd()
+        share = float(assumed / total) if total else 0.0
+        quoted = sum(1 for ln in self.lines if not ln.price_is_assumption and ln.extended_price_usd)
+        return share, (
+            f"${assumed:,.2f} of ${total:,.2f} is priced from planning figures = {share:.1%}; "
+            f"{quoted} line(s) priced from a quote or a stated source; replace the rest from supplier quotes"
+        )
+
     @property
     def planes(self) -> list[str]:
         return list(dict.fromkeys(ln.plane for ln in self.lines))
@@ -197,6 +211,9 @@ class Bom:
             "lines": _numbered([ln.to_dict() for ln in self.lines]),
             "totals_usd": {p: str(self.total_usd(p)) for p in self.planes},
             "total_usd": str(self.total_usd()),
+            "assumption_usd": str(self.assumption_usd()),
+            "assumption_share": round(self.assumption_share()[0], 6),
+            "assumption_share_derivation": self.assumption_share()[1],
             "link_count": self.link_count,
             "link_end_count": self.link_end_count,
             "media_counts": dict(self.media_counts),
@@ -305,8 +322,9 @@ def find_nic(catalog: Iterable[PartSpec], gbps: float, form: str = "") -> PartSp
 def part_chooser(catalog: Iterable[PartSpec], roles: Roles, policy: BomPolicy) -> PartChooser:
     """The one chooser of cables and transceivers for this design (bom/media.py)."""
     form, ppm = NIC_CAGES[policy.nic_cage]
+    nic_lane = roles.compute_nic.lane_gbps if roles.compute_nic is not None else 0.0
     ends = {
-        ("compute", "nic"): EndSpec(ppm, form),
+        ("compute", "nic"): EndSpec(ppm, form, nic_lane),
         ("compute", "ufm"): EndSpec(1, "OSFP"),  # fabric-management servers: single-port NICs
         ("compute", "device"): EndSpec(1, "OSFP"),  # other fabric-attached devices: single-port NICs
         ("storage", "nic"): EndSpec(1, roles.storage_nic.form_factor),
@@ -320,7 +338,8 @@ def part_chooser(catalog: Iterable[PartSpec], roles: Roles, policy: BomPolicy) -
         ("management", "mgmt_tor"),
         ("management", "mgmt_spine"),
     ):
-        ends[(plane, role)] = EndSpec(roles.switch(role).ports_per_module or 1, "")
+        part = roles.switch(role)
+        ends[(plane, role)] = EndSpec(part.ports_per_cage, "", part.lane_gbps, part.form_factor)
     return PartChooser(catalog, media_policy=policy.media, ends=ends)
 
 
@@ -336,6 +355,20 @@ class _Counts:
     link_count: int = 0
     trunks: int = 0
     trunk_ends: dict[int, int] = field(default_factory=dict)  # rack key → trunk ends landing in that rack
+    cages: dict[tuple[str, str], CageUse] = field(default_factory=dict)  # (plane, switch role) → its busiest switch
+
+
+@dataclass(frozen=True)
+class CageUse:
+    """The switches of one role and what their busiest one holds: ports cabled, cages filled, and the modules (or
+    cable ends) those cages take — per switch, Σ over link classes ⌈ports of the class ÷ ports per module⌉, a class
+    being one module (or cable) part: a cage's ports are never split between two modules."""
+
+    switch_count: int
+    ports: int  # the most ports cabled on one switch
+    cages: int  # the most cages filled on one switch
+    modules: int  # transceivers bought for the role's switch ends, all switches
+    module_ports: int  # switch ports those modules serve
 
 
 def group_rows(columns: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -367,6 +400,11 @@ def count_links(t: LinkTable, chooser: PartChooser) -> _Counts:
     modules: list[PartSpec] = []
     codes: dict[str, int] = {}
     end_module = {"a": np.full(len(classes), NO_DEVICE), "z": np.full(len(classes), NO_DEVICE)}
+    # what fills a switch's cage at each end of a class: the module's part (or the cable's) and how many ports of
+    # the cage it serves (a copper or AOC cable end: −(the cage's ports) — a twin-port DAC or splitter end)
+    end_part = {"a": np.zeros(len(classes), dtype=np.int64), "z": np.zeros(len(classes), dtype=np.int64)}
+    end_width = {"a": np.zeros(len(classes), dtype=np.int64), "z": np.zeros(len(classes), dtype=np.int64)}
+    fillers: dict[str, int] = {}
     trunk_class = np.zeros(len(classes), dtype=bool)
     for k, (pl, seg, ar, zr, sp, length, rd) in enumerate(classes.tolist()):
         plane, segment, n = t.planes[pl], t.segments[seg], int(counts[k])
@@ -381,6 +419,10 @@ def count_links(t: LinkTable, chooser: PartChooser) -> _Counts:
         entry[1] += n
         entry[2][segment] += n
         for end, module in (("a", parts.a_module), ("z", parts.z_module)):
+            filler = module if module is not None else parts.cable
+            end_part[end][k] = fillers.setdefault(filler.sku, len(fillers))
+            cage = chooser.ends.get((plane, t.roles[ar if end == "a" else zr]), EndSpec()).ppm
+            end_width[end][k] = max(module.ports_per_module, 1) if module is not None else -cage
             if module is not None:
                 if module.sku not in codes:
                     codes[module.sku] = len(modules)
@@ -388,7 +430,49 @@ def count_links(t: LinkTable, chooser: PartChooser) -> _Counts:
                 end_module[end][k] = codes[module.sku]
     _count_modules(t, {e: m[inverse] for e, m in end_module.items()}, modules, c)
     c.trunk_ends = trunk_ends_per_rack(t, trunk_class[inverse])
+    c.cages = cage_use(t, {e: end_width[e][inverse] for e in end_width}, {e: end_part[e][inverse] for e in end_part})
     return c
+
+
+def cage_use(t: LinkTable, width: dict[str, np.ndarray], filler: dict[str, np.ndarray]) -> dict:
+    """(plane, switch role) → :class:`CageUse` of the role's busiest switch: per switch, its cabled ports by link
+    class (the one part that fills the cage: a module, or a copper/AOC cable's end), ⌈ports ÷ ports per module⌉
+    cages a class, summed. ``width`` < 0 marks a cable end (−width: the cage's ports, one cable end a cage)."""
+    cols: list[list[np.ndarray]] = [[], [], [], [], []]
+    weights = []
+    for end, role, dev in (("a", t.a_role, t.a_dev), ("z", t.z_role, t.z_dev)):
+        at_switch = dev != NO_DEVICE
+        for i, col in enumerate((t.plane, role, dev, filler[end], width[end])):
+            cols[i].append(col[at_switch])
+        weights.append(t.weight[at_switch])
+    keys = [np.concatenate(x) for x in cols]
+    if not keys[0].size:
+        return {}
+    first, inverse = group_rows([k - k.min() for k in keys])
+    ports = np.bincount(inverse, weights=np.concatenate(weights), minlength=len(first)).astype(np.int64)
+    plane, role, dev, _, wide = (k[first] for k in keys)
+    out: dict[tuple[str, str], CageUse] = {}
+    for pl, rl in sorted(set(zip(plane.tolist(), role.tolist(), strict=True))):
+        pick = (plane == pl) & (role == rl)
+        out[(t.planes[pl], t.roles[rl])] = _busiest(dev[pick], ports[pick], wide[pick])
+    return out
+
+
+def _busiest(dev: np.ndarray, ports: np.ndarray, width: np.ndarray) -> CageUse:
+    """Classes (switch, part) → the role's CageUse: ⌈ports ÷ |width|⌉ cages a class, modules where width > 0."""
+    cages = -(-ports // np.maximum(np.abs(width), 1))
+    modules = np.where(width > 0, cages, 0)
+    devs, index = np.unique(dev, return_inverse=True)
+    index = index.reshape(-1)
+    per_ports = np.bincount(index, weights=ports, minlength=devs.size).astype(np.int64)
+    per_cages = np.bincount(index, weights=cages, minlength=devs.size).astype(np.int64)
+    return CageUse(
+        switch_count=int(devs.size),
+        ports=int(per_ports.max()),
+        cages=int(per_cages.max()),
+        modules=int(modules.sum()),
+        module_ports=int(ports[width > 0].sum()),
+    )
 
 
 def trunk_ends_per_rack(t: LinkTable, trunk_row: np.ndarray) -> dict[int, int]:
@@ -453,7 +537,7 @@ def _module_why(module: PartSpec, role: str, ports: int, holders: int, count: in
         return f"{ports:,} NIC ends of optical links × 1 module = {count:,}"
     where = f"{ports:,} optical switch ports on {holders:,} {ROLE_NAMES.get(role, role)}"
     if ppm > 1:
-        return f"{where} ÷ {ppm} ports per module (rounded up per switch) = {count:,}"
+        return f"{where} ÷ {ppm} ports per module (rounded up per switch and link class: one module a cage) = {count:,}"
     return f"{where} × 1 module = {count:,}"
 
 
@@ -489,8 +573,35 @@ def build_bom(
         ]
     lines += _spare_lines(lines, policy)
     lines.sort(key=_line_order)
+    checks += cage_checks(counts.cages, roles)
     checks += _catalog_and_headroom_checks(lines, tier_ports or {}, policy)
     return Bom(tuple(lines), tuple(checks), counts.link_count, 2 * counts.link_count, dict(counts.media), counts.trunks)
+
+
+def cage_checks(cages: Mapping[tuple[str, str], CageUse], roles: Roles) -> list[dict[str, Any]]:
+    """One check per switch role: its busiest switch's modules fit its cages, its cabled ports its radix. A
+    failure means the BOM cannot be installed as bought (more modules than cages: single-port modules where the
+    cages are twin-port, or a class's odd port left alone in a cage)."""
+    out = []
+    for (plane, role), use in cages.items():
+        part = roles.switch(role)
+        if part.vendor == "(not in catalog)":
+            continue  # the catalog check already fails for it
+        ok = use.cages <= part.cage_count and use.ports <= part.radix
+        name = ROLE_NAMES.get(role, role)
+        message = (
+            f"{plane} {name} ({part.sku}: {part.cages_label}, radix {part.radix}): the busiest of {use.switch_count:,} "
+            f"uses {use.ports:,} ports (≤ {part.radix}) in {use.cages:,} cages (≤ {part.cage_count:,}) — per switch, "
+            f"Σ over link classes ⌈ports of the class ÷ ports per module⌉; {use.modules:,} modules for "
+            f"{use.module_ports:,} optical ports on all {use.switch_count:,}"
+        )
+        if not ok:
+            message += (
+                "; the BOM cannot be installed: more modules than cages or more ports than the switch has — add a "
+                "module as wide as the cages to the catalog or a switch with more ports"
+            )
+        out.append({"ok": ok, "field": "cages", "message": message})
+    return out
 
 
 PLANE_ORDER = ("nvlink", "compute", "storage", "management", "infrastructure")
@@ -562,8 +673,8 @@ _CABLE_WHAT = {
     "copper_rj45": "BMC links",
     "fibre_mpo": "optical links, one multimode MPO trunk per link",
     "fibre_lc": "optical links, one multimode LC duplex cord per link",
-    "fibre_mpo_sm": "optical links beyond multimode reach, one single-mode MPO trunk per link",
-    "fibre_lc_sm": "optical links beyond multimode reach, one single-mode LC duplex cord per link",
+    "fibre_mpo_sm": "optical links on single-mode optics, one single-mode MPO trunk per link",
+    "fibre_lc_sm": "optical links on single-mode optics, one single-mode LC duplex cord per link",
 }
 
 

@@ -8,9 +8,10 @@ datasheet disagree the note says so.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from decimal import Decimal as D
 
-from bom.parts import CableMedia, PartKind, PartSpec
+from bom.parts import CableMedia, Connector, PartKind, PartSpec
 
 SEED = "seed chapter Table 14-25 (network BOM)"
 SEED_TCO = "seed chapter Table 14-26 (TCO)"
@@ -61,7 +62,7 @@ def _nic(sku, vendor, desc, ports, gbps, price, power_w, form):
     )
 
 
-def _xcvr(sku, vendor, desc, gbps, ppm, reach, price, src, assumption, power_w, form, media):
+def _xcvr(sku, vendor, desc, gbps, ppm, reach, price, src, assumption, power_w, form, media, breakout=""):
     return PartSpec(
         sku=sku,
         kind=PartKind.TRANSCEIVER,
@@ -76,10 +77,13 @@ def _xcvr(sku, vendor, desc, gbps, ppm, reach, price, src, assumption, power_w, 
         power_w=power_w,
         form_factor=form,
         media=media,
+        breakout=breakout,  # a module: the slower speeds its ports also run at, e.g. "2x100G"
     )
 
 
 def _cable(sku, vendor, desc, media, gbps, length, price, src=ASSUMED, assumption=True, power_w=0.0, form=""):
+    """A cable; a copper or AOC one's end form factor by its speed, as its description says (CABLE_ENDS)."""
+    form = form or (CABLE_ENDS.get(gbps, "") if media in (CableMedia.DAC, CableMedia.ACC, CableMedia.AOC) else "")
     return PartSpec(
         sku=sku,
         kind=PartKind.CABLE,
@@ -96,6 +100,10 @@ def _cable(sku, vendor, desc, media, gbps, length, price, src=ASSUMED, assumptio
         form_factor=form,
     )
 
+
+# the end of the catalog's copper and AOC cables by speed (their descriptions): the 400G and 800G ones are OSFP
+# (twin-port splitters in a twin-port OSFP cage, as the seed's BOM counts them), the others straight QSFP/SFP
+CABLE_ENDS = {800: "OSFP", 400: "OSFP", 200: "QSFP56", 100: "QSFP28", 25: "SFP28"}
 
 SWITCHES = [
     _sw(
@@ -167,7 +175,7 @@ SWITCHES = [
     _sw(
         "SN4700-200G",
         "NVIDIA",
-        "Spectrum-3 SN4700, 32 × 400GbE QSFP-DD split 2 × 200G = 64 × 200G (storage leaf/spine)",
+        "Spectrum-3 SN4700, 32 × 400GbE QSFP-DD split 2 × 200G = 64 × 200G (storage leaf/spine): two ports a cage",
         64,
         200,
         "30000",
@@ -176,6 +184,7 @@ SWITCHES = [
         450,
         1,
         "2x200G",
+        ppm=2,
     ),
     _sw("7050CX3-32S", "Arista", "storage ToR, 32 × 100GbE QSFP28", 32, 100, "18000", SEED, False, 250, 1, "4x25G"),
     _sw(
@@ -497,6 +506,51 @@ TRANSCEIVERS = [
         CableMedia.COPPER_RJ45,
     ),
     _xcvr(
+        "OSFP-800G-DR4",
+        "generic",
+        "800G OSFP DR4 single-port (XDR / ConnectX-8 side, 4 × 200G PAM4), 500 m SMF, one MPO-12 APC",
+        800,
+        1,
+        500,
+        "1800",
+        ASSUMED,
+        True,
+        16,
+        "OSFP",
+        CableMedia.FIBRE_MPO_SM,
+    ),
+    _xcvr(
+        "QDD-400G-SR8-2x200G",
+        "generic",
+        "400G QSFP-DD SR8 (802.3cm, 8 × 50G) as 2 × 200G SR4 with MPO-16 → 2 × MPO-12 harness: one kit a cage, "
+        "two ports; a port also runs 100G SR4 to QSFP28 (per-half CMIS data path: confirm with vendor); 100 m OM4",
+        200,
+        2,
+        100,
+        "1050",
+        ASSUMED,
+        True,
+        10,
+        "QSFP-DD",
+        CableMedia.FIBRE_MPO,
+        breakout="2x100G",
+    ),
+    _xcvr(
+        "QDD-400G-DR4",
+        "generic",
+        "400G QSFP-DD DR4 (8 × 50G PAM4 host, 4 × 100G optical, IEEE 802.3bs 400GBASE-DR4), 500 m SMF, MPO-12 APC: "
+        "for 50G-lane QSFP-DD cages (7800R3)",
+        400,
+        1,
+        500,
+        "1000",
+        ASSUMED,
+        True,
+        10,
+        "QSFP-DD",
+        CableMedia.FIBRE_MPO_SM,
+    ),
+    _xcvr(
         "SFP28-25G-SR",
         "generic",
         "25GbE SFP28 SR, 100 m MMF (the chapter's 25/100GbE module)",
@@ -511,6 +565,12 @@ TRANSCEIVERS = [
         CableMedia.FIBRE_LC,
     ),
 ]
+
+# planning prices of the trunks the catalog gained with the optics' connectors (assumptions, like the MPO-12 ones)
+_MM_TRUNK_PRICES = ((3, "55"), (5, "65"), (10, "90"), (15, "115"), (20, "140"), (30, "170"), (50, "230"), (100, "360"))
+_MM16_TRUNK_PRICES = ((3, "80"), (5, "90"), (10, "120"), (15, "150"), (20, "185"), (30, "225"), (50, "300"))
+_SM16_TRUNK_PRICES = ((3, "100"), (5, "115"), (10, "140"), (20, "185"), (30, "215"), (50, "270"), (100, "390"),
+                      (200, "560"), (500, "1000"))  # fmt: skip
 
 CABLES = [
     *(
@@ -539,7 +599,7 @@ CABLES = [
         _cable(
             f"MPO12-{m}M",
             "generic",
-            f"MPO-12 OM4 multimode trunk, {m} m",
+            f"MPO-12 APC OM4 multimode trunk, {m} m",
             CableMedia.FIBRE_MPO,
             0,
             m,
@@ -561,6 +621,18 @@ CABLES = [
             (200, "560"),
             (300, "700"),
         )
+    ),
+    *(
+        _cable(f"MPO12-UPC-{m}M", "generic", f"MPO-12 UPC OM4 multimode trunk, {m} m", CableMedia.FIBRE_MPO, 0, m, p)
+        for m, p in _MM_TRUNK_PRICES
+    ),
+    *(
+        _cable(f"MPO16-{m}M", "generic", f"MPO-16 APC OM4 multimode trunk (SR8), {m} m", CableMedia.FIBRE_MPO, 0, m, p)
+        for m, p in _MM16_TRUNK_PRICES
+    ),
+    *(
+        _cable(f"MPO16-OS2-{m}M", "generic", f"MPO-16 APC OS2 trunk (DR8), {m} m", CableMedia.FIBRE_MPO_SM, 0, m, p)
+        for m, p in _SM16_TRUNK_PRICES
     ),
     *(
         _cable(f"LC-OM4-{m}M", "generic", f"LC duplex OM4 patch cord, {m} m", CableMedia.FIBRE_LC, 0, m, p)
@@ -767,14 +839,106 @@ SYSTEM_RACK_PARTS = [
     ),
 ]
 
-DEFAULT_PARTS: tuple[PartSpec, ...] = (
-    *SCALE_UP,
-    *SWITCHES,
-    *NICS,
-    *TRANSCEIVERS,
-    *CABLES,
-    *NODES,
-    *APPLIANCES,
-    *ACCESSORIES,
-    *SYSTEM_RACK_PARTS,
+# Each switch's cages: (form factor, electrical lane rate [Gbit/s]); its ports per cage are the row's
+# ports_per_module. From the data sheets: QM9700 32 OSFP cages = 64 × NDR 400G (4 × 100G lanes a port); Q3400
+# (Quantum-X800) 144 × XDR 800G in 72 OSFP twin-port cages, 200G SerDes (115.2 Tb/s); SN5600 64 × 800GbE OSFP,
+# 51.2 Tb/s = 64 cages × 8 lanes × 100G — one 800G port a cage, or 2 × 400G (SN5600-400G); SN4700 32 × 400GbE
+# QSFP-DD (8 × 50G), 2 × 200G a cage split; 7800R3 36 × 400G QSFP-DD line cards; QSFP28 ports 4 × 25G; SFP28 25G.
+SWITCH_CAGES: dict[str, tuple[str, float]] = {
+    "QM9700": ("OSFP", 100.0),
+    "QM8700": ("QSFP56", 50.0),
+    "Q3400": ("OSFP", 200.0),
+    "SN5600": ("OSFP", 100.0),
+    "7816R3": ("QSFP-DD", 50.0),
+    "SN5600-400G": ("OSFP", 100.0),
+    "SN4700-200G": ("QSFP-DD", 50.0),
+    "7050CX3-32S": ("QSFP28", 25.0),
+    "7050SX3-48YC8": ("SFP28", 25.0),
+    "7280SR3-48YC8": ("SFP28", 25.0),
+    "SN4600C": ("QSFP28", 25.0),
+    "7060DX5-64S": ("OSFP", 50.0),
+}
+# NICs' lane rate (their form factor is on the row): ConnectX-8 800G XDR 4 × 200G; ConnectX-7 NDR 4 × 100G
+NIC_LANES_GBPS: dict[str, float] = {
+    "CX7-NDR-OSFP": 100.0,
+    "CX7-400G-QSFP112": 100.0,
+    "CX8-800G": 200.0,
+    "CX6DX-100G": 25.0,
+    "CX6LX-25G": 25.0,
+}
+_APC12, _UPC12, _APC16, _LC = Connector.MPO12_APC, Connector.MPO12_UPC, Connector.MPO16_APC, Connector.LC_DUPLEX
+# Each optic's port: (fibres its link lights, connector, host lane rate [Gbit/s]). NVIDIA's NDR twin-port and
+# single-port SR4/DR4 OSFPs and QSFP112s: "two, 4-channel MPO-12/APC optical connectors" (MMA4Z00-NS, MMS4X00-NS
+# product specifications, docs.nvidia.com/networking) — 8 of 12 fibres a port; 400G/800G SR8 and DR8: 8 lanes × 2
+# fibres = 16 on one MPO-16 (IEEE 802.3cm 400GBASE-SR8 MDI); DR4 at 200G a lane (XDR): 8 fibres, MPO-12 APC; FR4,
+# LR4, DR (one lambda) and 25G SR/LR: an LC duplex pair; generic QSFP28/QSFP56 SR4: MPO-12 UPC (8 of 12 lit).
+OPTICS: dict[str, tuple[int, str, float]] = {
+    "MMA4Z00-NS400": (8, _APC12, 100.0),
+    "MMA4Z00-NS": (8, _APC12, 100.0),
+    "OSFP-800G-2xDR4": (8, _APC12, 100.0),
+    "OSFP-800G-2xFR4": (2, _LC, 100.0),
+    "OSFP-400G-FR4": (2, _LC, 100.0),
+    "MMS4X00-NS400": (8, _APC12, 100.0),
+    "OSFP-800G-SR8": (16, _APC16, 100.0),
+    "OSFP-800G-DR8": (16, _APC16, 100.0),
+    "OSFP-1.6T-2xDR4": (8, _APC12, 200.0),
+    "OSFP-800G-DR4": (8, _APC12, 200.0),
+    "QDD-400G-SR8-2x200G": (8, _UPC12, 50.0),  # each harness leg: an MPO-12 of the far end's SR4
+    "QSFP112-400G-DR4": (8, _APC12, 100.0),
+    "QDD-400G-DR4": (8, _APC12, 50.0),  # 8 × 50G host lanes, the same 4 × 100G optics as any DR4
+    "QSFP56-200G-FR4": (2, _LC, 50.0),
+    "QSFP28-100G-DR": (2, _LC, 25.0),
+    "QSFP28-100G-LR4": (2, _LC, 25.0),
+    "SFP28-25G-LR": (2, _LC, 25.0),
+    "QSFP112-400G-SR4": (8, _APC12, 100.0),  # as NVIDIA's MMA1Z00-NS400 QSFP112: the OSFP's optics and connector
+    "QSFP56-200G-SR4": (8, _UPC12, 50.0),
+    "QSFP28-100G-SR4": (8, _UPC12, 25.0),
+    "SFP-1G-T": (0, Connector.RJ45, 1.0),
+    "SFP28-25G-SR": (2, _LC, 25.0),
+}
+
+
+def _trunk_connector(sku: str) -> tuple[int, str]:
+    """A fibre's (fibres, connector) by its family: MPO-12 trunks carry 12, MPO-16 16, a duplex cord 2."""
+    for prefix, found in (
+        ("MPO12-UPC-", (12, _UPC12)),
+        ("MPO12-", (12, _APC12)),  # the OM4 (NVIDIA NDR, MFP7E10 class) and the OS2 MPO-12 trunks are APC
+        ("MPO16-", (16, _APC16)),
+        ("LC-", (2, _LC)),
+        ("CAT6-", (0, Connector.RJ45)),
+    ):
+        if sku.startswith(prefix):
+            return found
+    return 0, ""
+
+
+def declared(part: PartSpec) -> PartSpec:
+    """A default part with its cages (switch, NIC), its ports' fibres and connector (optic) or its ends (fibre)."""
+    if part.kind == PartKind.SWITCH and part.sku in SWITCH_CAGES:
+        form, lane = SWITCH_CAGES[part.sku]
+        return replace(part, form_factor=form, lane_gbps=lane)
+    if part.kind == PartKind.NIC:
+        return replace(part, lane_gbps=NIC_LANES_GBPS.get(part.sku, 0.0))
+    if part.kind == PartKind.TRANSCEIVER and part.sku in OPTICS:
+        fibres, connector, lane = OPTICS[part.sku]
+        return replace(part, fibre_count=fibres, connector=str(connector), lane_gbps=lane)
+    if part.kind == PartKind.CABLE:
+        fibres, connector = _trunk_connector(part.sku)
+        return replace(part, fibre_count=fibres, connector=str(connector))
+    return part
+
+
+DEFAULT_PARTS: tuple[PartSpec, ...] = tuple(
+    declared(p)
+    for p in (
+        *SCALE_UP,
+        *SWITCHES,
+        *NICS,
+        *TRANSCEIVERS,
+        *CABLES,
+        *NODES,
+        *APPLIANCES,
+        *ACCESSORIES,
+        *SYSTEM_RACK_PARTS,
+    )
 )

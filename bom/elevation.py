@@ -7,7 +7,8 @@ and the lengths agree by construction. Within a rack, stated rules:
   fabric-attached devices) stack from U1 upward in name order;
 - from the top down: the rack's fibre patch panels (1U each, ⌈trunk ends landing in the rack ÷ 24⌉,
   the BOM's own count), then each switch in name order with its 1U horizontal cable manager
-  beneath it (bom/accessories.py);
+  beneath it (bom/accessories.py) — bare switches without either where the floor plan cables point to point
+  (``Heights.point_to_point``, bom/layout.py su_row_racks: the DGX SuperPOD RA's racks);
 - PDUs are zero-U, vertical at the rear: A + B feeds, ⌈rack kW ÷ PDU kW⌉ per feed in compute racks,
   one per feed elsewhere (the BOM's rule).
 A rack whose devices need more U than it has is reported (``overflows``), never silently
@@ -54,6 +55,7 @@ class Heights:
     pdu_sku: str = "PDU"
     panel_sku: str = "PANEL"
     manager_sku: str = "CM"
+    point_to_point: bool = False  # bare switches: no cable managers (and the caller lands no trunk on panels)
     # a rack-scale system (GB200 NVL72): its own rack height, and what stands in it besides the compute trays
     compute_rack_u: int | None = None
     compute_extras: tuple[tuple[str, str, int, int], ...] = ()  # (kind, part, count, U each)
@@ -227,7 +229,8 @@ def _fill(position: tuple[int, int], members: dict[str, str], trunk_ends: int, h
     top = [("patch panel", f"{rack.name}-pp{i + 1:02d}", h.panel_sku, 1) for i in range(panels_for(trunk_ends))]
     for device, role in switches:
         top.append(("switch", device, h.switch_sku[role], h.switch_u[role]))
-        top.append(("cable manager", f"{device}-cm", h.manager_sku, 1))
+        if not h.point_to_point:
+            top.append(("cable manager", f"{device}-cm", h.manager_sku, 1))
     if compute and h.compute_block is not None:
         kind, sku, most, least = h.compute_block
         bottom.append((kind, f"{rack.name}-infra", sku, max(least, most - sum(t[3] for t in top))))

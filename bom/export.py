@@ -171,8 +171,8 @@ def cabling_rows(
 
     ``parts_of(link)`` is the BOM's own chooser (bom.media.PartChooser.parts), so the cut sheet
     names the parts the BOM buys. Switch ports are numbered so the ports a twin-port module
-    serves share its cage (p1–p2 = cage 1); a module's SKU is written once, on the first port
-    of its cage, so summing the sheet per SKU gives the BOM quantity."""
+    serves share its cage (osfp1/1–osfp1/2 = cage 1); a module's SKU is written once, on the first
+    port of its cage, so summing the sheet per SKU gives the BOM quantity."""
     links = list(links)
     parts = parts if parts is not None else [parts_of(link) for link in links]
     where = positions or {}
@@ -213,25 +213,39 @@ def _ends(link: Link, p) -> tuple[tuple[str, str, str, Any], ...]:
 
 
 def _switch_ports(links: list[Link], parts: list) -> dict[tuple[int, str], str]:
-    """Per switch: twin-port modules' ports first, grouped by module and starting on a cage boundary."""
-    by_device: dict[str, list[tuple[int, int, str, int, str]]] = {}
+    """Per switch, its ports by the part that fills their cage (a module, or a copper/AOC cable's end), each part's
+    ports consecutive from a fresh cage, twin-port modules first: a cage's ports are never split between two
+    parts. A switch with twin-port modules names its ports by cage and port ("osfp12/2": cage 12, second port);
+    others "p7"."""
+    by_device: dict[str, list[tuple[int, int, str, str, int, str]]] = {}
     for i, (link, p) in enumerate(zip(links, parts, strict=True)):
         for end, role, device, module in _ends(link, p):
             if role in SWITCH_ROLES:
                 ppm = max(module.ports_per_module, 1) if module is not None else 1
-                sku = module.sku if module is not None and ppm > 1 else ""
-                by_device.setdefault(device, []).append((0 if sku else 1, i, end, ppm, sku))
+                filler = (module or p.cable).sku
+                form = (module.form_factor or "cage").lower() if module is not None else ""
+                by_device.setdefault(device, []).append((0 if ppm > 1 else 1, i, end, filler, ppm, form))
     out: dict[tuple[int, str], str] = {}
     for ends in by_device.values():
-        ends.sort(key=lambda e: (e[0], e[4], e[1]))
-        port, last_sku = 0, None
-        for _, i, end, ppm, sku in ends:
-            if sku != last_sku and port % max(ppm, 1):
-                port += ppm - port % ppm  # a new module type starts in a fresh cage
-            last_sku = sku
+        ends.sort(key=lambda e: (e[0], e[3], e[1]))
+        width = max(e[4] for e in ends)  # the cage's ports: a twin-port module says the cages are twin
+        form = next((e[5] for e in ends if e[4] == width and e[5]), "cage")
+        port, last = 0, None
+        for _, i, end, filler, _ppm, _ in ends:
+            if filler != last and port % width:
+                port += width - port % width  # another part starts in a fresh cage
+            last = filler
+            out[(i, end)] = f"{form}{port // width + 1}/{port % width + 1}" if width > 1 else f"p{port + 1}"
             port += 1
-            out[(i, end)] = f"p{port}"
     return out
+
+
+def _cage_of(port: str, ppm: int, at_switch: bool) -> int:
+    """The cage of a port: "osfp12/2" → 11 (from 0); "p7" → (7 − 1) ÷ ppm; a NIC's "ib5" → 5 ÷ ppm."""
+    if "/" in port:
+        return int("".join(ch for ch in port.split("/")[0] if ch.isdigit()) or 1) - 1
+    index = int("".join(ch for ch in port if ch.isdigit()) or 0)
+    return (index - 1) // ppm if at_switch else index // ppm
 
 
 def _module_cells(links: list[Link], parts: list, ports: dict[tuple[int, str], str]) -> dict[tuple[int, str], str]:
@@ -247,9 +261,7 @@ def _module_cells(links: list[Link], parts: list, ports: dict[tuple[int, str], s
                 out[(i, end)] = module.sku
                 continue
             port = ports.get((i, end)) or (link.a_port if end == "a" else link.z_port)
-            index = int("".join(ch for ch in port if ch.isdigit()) or 0)
-            cage = (index - 1) // ppm if role in SWITCH_ROLES else index // ppm
-            key = (device, module.sku, cage)
+            key = (device, module.sku, _cage_of(port, ppm, role in SWITCH_ROLES))
             out[(i, end)] = "(shared)" if key in seen else module.sku
             seen.add(key)
     return out
@@ -361,6 +373,7 @@ def _formats(wb) -> dict[str, Any]:
         "head": wb.add_format({"bold": True, "bg_color": "#EEF1F6", "border": 1}),
         "money": wb.add_format({"num_format": "$#,##0.00"}),
         "money_bold": wb.add_format({"num_format": "$#,##0.00", "bold": True}),
+        "pct": wb.add_format({"num_format": "0.0%"}),
         "qty": wb.add_format({"num_format": "#,##0"}),
         "wrap": wb.add_format({"text_wrap": False, "font_color": "#5B6475"}),
     }
@@ -458,6 +471,15 @@ def _summary_sheet(summary, fmt, bom, subtotals, about: tuple[str, str, str, str
         row += 1
     summary.write_string(row, 0, "BOM total", fmt["bold"])
     summary.write_formula(row, 1, f"=SUM(B6:B{row})", fmt["money_bold"], float(grand))
+    if "assumption_usd" in bom:  # the dollars not yet from a quote, and their share of the total (a live formula)
+        assumed = Decimal(bom["assumption_usd"])
+        summary.write_string(row + 1, 0, "Of which assumed", fmt["bold"])
+        summary.write_number(row + 1, 1, float(assumed), fmt["money"])
+        summary.write_string(row + 1, 2, bom.get("assumption_share_derivation", ""))
+        summary.write_string(row + 2, 0, "Share assumed", fmt["bold"])
+        share = float(assumed / grand) if grand else 0.0
+        summary.write_formula(row + 2, 1, f"=IF(B{row + 1}=0,0,B{row + 2}/B{row + 1})", fmt["pct"], share)
+        row += 2
     summary.write_string(row + 2, 0, "Links", fmt["bold"])
     summary.write_number(row + 2, 1, bom["link_count"], fmt["qty"])
     summary.write_string(row + 3, 0, "Link ends", fmt["bold"])

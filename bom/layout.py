@@ -14,13 +14,33 @@ behind the compute rows, and the management, login and fabric-management servers
 the last storage rack leaves before racks of their own (power/racks.py room_after; RA Figure 3).
 A cable runs along the rows and across the aisles, plus ``slack_m`` for the vertical runs
 and service loops at both ends, and is bought in the next standard length.
+
+The hall (:func:`hall_layout`): while every run of the one block above (the spine row in front, the rows
+behind it) stays within ``max_run_m``, that block is the hall. Past it, the rows are laid out as a hall of
+row blocks side by side across cross aisles ``aisle_m`` wide, the spine row folded into spine rows of the
+same width that fill the middle blocks, the other rows in their order as one snake round them
+(:func:`hall_slots`); the depth is the one whose longest rack-to-spine run is shortest. ``max_run_m``
+(default 100 m: the channel length of structured cabling within a hall, TIA-942-B / ISO/IEC 11801, and the
+reach of 400G and NDR multimode optics on OM4, IEEE 802.3cm 400GBASE-SR4.2 / SR8 100 m) is a check on every
+link class (:func:`reach_checks`): a run past it fails, naming its class and the fix. A design too large for
+one hall within it is split into halls side by side (at most ``MAX_HALLS``), the rows and the spine-row racks
+dealt out in order (not by pod: on the default 100,000-GPU design about half the leaf–spine links then run
+between halls), and a run between halls is held to ``between_halls_max_run_m`` (default 500 m: single-mode
+400GBASE-DR4, IEEE 802.3bs).
+
+A fabric built of scalable units is laid out as NVIDIA's DGX SuperPOD reference lays it (:func:`su_row_racks`):
+one SU a row with its one network rack, bare switches cabled point to point (``point_to_point``: no patch
+panels, no cable managers), the spine row packed by switch height (:func:`bare_switches_per_rack`) and the
+infrastructure row's switches in its management rack when it has room.
 """
 
 from __future__ import annotations
 
 import bisect
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+
+import numpy as np
 
 from power.racks import room_after
 
@@ -40,6 +60,20 @@ class RackLayout:
     servers_per_rack: int = 8  # management, login, fabric-management servers, attached devices
     rows_per_network_group: int = 1  # adjacent rows whose leaves share one group of network racks (1: each row its own)
     management_in_storage_racks: bool = True  # management servers fill the last storage rack's room first
+    max_run_m: float = 100.0  # the longest cable run the hall allows (module docstring): a longer one fails a check
+    aisle_m: float = 1.2  # cross aisle between two blocks of rows (hall_layout)
+    # the hall (hall_layout): () — one block, the spine row in front of row 0; else the (block, depth) slot of each
+    # spine row (the first ``spine_rows``) and then of rows 0, 1, …, each slot ``slot_racks`` racks wide
+    hall_slots: tuple[tuple[int, int], ...] = ()
+    spine_rows: int = 0
+    slot_racks: int = 0
+    hall_starts: tuple[int, ...] = ()  # first block of each hall after the first (several halls: hall_layout)
+    between_halls_max_run_m: float = 500.0  # a run between two halls: single-mode fibre (module docstring)
+    # the DGX SuperPOD's cabling (su_row_racks): switches bare, point-to-point fibre — no patch panels, no cable
+    # managers — and the infrastructure row's switches in its last rack (column ``infra_switch_col``) when it has room
+    point_to_point: bool = False
+    infra_row: int = -1
+    infra_switch_col: int = -1
 
     def __post_init__(self) -> None:
         for name in (
@@ -53,11 +87,13 @@ class RackLayout:
         ):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1")
-        for name in ("rack_width_m", "row_pitch_m"):
+        for name in ("rack_width_m", "row_pitch_m", "max_run_m"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be positive")
         if self.slack_m < 0:
             raise ValueError("slack_m must be ≥ 0")
+        if self.aisle_m < 0 or self.between_halls_max_run_m <= 0:
+            raise ValueError("aisle_m must be ≥ 0 and between_halls_max_run_m positive")
 
     # positions are (row, column); a row group's network racks are columns ``racks_per_row``, +1, … of its first row
     def node_position(self, node: int) -> tuple[int, int]:
@@ -76,8 +112,12 @@ class RackLayout:
 
     def leaf_rack(self, row, index_in_row):
         """End-of-row network racks of a row group (``row`` is its network row, :meth:`network_row`): the group's
-        leaves fill columns ``racks_per_row``, +1, … in turn, ``leaves_per_network_rack`` a rack."""
-        return row, self.racks_per_row + index_in_row // self.leaves_per_network_rack
+        leaves fill columns ``racks_per_row``, +1, … in turn, ``leaves_per_network_rack`` a rack — but the
+        infrastructure row's stand in its last rack when the floor plan found room there (``infra_switch_col``)."""
+        col = self.racks_per_row + index_in_row // self.leaves_per_network_rack
+        if self.infra_switch_col < 0:
+            return row, col
+        return row, np.where(np.asarray(row) == self.infra_row, self.infra_switch_col, col)
 
     def storage_position(self, infra_row: int, index):
         """Storage servers from the first infrastructure row on, ``storage_per_rack`` a rack (ints or arrays)."""
@@ -97,8 +137,44 @@ class RackLayout:
         """Network row in front of row 0 (row −1), switches packed ``switches_per_network_rack`` a rack."""
         return -1, index // self.switches_per_network_rack
 
+    def position_m(self, row, col):
+        """(x, y) on the hall floor [m] of rack (row, column) — ints or numpy arrays. One block: x along the row,
+        y from the spine row (row −1) back; a hall of blocks: the slot's block and depth (``hall_slots``)."""
+        if not self.hall_slots:
+            return np.asarray(col) * self.rack_width_m, (np.asarray(row) + 1) * self.row_pitch_m
+        row, col = np.asarray(row), np.asarray(col)
+        width = self.slot_racks
+        spine = row < 0
+        slot = np.where(spine, col // width, self.spine_rows + row)
+        in_slot = np.where(spine, col % width, col)
+        slots = np.asarray(self.hall_slots, dtype=np.int64)
+        last = len(slots) - 1
+        beyond = np.maximum(slot - last, 0)  # a row past the planned ones: deeper in the last slot's block
+        block, depth = slots[np.minimum(slot, last), 0], slots[np.minimum(slot, last), 1] + beyond
+        return block * self.block_pitch_m + in_slot * self.rack_width_m, depth * self.row_pitch_m
+
+    @property
+    def block_pitch_m(self) -> float:
+        """A block of rows and its cross aisle: slot racks × rack width + aisle."""
+        return self.slot_racks * self.rack_width_m + self.aisle_m
+
+    def hall_of(self, row, col):
+        """The hall (0, 1, …) rack (row, column) stands in — ints or numpy arrays (one hall: 0)."""
+        if not self.hall_starts:
+            return np.zeros(np.shape(row), dtype=np.int64)
+        block = (self.position_m(row, col)[0] + self.aisle_m / 2) // self.block_pitch_m
+        return np.searchsorted(np.asarray(self.hall_starts), block, side="right")
+
+    def distances_m(self, ar, ac, zr, zc):
+        """Run along the rows and across the aisles between racks (ar, ac) and (zr, zc) [m], numpy in and out."""
+        ax, ay = self.position_m(ar, ac)
+        zx, zy = self.position_m(zr, zc)
+        return np.abs(ax - zx) + np.abs(ay - zy)
+
     def distance_m(self, a: tuple[int, int], b: tuple[int, int]) -> float:
-        return abs(a[0] - b[0]) * self.row_pitch_m + abs(a[1] - b[1]) * self.rack_width_m
+        if not self.hall_slots:
+            return abs(a[0] - b[0]) * self.row_pitch_m + abs(a[1] - b[1]) * self.rack_width_m
+        return float(self.distances_m(a[0], a[1], b[0], b[1]))
 
     def cable_length_m(self, a: tuple[int, int], b: tuple[int, int]) -> int:
         return standard_length_m(self.distance_m(a, b) + self.slack_m)
@@ -111,6 +187,245 @@ class RackLayout:
         if a[0] == b[0] and abs(a[1] - b[1]) == 1:
             return 1
         return 2
+
+
+# --- racks as the DGX SuperPOD reference lays them out ----------------------------------------------------------
+
+
+def su_row_racks(su_nodes: int | None, nodes_per_rack: int, racks_per_row: int) -> int | None:
+    """Compute racks of one scalable unit when a row can be exactly one SU, else None. NVIDIA DGX SuperPOD H100 RA
+    (RA-11333-001), Figure 2 "Complete single SU rack layout": an SU's 32 DGX H100 stand 4 a rack in 8 compute racks
+    around the SU's one network rack, which holds that SU's leaves (rail-optimized: 8 compute leaves an SU) and
+    its management switches; Figure 3: the spines and the management rack's servers, storage and UFM appliances
+    stand apart; Table 8 lists point-to-point cables and transceivers, no patch panels. So a fabric built of SUs
+    is laid one SU a row, ⌈SU nodes ÷ nodes a rack⌉ racks, when that divides evenly and is no longer than the
+    rows asked for (``racks_per_row``)."""
+    if not su_nodes or su_nodes % nodes_per_rack:
+        return None
+    racks = su_nodes // nodes_per_rack
+    return racks if racks <= racks_per_row else None
+
+
+def bare_switches_per_rack(rack_u: int, heights_u: list[int]) -> int:
+    """Switches a rack of bare switches holds (point-to-point fibre: no panels, no cable managers), filled in order
+    ``heights_u`` k at a time: the largest k whose every run of k (the 1st–kth, (k+1)th–2kth, …) sums to ≤ rack U
+    — at least 1."""
+    best = 1
+    for k in range(1, min(len(heights_u), rack_u // max(1, min(heights_u, default=1))) + 1):
+        if all(sum(heights_u[i : i + k]) <= rack_u for i in range(0, len(heights_u), k)):
+            best = k
+    return best
+
+
+# --- the hall: one block while it holds, else blocks of rows round central spine rows --------------------------
+
+
+def one_block_run_m(layout: RackLayout, row_count: int, row_racks: int, spine_racks: int) -> float:
+    """The longest run of one block [m]: from the last row's far end to the spine row's far end,
+    rows × row pitch + (widest row or spine row − 1) × rack width, + slack."""
+    widest = max(row_racks, spine_racks, 1)
+    return row_count * layout.row_pitch_m + (widest - 1) * layout.rack_width_m + layout.slack_m
+
+
+def hall_slots(left: int, middle: int, right: int, depth: int, spine_rows: int, row_count: int):
+    """The (block, depth) slot of each spine row and then of each row, in a hall of ``left`` + ``middle`` + ``right``
+    blocks of ``depth`` rows: the spine rows fill the middle blocks behind their front row; the rows run in order
+    as one snake — up and down the left blocks, ending at the front, across the front of the middle blocks, then
+    up and down the right blocks — so consecutive rows (a leaf or ToR serving two rows, the storage rows after the
+    last compute row) always stand side by side or a block apart."""
+    spine = [(left + m, d) for d in range(1, depth) for m in range(middle)][:spine_rows]
+    rows: list[tuple[int, int]] = []
+    for b in range(left):  # the last left block ends at the front (depth 0)
+        down = (left - 1 - b) % 2 == 0
+        rows += [(b, d) for d in (range(depth - 1, -1, -1) if down else range(depth))]
+    rows += [(left + m, 0) for m in range(middle)]
+    for i in range(right):
+        b = left + middle + i
+        rows += [(b, d) for d in (range(depth) if i % 2 == 0 else range(depth - 1, -1, -1))]
+    return spine + rows[:row_count]
+
+
+def _hall_shape(spine_rows: int, row_count: int, depth: int) -> tuple[int, int, int]:
+    """(left, middle, right) blocks of a hall ``depth`` rows deep: ⌈spine rows ÷ (depth − 1)⌉ middle blocks, the
+    rows left over after their front slots split between the sides, the left side taking the odd block."""
+    middle = -(-spine_rows // (depth - 1)) if spine_rows else 0
+    side = -(-max(0, row_count - middle) // depth)
+    return -(-side // 2), middle, side // 2
+
+
+def _worst_to_spine_m(slots: list[tuple[int, int]], spine_rows: int, slot_racks: int, layout: RackLayout) -> float:
+    """The longest run from a switch of any slot (a row's network racks: columns ``racks_per_row`` on; a spine row's
+    racks) to any rack of a spine slot (of any slot when there are no spine rows) [m]: the farthest ends of the
+    two spans along x + |Δ depth|, + slack."""
+    s = np.asarray(slots, dtype=float)
+    w = layout.rack_width_m
+    x0 = s[:, 0] * (slot_racks * w + layout.aisle_m)
+    is_spine = np.arange(len(slots)) < spine_rows
+    first = np.where(is_spine, 0, min(layout.racks_per_row, slot_racks - 1)) * w + x0  # where its switches start
+    last = x0 + (slot_racks - 1) * w
+    y = s[:, 1] * layout.row_pitch_m
+    t = slice(0, spine_rows) if spine_rows else slice(None)
+    t_first, t_last = (x0 if spine_rows else first)[t], last[t]
+    dx = np.maximum(np.abs(last[:, None] - t_first[None, :]), np.abs(t_last[None, :] - first[:, None]))
+    return float((dx + np.abs(y[:, None] - y[None, t])).max()) + layout.slack_m
+
+
+def hall_layout(layout: RackLayout, row_count: int, row_racks: int, spine_racks: int) -> tuple[RackLayout, str]:
+    """The hall of ``row_count`` rows (compute, then storage and management) up to ``row_racks`` racks wide (their
+    network racks included) and ``spine_racks`` spine-row racks, with its derivation (module docstring)."""
+    one = one_block_run_m(layout, row_count, row_racks, spine_racks)
+    if one <= layout.max_run_m + 1e-9:
+        return replace(layout, hall_slots=(), spine_rows=0, slot_racks=0), (
+            f"one block: the spine row in front of {row_count} rows of up to {row_racks} racks; longest run "
+            f"{row_count} × {layout.row_pitch_m:g} m + ({max(row_racks, spine_racks, 1)} − 1) × "
+            f"{layout.rack_width_m:g} m + {layout.slack_m:g} m slack = {one:,.1f} m ≤ {layout.max_run_m:g} m"
+        )
+    width = max(row_racks, 1)
+    spine_rows = -(-spine_racks // width)
+    for halls in range(1, MAX_HALLS + 1):
+        rows, spines = -(-row_count // halls), -(-spine_rows // halls)
+        run, depth = _best_depth(layout, spines, rows, width)
+        if run <= layout.max_run_m + 1e-9:
+            break
+    slots, starts, _ = _halls(halls, depth, spine_rows, row_count)
+    hall = replace(layout, hall_slots=slots, spine_rows=spine_rows, slot_racks=width, hall_starts=starts)
+    left, middle, right = _hall_shape(spines, rows, depth)
+    verdict = "≤" if run <= layout.max_run_m + 1e-9 else ">"
+    split = (
+        f"{halls} halls side by side, a block's width apart, each of ⌈{row_count} rows ÷ {halls}⌉ = {rows} rows "
+        f"and ⌈{spine_rows} spine rows ÷ {halls}⌉ = {spines}, in order (links between halls run single-mode fibre, "
+        f"up to {layout.between_halls_max_run_m:g} m), each"
+        if halls > 1
+        else "a hall of"
+    )
+    return hall, (
+        f"one block would run {one:,.1f} m > {layout.max_run_m:g} m, so {split} {left + middle + right} blocks of "
+        f"up to {depth} rows side by side, each {width} racks × {layout.rack_width_m:g} m + a {layout.aisle_m:g} m "
+        f"aisle wide: ⌈{spine_racks} spine-row racks ÷ {width}⌉ = {spine_rows} spine rows, {spines} a hall in "
+        f"{middle} middle blocks behind their front row; the rows run in order as one snake through {left} "
+        f"blocks on the left, the middle blocks' front row and {right} on the right; longest switch-to-spine run "
+        f"{run:,.1f} m {verdict} {layout.max_run_m:g} m (the depth with the shortest)"
+    )
+
+
+MAX_HALLS = 16
+
+
+def _best_depth(layout: RackLayout, spine_rows: int, row_count: int, width: int) -> tuple[float, int]:
+    """(longest switch-to-spine run [m], depth) of the depth whose hall of these rows runs shortest (depths from 2 up
+    to :func:`_deepest`)."""
+    return min(
+        (_worst_to_spine_m(hall_slots(*_hall_shape(spine_rows, row_count, d), d, spine_rows, row_count),
+                           spine_rows, width, layout), d)
+        for d in range(2, min(row_count + spine_rows, _deepest(layout)) + 2)
+    )  # fmt: skip
+
+
+def _deepest(layout: RackLayout) -> int:
+    """No hall deeper than ⌈max run ÷ row pitch⌉ + 1 rows is worth trying: its front-to-back run alone is past it."""
+    return math.ceil(layout.max_run_m / layout.row_pitch_m) + 1
+
+
+def _halls(halls: int, depth: int, spine_rows: int, row_count: int):
+    """Every slot of ``halls`` halls side by side (spine rows and rows dealt out in order, ⌈n ÷ halls⌉ a hall),
+    a block's width between them: (slots: all spine rows, then all rows), the first block of each later hall,
+    the blocks in all."""
+    spines, rows = -(-spine_rows // halls), -(-row_count // halls)
+    spine_slots: list[tuple[int, int]] = []
+    row_slots: list[tuple[int, int]] = []
+    starts: list[int] = []
+    block = 0
+    for h in range(halls):
+        s, r = max(0, min(spines, spine_rows - h * spines)), max(0, min(rows, row_count - h * rows))
+        if h:
+            starts.append(block)
+        left, middle, right = _hall_shape(s, r, depth)
+        here = hall_slots(left, middle, right, depth, s, r)
+        spine_slots += [(block + b, d) for b, d in here[:s]]
+        row_slots += [(block + b, d) for b, d in here[s:]]
+        block += left + middle + right + 1
+    return tuple(spine_slots + row_slots), tuple(starts), block
+
+
+def hall_map(
+    layout: RackLayout,
+    compute_racks: int,
+    infra_racks: int,
+    network_by_row: dict[int, int],
+    spine_racks: int,
+    derivation: str = "",
+) -> dict:
+    """The hall as plain data for the drawing (bom/hall_svg.py) and the stored result: every row with its floor
+    position [m] (its first rack's corner, RackLayout.position_m) and its racks by role, in floor order."""
+    per_row = layout.racks_per_row
+    compute_rows = -(-compute_racks // per_row)
+    infra_rows = -(-infra_racks // per_row)
+    rows = []
+    for r in range(max(compute_rows + infra_rows, max(network_by_row, default=-1) + 1)):
+        if r < compute_rows:
+            own = [("compute", min(per_row, compute_racks - r * per_row))]
+        else:
+            i = r - compute_rows
+            own = [("storage and management", max(0, min(per_row, infra_racks - i * per_row)))]
+        own.append(("network: leaves and ToRs", network_by_row.get(r, 0)))
+        rows.append(_map_row(layout, row_name(r), r, [(role, n) for role, n in own if n]))
+    width = layout.slot_racks if layout.hall_slots else max(spine_racks, 1)
+    for j in range(-(-spine_racks // width)):
+        n = min(width, spine_racks - j * width)
+        rows.append(
+            _map_row(layout, f"N{j + 1}" if layout.hall_slots else "N", -1, [("network: spine and core", n)], j * width)
+        )
+    return {
+        "rack_width_m": layout.rack_width_m,
+        "row_pitch_m": layout.row_pitch_m,
+        "max_run_m": layout.max_run_m,
+        "blocks": 1 + max((b for b, _ in layout.hall_slots), default=0),
+        "halls": 1 + len(layout.hall_starts),
+        "derivation": derivation,
+        "rows": rows,
+    }
+
+
+def _map_row(layout: RackLayout, name: str, row: int, racks: list[tuple[str, int]], first_col: int = 0) -> dict:
+    x, y = layout.position_m(row, first_col)
+    return {
+        "name": name,
+        "x_m": round(float(x), 3),
+        "y_m": round(float(y), 3),
+        "racks": [[r, int(n)] for r, n in racks],
+    }
+
+
+def reach_checks(classes, max_run_m: float, between_halls_max_run_m: float | None = None) -> list[dict]:
+    """One failing check per link class with runs past the limit: ``classes`` are (plane, segment, bought
+    lengths [m], links each, between halls (bool)) as numpy arrays; a run within a hall is held to ``max_run_m``,
+    one between halls to ``between_halls_max_run_m``. The fix named: a denser hall, pods or halls of their own,
+    or fibre rated for the run with the limit raised."""
+    out = []
+    for plane, segment, lengths, weight, between in classes:
+        limit = np.where(between, between_halls_max_run_m or max_run_m, max_run_m)
+        over = lengths > limit + 1e-9
+        if not over.any():
+            continue
+        n, longest, total = int(weight[over].sum()), int(lengths[over].max()), int(weight.sum())
+        where = (
+            f"{max_run_m:g} m within a hall"
+            if not between[over].any()
+            else f"{between_halls_max_run_m:g} m between halls"
+            if between[over].all()
+            else f"{max_run_m:g} m within a hall or {between_halls_max_run_m:g} m between halls"
+        )
+        out.append(
+            {
+                "ok": False,
+                "field": "racks_per_row",
+                "name": "cable reach",
+                "message": f"{plane} {segment}: {n:,} of {total:,} links run past {where} (longest {longest} m "
+                "bought) — fix: more nodes per rack or fewer racks per row for a denser hall, split the design "
+                "into pods or halls of their own, or plan single-mode fibre and a longer limit for this class",
+            }
+        )
+    return out
 
 
 def standard_length_m(needed_m: float) -> int:
@@ -136,6 +451,12 @@ def rack_key(row, col):
 
 def rack_of_key(key: int) -> tuple[int, int]:
     row, col = divmod(int(key), _COLUMN_RADIX)
+    return row - 1, col
+
+
+def rack_of_key_arrays(keys):
+    """:func:`rack_of_key` over a numpy array of keys: (rows, columns)."""
+    row, col = np.divmod(np.asarray(keys, dtype=np.int64), _COLUMN_RADIX)
     return row - 1, col
 
 

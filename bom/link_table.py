@@ -192,7 +192,7 @@ def node_positions(layout: RackLayout, node: np.ndarray) -> tuple[np.ndarray, np
 
 def cable_lengths_m(layout: RackLayout, ar, ac, zr, zc) -> np.ndarray:
     """RackLayout.cable_length_m over arrays: distance + slack, bought in the next standard length."""
-    needed = (np.abs(ar - zr) * layout.row_pitch_m + np.abs(ac - zc) * layout.rack_width_m) + layout.slack_m
+    needed = layout.distances_m(ar, ac, zr, zc) + layout.slack_m  # the hall's geometry (RackLayout.position_m)
     lengths = np.array(STANDARD_LENGTHS_M, dtype=float)  # the one table, bom/layout.py (16 entries)
     i = np.searchsorted(lengths, needed - 1e-9, side="left")
     std = lengths[np.minimum(i, len(lengths) - 1)]

@@ -10,7 +10,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models, transaction
 from django.utils import timezone
 
-from bom.parts import CableMedia, PartKind, PartSpec, parse_port_groups
+from bom.parts import CableMedia, Connector, PartKind, PartSpec, parse_port_groups
 
 
 class Audited(models.Model):
@@ -62,9 +62,26 @@ class Part(Audited):
     reach_m = models.FloatField(default=0, validators=[MinValueValidator(0)], help_text="Maximum reach [m]")
     length_m = models.FloatField(default=0, validators=[MinValueValidator(0)], help_text="Cable length [m]")
     media = models.CharField(max_length=20, blank=True, choices=[("", "—")] + [(m.value, m.value) for m in CableMedia])
-    form_factor = models.CharField(max_length=20, blank=True)
+    form_factor = models.CharField(max_length=20, blank=True, help_text="Module form factor; switch/NIC: its cages'")
     power_w = models.FloatField(default=0, validators=[MinValueValidator(0)], help_text="Typical power [W]")
     rack_units = models.PositiveSmallIntegerField(default=0)
+    fibre_count = models.PositiveSmallIntegerField(
+        default=0,
+        help_text="Transceiver: fibres one port's link lights (SR8 16, DR4 8, LC duplex 2); fibre: fibres it carries "
+        "(0: not declared)",
+    )
+    connector = models.CharField(
+        max_length=20,
+        blank=True,
+        default="",
+        choices=[("", "—")] + [(c.value, c.value) for c in Connector],
+        help_text="Transceiver: each port's optical connector; fibre: its ends' (a trunk fits a module of its own)",
+    )
+    lane_gbps = models.FloatField(
+        default=0,
+        validators=[MinValueValidator(0)],
+        help_text="Switch/NIC: its cages' electrical lane rate; transceiver: its host lanes' [Gbit/s] (0: any)",
+    )
 
     class Meta:
         ordering = ["kind", "sku"]
@@ -230,6 +247,9 @@ class Quote(Audited):
     quoted_on = models.DateField(help_text="Date of the quote")
     valid_until = models.DateField(null=True, blank=True, help_text="Last day the quoted prices hold")
     note = models.TextField(blank=True)
+    report = models.JSONField(
+        default=dict, blank=True, help_text="An uploaded quote's lines as read: matched (to which part) and unmatched"
+    )
 
     class Meta:
         ordering = ["price_book", "reference"]
@@ -245,6 +265,21 @@ class Quote(Audited):
     def describe(self) -> str:
         valid = f", valid until {self.valid_until}" if self.valid_until else ""
         return f"quote {self.reference} from {self.supplier} of {self.quoted_on}{valid}"
+
+
+class SupplierAlias(Audited):
+    """A supplier's own SKU for one of our parts: a quote line under that SKU prices the part (bom/quotes.py)."""
+
+    supplier = models.CharField(max_length=100, help_text="The supplier, as named on its quotes")
+    supplier_sku = models.CharField(max_length=60, help_text="The supplier's own part number")
+    part = models.ForeignKey(Part, on_delete=models.CASCADE, related_name="aliases")
+
+    class Meta:
+        ordering = ["supplier", "supplier_sku"]
+        constraints = [models.UniqueConstraint(fields=["supplier", "supplier_sku"], name="unique_supplier_sku")]
+
+    def __str__(self) -> str:
+        return f"{self.supplier}: {self.supplier_sku} → {self.part.sku}"
 
 
 class Price(Audited):
@@ -322,6 +357,9 @@ def catalog_specs(book: PriceBook | None = None) -> list[PartSpec]:
                 rack_units=part.rack_units,
                 breakout=part.breakout,
                 extra_port_groups=part.extra_port_groups,
+                fibre_count=part.fibre_count,
+                connector=part.connector,
+                lane_gbps=part.lane_gbps,
                 currency=book.currency if book else "USD",
                 price_date=str(price.quote.quoted_on if price and price.quote else book.effective_date) if book else "",
                 lead_time_weeks=price.lead_time_weeks if price else None,
@@ -346,9 +384,13 @@ def load_default_catalog(part_model=Part, book_model=PriceBook, price_model=Pric
     )
     added = 0
     # an earlier migration's Part has no extra_port_groups column yet (migrations call this with their model)
-    has_groups = any(f.name == "extra_port_groups" for f in part_model._meta.get_fields())
+    fields = {f.name for f in part_model._meta.get_fields()}
     for spec in DEFAULT_PARTS:
-        extra = {"extra_port_groups": spec.extra_port_groups} if has_groups else {}
+        extra = {
+            name: getattr(spec, name)
+            for name in ("extra_port_groups", "fibre_count", "connector", "lane_gbps")
+            if name in fields
+        }
         part, created = part_model.objects.get_or_create(
             sku=spec.sku,
             defaults=dict(

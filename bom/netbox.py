@@ -1,11 +1,12 @@
 """A NetBox import set: the design's racks, devices (rack + U position) and cables (pure: no Django).
 
 One CSV per NetBox object type, in the order NetBox needs them to exist, with the column names
-of NetBox's bulk-import forms (netbox/dcim/forms/bulk_import.py, NetBox v4.1: SiteImportForm,
+of NetBox's bulk-import forms (netbox/dcim/forms/bulk_import.py, NetBox v4.1 to v4.7: SiteImportForm,
 ManufacturerImportForm, DeviceRoleImportForm, DeviceTypeImportForm, RackImportForm,
 DeviceImportForm, InterfaceImportForm, CableImportForm) and the cable types of
 ``CableTypeChoices`` (netbox/dcim/choices.py). Import them in the numbered order (Import on each
 object list, "CSV"), or with netbox-docker's initializers. Cables and devices are "planned".
+The seed design's set is imported into NetBox 4.7.3 and read back by the services suite.
 """
 
 from __future__ import annotations
@@ -58,7 +59,8 @@ def netbox_files(
     """File name → CSV text. ``vendors``: part number → manufacturer (unknown parts: "Generic")."""
     site_slug = slug(site)
     placements = [(rack, p) for rack in elev.racks for p in rack.placements]
-    types = sorted({(vendors.get(p.sku) or "Generic", p.sku, p.height_u) for _, p in placements})
+    maker = _manufacturers({p.sku for _, p in placements}, vendors)
+    types = sorted({(maker[p.sku], p.sku, p.height_u) for _, p in placements})
     roles = sorted({p.kind for _, p in placements})
     cables = list(cabling)
     interfaces = sorted(
@@ -87,7 +89,7 @@ def netbox_files(
                 [
                     p.device,
                     p.kind,
-                    vendors.get(p.sku) or "Generic",
+                    maker[p.sku],
                     p.sku,
                     site,
                     rack.name,
@@ -101,6 +103,17 @@ def netbox_files(
         "7-interfaces.csv": _csv(["device", "name", "type"], [[d, port, "other"] for d, port in interfaces]),
         "8-cables.csv": _cables_csv(cables),
     }
+
+
+def _manufacturers(skus: set[str], vendors: Mapping[str, str]) -> dict[str, str]:
+    """Part number → manufacturer name, one name per slug: NetBox refuses a second manufacturer whose slug is
+    taken ("Manufacturer with this Slug already exists"), e.g. the catalog's "generic" beside the "Generic" of
+    parts it does not list."""
+    named = {sku: vendors.get(sku) or "Generic" for sku in skus}
+    canonical: dict[str, str] = {}
+    for name in sorted(set(named.values())):
+        canonical.setdefault(slug(name), name)
+    return {sku: canonical[slug(name)] for sku, name in named.items()}
 
 
 CABLE_HEADERS = [

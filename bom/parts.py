@@ -35,6 +35,17 @@ class CableMedia(enum.StrEnum):
 FIBRE_MEDIA = (CableMedia.FIBRE_MPO, CableMedia.FIBRE_LC, CableMedia.FIBRE_MPO_SM, CableMedia.FIBRE_LC_SM)
 
 
+class Connector(enum.StrEnum):
+    """The optical connector of one port of a module, and the connector at each end of a trunk or cord: a trunk
+    mates with a module's port only when both name the same connector (an APC end never mates a UPC one)."""
+
+    MPO12_APC = "MPO-12 APC"  # NVIDIA NDR/XDR SR4 and DR4 ports, single-mode DR4 (8 of 12 fibres lit)
+    MPO12_UPC = "MPO-12 UPC"  # generic QSFP28/QSFP56 SR4 (8 of 12 fibres lit)
+    MPO16_APC = "MPO-16 APC"  # 400G/800G SR8 and DR8: 16 fibres, one connector
+    LC_DUPLEX = "LC duplex"  # FR/LR/DR (single lambda) and 25G SR: 2 fibres
+    RJ45 = "RJ45"  # 1000BASE-T
+
+
 class PortGroup(NamedTuple):
     """Ports of one speed on a switch: 48 × 25G access ports, 8 × 100G uplinks."""
 
@@ -107,6 +118,12 @@ class PartSpec:
     lead_time_weeks: int | None = None
     quote_reference: str = ""  # set when a supplier's quote prices the part
     extra_port_groups: str = ""  # a switch's ports besides port_count × port_gbps, e.g. "8x100G" (a ToR's uplinks)
+    # transceiver: fibres one port's link lights and the connector of each port; cable: fibres it carries and the
+    # connector at its ends (0 / "": not declared — a catalog row from before the fields, matched as before)
+    fibre_count: int = 0
+    connector: str = ""
+    # switch / NIC: the electrical lane rate of its cages; transceiver: of its host side (XDR 200G, NDR 100G)
+    lane_gbps: float = 0.0
 
     @property
     def label(self) -> str:
@@ -122,6 +139,39 @@ class PartSpec:
     def ports_label(self) -> str:
         """'48 × 25G + 8 × 100G'."""
         return " + ".join(str(g) for g in self.port_groups) or "no ports"
+
+    def runs_at(self, gbps: float) -> bool:
+        """A transceiver's ports run at ``gbps``: its own speed, or one its ``breakout`` names ("2x100G")."""
+        if abs(self.port_gbps - gbps) < 1e-9:
+            return True
+        try:
+            return any(abs(g.gbps - gbps) < 1e-9 for g in parse_port_groups(self.breakout))
+        except ValueError:
+            return False
+
+    @property
+    def ports_per_cage(self) -> int:
+        """A switch's (or NIC's) ports per cage of its main group; a transceiver's ports per module."""
+        return max(self.ports_per_module, 1)
+
+    @property
+    def cage_count(self) -> int:
+        """The cages a switch has: ⌈main ports ÷ ports per cage⌉ (72 OSFP cages for 144 × 800G twin-port), plus one
+        per port of its extra groups (a ToR's 8 QSFP28 uplinks)."""
+        extra = sum(g.count for g in parse_port_groups(self.extra_port_groups))
+        return -(-self.port_count // self.ports_per_cage) + extra
+
+    @property
+    def radix(self) -> int:
+        """Every port the part has, in all its groups."""
+        return sum(g.count for g in self.port_groups)
+
+    @property
+    def cages_label(self) -> str:
+        """'72 OSFP cages × 2 ports (lanes 200G)'."""
+        form = f" {self.form_factor}" if self.form_factor else ""
+        lanes = f", {self.lane_gbps:g}G lanes" if self.lane_gbps else ""
+        return f"{self.cage_count:,}{form} cages, {self.ports_per_cage} port(s) per main cage{lanes}"
 
     @property
     def infiniband(self) -> bool:

@@ -21,7 +21,15 @@ from bom.build import Bom, BomPolicy, Roles, build_bom, find_nic, find_switch, p
 from bom.catalog import DEFAULT_PARTS, DEFAULT_PRICE_BOOK
 from bom.elevation import SWITCH_ROLES, Elevations, Heights, elevations
 from bom.export import cabling_rows
-from bom.layout import RackLayout, panels_for, switches_per_rack
+from bom.layout import (
+    RackLayout,
+    bare_switches_per_rack,
+    hall_layout,
+    hall_map,
+    panels_for,
+    reach_checks,
+    switches_per_rack,
+)
 from bom.links import (
     ClusterShape,
     all_links,
@@ -213,47 +221,158 @@ class Floor:
 
 
 def floor_plan(req: BomRequest, plan: FabricPlan, storage: StoragePlan, mgmt: ManagementPlan, catalog: Catalog):
-    """Network racks filled by rack units (``switches_per_rack``), the leaves of each row in end-of-row racks,
-    then the rack plan counted from that floor plan."""
+    """Network racks filled by rack units (``switches_per_rack``; bare switches where the layout is point-to-point,
+    bom.layout.su_row_racks), the leaves of each row in end-of-row racks, then the rack plan counted from that
+    floor plan, and the hall it stands in."""
     rack_u, roles = req.racks.rack_u, bom_roles(req.roles, catalog.parts)
     leaf, spine = _network_switches(req, plan, storage, mgmt, roles)
-    per_leaf_rack = switches_per_rack(rack_u, *_worst(leaf))
-    per_spine_rack = switches_per_rack(rack_u, *_worst(spine))
+    (u, ports), (su, sports) = _worst(leaf), _worst(spine)
+    if req.layout.point_to_point:
+        heights = _spine_heights(req, plan, storage, mgmt, roles)
+        per_leaf_rack, per_spine_rack = max(1, rack_u // u), bare_switches_per_rack(rack_u, heights)
+        derivations = {
+            "leaves_per_network_rack": f"bare switches, point-to-point fibre (no panels, no cable managers): "
+            f"⌊{rack_u}U ÷ {u}U⌋ = {per_leaf_rack}",
+            "switches_per_network_rack": f"bare, in spine-row order ({', '.join(_runs(heights))}): the largest k "
+            f"whose every k switches fit {rack_u}U: {per_spine_rack}",
+        }
+    else:
+        per_leaf_rack, per_spine_rack = switches_per_rack(rack_u, u, ports), switches_per_rack(rack_u, su, sports)
+        derivations = {
+            "leaves_per_network_rack": f"largest k with k × ({u}U switch + 1U cable manager) + ⌈k × {ports} trunk "
+            f"ports ÷ 24⌉ panels ≤ {rack_u}U: {per_leaf_rack}",
+            "switches_per_network_rack": f"largest k with k × ({su}U switch + 1U cable manager) + ⌈k × {sports} "
+            f"trunk ports ÷ 24⌉ panels ≤ {rack_u}U: {per_spine_rack}",
+        }
     layout = replace(req.layout, leaves_per_network_rack=per_leaf_rack, switches_per_network_rack=per_spine_rack)
     shape = req.shape
     compute_rows = compute_leaf_positions(plan, shape, layout)[1]
     storage_rows = storage_leaf_positions(storage, shape, layout, compute_rows)[1]
     tor_rows = tor_positions(mgmt, shape, layout, {})[0]
     per_row = leaves_per_row(np.concatenate([compute_rows, np.asarray(storage_rows, dtype=np.int64), tor_rows]))
-    leaf_racks = sum(-(-n // per_leaf_rack) for n in per_row.values())
-    racks = plan_racks(  # power.plan.rack_plan's request, with the row groups that share network racks
+    racks = _rack_plan(req, plan, storage, mgmt, layout, per_row)
+    if layout.point_to_point:
+        replan = lambda lay, rows: _rack_plan(req, plan, storage, mgmt, lay, rows)  # noqa: E731
+        layout, per_row, racks, derivations["infra_switches"] = _infra_switches(
+            req, layout, per_row, racks, leaf, replan
+        )
+    derivations["leaf_racks"] = (
+        " + ".join(f"⌈{n} ÷ {per_leaf_rack}⌉" for _, n in sorted(per_row.items()))
+        + f" = {racks.leaf_rack_count} end-of-row racks (compute and storage leaves and management ToRs of each "
+        + _group_words(layout.rows_per_network_group)
+        + ")"
+    )
+    checks = tuple(
+        _too_tall(where, u, ports, rack_u)
+        for where, (u, ports) in (("end-of-row", _worst(leaf)), ("spine-row", _worst(spine)))
+        if u + (0 if layout.point_to_point else 1 + panels_for(ports)) > rack_u
+    )
+    layout, derivations["hall"] = _hall(layout, racks, per_row, per_leaf_rack, shape.node_count)
+    racks.derivations["hall"] = derivations["hall"]
+    racks.derivations["network_rack_fill"] = (
+        f"a leaf rack holds {derivations['leaves_per_network_rack']}; a spine-row rack "
+        f"{derivations['switches_per_network_rack']}; leaf racks {derivations['leaf_racks']}"
+    )
+    if "infra_switches" in derivations:
+        racks.derivations["infra_switches"] = "the infrastructure row's switches: " + derivations["infra_switches"]
+    network = {row: -(-n // per_leaf_rack) for row, n in per_row.items()}
+    infra = racks.storage_rack_count + racks.mgmt_rack_count
+    where = hall_map(layout, racks.compute_rack_count, infra, network, racks.spine_rack_count, derivations["hall"])
+    return Floor(layout, replace(racks, hall=where), derivations, checks)
+
+
+def _rack_plan(req: BomRequest, plan, storage, mgmt, layout: RackLayout, per_row: dict[int, int]) -> RackPlan:
+    """power.plan.rack_plan's request, with the floor plan's network racks and the row groups that share them."""
+    return plan_racks(
         RackRequest(
             **dataclasses.asdict(req.racks),
             upper_switch_count=upper_switch_count(plan, storage, mgmt),
-            leaf_rack_count=leaf_racks,
-            switches_per_network_rack=per_spine_rack,
+            leaf_rack_count=sum(-(-n // layout.leaves_per_network_rack) for n in per_row.values()),
+            switches_per_network_rack=layout.switches_per_network_rack,
             rows_per_network_group=layout.rows_per_network_group,
             management_in_storage_racks=layout.management_in_storage_racks,
         )
     )
-    u, ports = _worst(leaf)
-    su, sports = _worst(spine)
-    derivations = {
-        "leaves_per_network_rack": f"largest k with k × ({u}U switch + 1U cable manager) + ⌈k × {ports} trunk "
-        f"ports ÷ 24⌉ panels ≤ {rack_u}U: {per_leaf_rack}",
-        "switches_per_network_rack": f"largest k with k × ({su}U switch + 1U cable manager) + ⌈k × {sports} trunk "
-        f"ports ÷ 24⌉ panels ≤ {rack_u}U: {per_spine_rack}",
-        "leaf_racks": " + ".join(f"⌈{n} ÷ {per_leaf_rack}⌉" for _, n in sorted(per_row.items()))
-        + f" = {leaf_racks} end-of-row racks (compute and storage leaves and management ToRs of each "
-        + _group_words(layout.rows_per_network_group)
-        + ")",
-    }
-    checks = tuple(
-        _too_tall(where, u, ports, rack_u)
-        for where, (u, ports) in (("end-of-row", _worst(leaf)), ("spine-row", _worst(spine)))
-        if u + 1 + panels_for(ports) > rack_u
+
+
+def _spine_heights(req: BomRequest, plan: FabricPlan, storage: StoragePlan, mgmt: ManagementPlan, roles: Roles):
+    """Rack units of every spine-row switch in its order there: compute spines and cores, storage spines,
+    management spines (bom/links.py places them so)."""
+    tier_roles = req.shape.compute_tier_roles
+    out: list[int] = []
+    if plan.topology != Topology.TORUS_3D:
+        for t, tier in enumerate(plan.tiers[1:], start=1):
+            out += [max(1, roles.switch(tier_roles[min(t, 2)]).rack_units)] * tier.switch_count
+    if storage.fabric is not None:
+        out += [max(1, roles.storage_switch.rack_units)] * sum(t.switch_count for t in storage.fabric.tiers[1:])
+    return out + [max(1, roles.mgmt_spine.rack_units)] * mgmt.spine_count
+
+
+def _runs(heights: list[int]) -> list[str]:
+    """``[1, 1, 2]`` → ``["2 × 1U", "1 × 2U"]``: runs of equal heights, in order."""
+    out: list[list[int]] = []
+    for h in heights:
+        if out and out[-1][1] == h:
+            out[-1][0] += 1
+        else:
+            out.append([1, h])
+    return [f"{n} × {h}U" for n, h in out]
+
+
+def _infra_switches(req: BomRequest, layout: RackLayout, per_row: dict[int, int], racks: RackPlan, leaf, replan):
+    """Point-to-point layouts (DGX SuperPOD RA Figure 3: the management rack holds networking switches beside the
+    management servers, storage and UFM appliances): the infrastructure row's switches stand in its last rack
+    when all its racks fit one row and that rack's free U and kW hold them; else they keep a network rack."""
+    f, row = req.racks, layout.compute_rows(req.shape.node_count)
+    n, infra = per_row.get(row, 0), racks.storage_rack_count + racks.mgmt_rack_count
+    if not n or not infra or infra > layout.racks_per_row:
+        return layout, per_row, racks, "none: no infrastructure-row switches to place" if not n else "own rack"
+    if racks.mgmt_rack_count:
+        m = f.mgmt_node_count - racks.mgmt_in_storage_rack - (racks.mgmt_rack_count - 1) * racks.mgmt_per_rack
+        used_u, used_kw, what = m * f.mgmt_node_u, m * f.mgmt_node_kw, f"{m} servers × {f.mgmt_node_u}U"
+    else:
+        s = f.storage_node_count - (racks.storage_rack_count - 1) * racks.storage_per_rack
+        m = racks.mgmt_in_storage_rack
+        used_u = s * f.storage_node_u + m * f.mgmt_node_u
+        used_kw = s * f.storage_node_kw + m * f.mgmt_node_kw
+        what = f"{s} storage × {f.storage_node_u}U + {m} management × {f.mgmt_node_u}U"
+    u, kw = _worst(leaf)[0], max((p.power_w for p, _ in leaf), default=0.0) / 1000
+    fits = used_u + n * u <= f.rack_u and used_kw + n * kw <= f.rack_budget_kw + 1e-9
+    why = (
+        f"{what} = {used_u}U, {used_kw:,.1f} kW + {n} switches × ({u}U, {kw:,.2f} kW) = {used_u + n * u}U, "
+        f"{used_kw + n * kw:,.1f} kW {'≤' if fits else '>'} {f.rack_u}U, {f.rack_budget_kw:g} kW"
     )
-    return Floor(layout, racks, derivations, checks)
+    if not fits:
+        return layout, per_row, racks, f"own rack: the last infrastructure rack cannot hold them ({why})"
+    layout = replace(layout, infra_row=row, infra_switch_col=infra - 1)
+    per_row = {r: k for r, k in per_row.items() if r != row}
+    return layout, per_row, replan(layout, per_row), f"in the last rack: {why}"
+
+
+def _hall(layout: RackLayout, racks: RackPlan, per_row: dict[int, int], per_leaf_rack: int, node_count: int):
+    """bom.layout.hall_layout for this floor: compute rows + infrastructure rows (storage and management racks,
+    racks per row a row), each as wide as its racks and its end-of-row network racks."""
+    infra = -(-(racks.storage_rack_count + racks.mgmt_rack_count) // layout.racks_per_row)
+    rows = max(layout.compute_rows(node_count) + infra, max(per_row, default=-1) + 1)
+    network = max((-(-n // per_leaf_rack) for n in per_row.values()), default=0)
+    return hall_layout(layout, rows, layout.racks_per_row + network, racks.spine_rack_count)
+
+
+def cable_reach_checks(links, layout: RackLayout) -> list[dict]:
+    """bom.layout.reach_checks over the link classes (plane, segment) of a link table or of link records."""
+    from bom.layout import rack_of_key_arrays
+    from bom.link_table import LinkTable
+
+    t = links if isinstance(links, LinkTable) else LinkTable.from_links(links)
+    key = t.plane * len(t.segments) + t.segment
+    ends = [rack_of_key_arrays(k) for k in (t.a_rack, t.z_rack)]
+    between = layout.hall_of(*ends[0]) != layout.hall_of(*ends[1])
+    classes = []
+    for k in np.unique(key).tolist():
+        pick = key == k
+        plane, segment = divmod(k, len(t.segments))
+        classes.append((t.planes[plane], t.segments[segment], t.length_m[pick], t.weight[pick], between[pick]))
+    return reach_checks(classes, layout.max_run_m, layout.between_halls_max_run_m)
 
 
 def _group_words(rows: int) -> str:
@@ -371,10 +490,11 @@ def floor_sheets(
     chooser = chooser_for(req, catalog)
     parts = [chooser.parts(link) for link in links]
     trunk = [
-        p.optical and link.a_role in SWITCH_ROLES and link.z_role in SWITCH_ROLES
+        p.optical and link.a_role in SWITCH_ROLES and link.z_role in SWITCH_ROLES and not floor.layout.point_to_point
         for link, p in zip(links, parts, strict=True)
     ]
-    elev = elevations(links, trunk, rack_heights(req, catalog, floor.racks))
+    heights = replace(rack_heights(req, catalog, floor.racks), point_to_point=floor.layout.point_to_point)
+    elev = elevations(links, trunk, heights)
     return cabling_rows(links, parts=parts, positions=elev.position_of), elev
 
 
@@ -434,7 +554,7 @@ def network_bom(
     racks = racks or floor.racks
     roles = bom_roles(req.roles, catalog.parts)
     if cables:
-        links = plane_links(req, plan, storage, mgmt, catalog)
+        links = list(plane_links(req, plan, storage, mgmt, catalog))
     else:
         from bom.link_table import plane_link_table
 
@@ -457,9 +577,11 @@ def network_bom(
             rack_u=req.racks.rack_u,
             catalog=catalog.parts,
             system=rack_scale_system(req.gpu_model),  # an NVL72's own 48U rack, power shelves and PDUs
+            point_to_point=floor.layout.point_to_point,
         ),
     )
-    return replace(bom, checks=bom.checks + floor.checks) if floor.checks else bom
+    checks = floor.checks + tuple(cable_reach_checks(links, floor.layout))
+    return replace(bom, checks=bom.checks + checks) if checks else bom
 
 
 def upper_switch_count(plan: FabricPlan, storage: StoragePlan, mgmt: ManagementPlan) -> int:

@@ -52,6 +52,16 @@ PURE_COMMANDS: tuple[Command, ...] = (
         "run a tenancy, MIG or RoCE calculator (prints JSON)",
         "scheduling.cli:main",
     ),
+    Command(
+        "failures",
+        "what a failed switch costs, and k random switch failures",
+        "cluster.failures:main",
+    ),
+    Command(
+        "search",
+        "the cheapest designs meeting constraints, across fabric families",
+        "cluster.search_cli:main",
+    ),
 )
 
 DESCRIPTION = "Design GPU training clusters: fabric sizing, BOM, power, TCO, scheduling and queue simulation."

@@ -21,6 +21,7 @@ from bom.links import FabricManagerPortsError
 from bom.media import NoPartReaches
 from bom.plan import Catalog, floor_plan, network_bom
 from cluster.collectives import collectives_summary
+from cluster.growth import growth_option
 from cluster.requests import (
     MIN_STORAGE_NODES,
     bom_request,
@@ -261,6 +262,7 @@ class ClusterPlan:
     inputs: Requirements | None = None  # as the user gave them (what a saved revision stores)
     scheduler: PartitionPlan | None = None
     roce: dict[str, Any] | None = None
+    growth: dict[str, Any] | None = None  # cluster.growth: the price of uplinks for the whole leaf split
 
     @property
     def fabric(self) -> FabricPlan:
@@ -278,6 +280,8 @@ class ClusterPlan:
         r, p = self.requirements, self.planes
         compute = p.fabric.to_dict()
         compute["sizing"] = fabric_sizing(p.fabric, p.fabric_request)
+        if self.growth:
+            compute["growth_option"] = self.growth
         storage = p.storage.to_dict()
         if self.inputs is not None and self.inputs.storage.node_count is None:
             storage["storage_node_count"] = r.storage.node_count
@@ -391,7 +395,8 @@ def plan_cluster(r: Requirements, catalog: Catalog | None = None, *, cables: boo
         raise RequirementsError({k: [v] for k, v in exc.errors.items()}, unprocessable=True) from None
     collectives = collectives_summary(r, planes.fabric)
     roce = roce_sheet(r, planes.fabric, bom, catalog)
-    plan = ClusterPlan(r, planes, bom, power, collectives, catalog.price_book, inputs, scheduler, roce)
+    growth = growth_option(planes.fabric_request, planes.fabric, planes.storage, planes.management, bom, breq, catalog)
+    plan = ClusterPlan(r, planes, bom, power, collectives, catalog.price_book, inputs, scheduler, roce, growth)
     check_fits_batch(plan)  # the workload's classes against the batch partition
     return plan
 
@@ -412,6 +417,7 @@ CHECK_NAMES = {
     "rack_u": "rack height",
     "nodes_per_rack": "nodes per rack",
     "rack_budget_kw": "rack power",
+    "racks_per_row": "cable reach",  # bom.layout.reach_checks
 }
 
 

@@ -11,7 +11,7 @@ import dataclasses
 from decimal import Decimal
 
 from bom.build import BomPolicy
-from bom.layout import RackLayout
+from bom.layout import RackLayout, su_row_racks
 from bom.links import ClusterShape
 from bom.parts import PartKind
 from bom.plan import BomRequest, RolesRequest
@@ -30,6 +30,7 @@ from power.rack_systems import rack_scale_system
 from power.racks import nodes_per_rack, servers_per_rack
 from topology import FabricRequest, FabricRequestError, Topology
 from topology.management_plane import ManagementRequest
+from topology.rail_optimized import leaf_block_nodes
 from topology.storage_plane import StorageRequest, plan_storage
 from topology.switches import SWITCH_MODELS
 
@@ -70,6 +71,7 @@ def fabric_request(r: Requirements) -> FabricRequest:
         rail_groups=f.rail_groups,
         nic_planes=f.nic_planes,
         reserved_node_slots=f.reserved_node_slots,
+        uplinks_for_full_leaf=f.uplinks_for_full_leaf,
         spine_radix=tier_radix(r, "spine"),
         core_radix=tier_radix(r, "core"),
         leaf_nodes=f.leaf_nodes,
@@ -171,12 +173,29 @@ def rack_layout(r: Requirements) -> RackLayout:
     infrastructure rack as the rack plan counts them (power/racks.py). How many switches a network rack
     holds follows from the switches chosen (bom.plan.floor_plan)."""
     p, budget = r.power, float(r.power.rack_budget_kw)
+    per_row, superpod = floor_racks_per_row(r)
     return RackLayout(
         nodes_per_rack=floor_plan_nodes_per_rack(r),
-        racks_per_row=r.bom.racks_per_row,
+        racks_per_row=per_row,
+        point_to_point=superpod,
         storage_per_rack=servers_per_rack(float(p.storage_node_power_w) / 1000, p.storage_node_u, budget, p.rack_u),
         servers_per_rack=servers_per_rack(float(p.mgmt_node_power_w) / 1000, p.mgmt_node_u, budget, p.rack_u),
     )
+
+
+def floor_racks_per_row(r: Requirements) -> tuple[int, bool]:
+    """(racks a row, laid out as the DGX SuperPOD reference): a rail-optimized fabric of scalable units of generic
+    nodes stands one SU a row with point-to-point fibre (bom.layout.su_row_racks, RA-11333-001 Figures 2–3,
+    Table 8); any other design the rows asked for, with panels."""
+    f = r.compute_fabric
+    su = None
+    if Topology(f.topology) == Topology.RAIL_OPTIMIZED and rack_scale_system(r.cluster.gpu_model) is None:
+        try:  # one leaf block a row: SUs smaller than the leaf share its leaves (topology.rail_optimized)
+            block = leaf_block_nodes(fabric_request(r))
+        except FabricRequestError:  # refused on its field by the fabric plan itself
+            block = f.scalable_unit_nodes
+        su = su_row_racks(block, floor_plan_nodes_per_rack(r), r.bom.racks_per_row)
+    return (su, True) if su else (r.bom.racks_per_row, False)
 
 
 def floor_plan_nodes_per_rack(r: Requirements) -> int:
@@ -256,7 +275,7 @@ def rack_figures(r: Requirements) -> RackFigures:
         node_u=system.tray_u if system is not None else p.node_u,
         rack_budget_kw=float(p.rack_budget_kw),
         rack_u=p.rack_u,  # storage and management racks; a rack-scale system comes in its own rack
-        racks_per_row=r.bom.racks_per_row,
+        racks_per_row=floor_racks_per_row(r)[0],
         storage_node_count=r.storage.node_count,
         storage_node_kw=float(p.storage_node_power_w) / 1000,
         storage_node_u=p.storage_node_u,

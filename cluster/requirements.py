@@ -145,6 +145,11 @@ class ComputeFabric:
         maximum=1024,
         minimum=0,
     )
+    uplinks_for_full_leaf: bool = flag(
+        False,
+        "Buy leaf uplinks (and the spines above them) for every down port of the leaf's port split, not only for "
+        "the ports the nodes use: growth onto the free ports without recabling, at the price shown",
+    )
     rail_groups: int | None = opt_int(
         "Rail-optimized: split the rails into this many equal groups, each with its own spines "
         "(empty = automatic: the fewest groups that keep 2 tiers before adding a core; 1 = spines shared by all rails)",

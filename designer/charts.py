@@ -2,12 +2,18 @@
 
 Diagrams aggregate repeated units: a tier is drawn as at most ``MAX_BOXES`` boxes, each
 labelled with how many switches it stands for; links between tiers are labelled with
-their count and speed. That stays readable at 2,000 and at 16,000 GPUs.
+their count and speed. That stays readable at 2,000 and at 16,000 GPUs. A label every box
+of a row shares is said once beside the row; box labels sit on a white ground, apart.
+
+Line charts with more than ``PANEL_SERIES`` lines become small multiples (each panel its own
+legend, no colour twice in it) with a selector (plotly updatemenus), never recycled colours
+or a "first 8 of 30" cut.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import plotly.graph_objects as go
@@ -25,12 +31,47 @@ def _split(count: int, boxes: int) -> list[int]:
     return [base + (1 if i < extra else 0) for i in range(boxes)]
 
 
+NOMINAL_WIDTH_PX = 700  # the narrowest plot area a diagram is read at (page width less the margins)
+CHAR_EM = 0.6  # a character's mean width in font sizes (Open Sans, digits and lower case)
+
+
+def text_width_px(text: str, size: float) -> float:
+    """The estimated width of a label's longest line (lines split at <br>)."""
+    return max(len(line) for line in text.split("<br>")) * CHAR_EM * size
+
+
+def _box_texts(row: dict[str, Any], labels: list[str]) -> tuple[list[str], int, str]:
+    """(text on each box, its font size, the row's caption beside the y axis). A label every box shares
+    (a Dragonfly+ row is "1 group: 32 spines" eight times) is said once, in the caption; other labels stay
+    on their boxes, wrapped at ": " and shrunk until neighbours keep a gap, else the caption counts them
+    (two kinds) or the hover has them."""
+    caption = f"<b>{row['label']}</b> ({row['count']:,})"
+    if len(labels) == 1:
+        return labels, 12, caption
+    counts = dict.fromkeys(labels, 0)
+    for lab in labels:
+        counts[lab] += 1
+    if len(counts) == 1:
+        return [""] * len(labels), 12, f"{caption}<br>each box: {labels[0]}"
+    wrapped = [lab.replace(": ", ":<br>") for lab in labels]
+    room = NOMINAL_WIDTH_PX / len(labels) - 12  # a 12-pixel gap between neighbours
+    for size in (12, 11, 10, 9):
+        if max(text_width_px(t, size) for t in wrapped) <= room:
+            return wrapped, size, caption
+    if len(counts) == 2:
+        kinds = [f"{n} box{'es' if n > 1 else ''}: {lab}" for lab, n in counts.items()]
+        return [""] * len(labels), 12, caption + "<br>" + "<br>".join(kinds)
+    return [""] * len(labels), 12, caption + "<br>(hover a box for its share)"
+
+
 def layered_diagram(
     rows: list[dict[str, Any]], links: list[dict[str, Any]], title: str, height: int = 420
 ) -> dict[str, Any]:
-    """rows: {label, count, kind, unit, boxes?}; links: {lower, upper, count, gbps, note?}."""
+    """rows: {label, count, kind, unit, boxes?}; links: {lower, upper, count, gbps, note?}. Each row is
+    named on the y axis; no label sits on a wire (see _box_texts), link notes wrap in the right margin."""
     fig = go.Figure()
     positions: list[list[float]] = []
+    captions: list[str] = []
     for y, row in enumerate(rows):
         n_boxes = row.get("boxes") or min(max(row["count"], 1), MAX_BOXES)
         sizes = row.get("sizes") or _split(row["count"], n_boxes)
@@ -39,19 +80,24 @@ def layered_diagram(
         labels = row.get("labels") or [
             f"{s:,} {row['unit']}" if s != 1 else f"1 {row['unit'].rstrip('s')}" for s in sizes
         ]
+        texts, size, caption = _box_texts(row, labels)
+        captions.append(caption)
         fig.add_trace(
             go.Scatter(
                 x=xs,
                 y=[y] * n_boxes,
-                mode="markers+text",
+                mode="markers",
                 marker={"symbol": "square", "size": 34, "color": COLORS.get(row["kind"], "#555")},
-                text=labels,
-                textposition="bottom center" if y == 0 else "top center",
                 hovertext=[f"{row['label']}: {lab}" for lab in labels],
                 hoverinfo="text",
                 name=f"{row['label']} ({row['count']:,})",
             )
         )
+        for x, text in zip(xs, texts, strict=True):
+            if text:  # on a white ground, so the wires it crosses do not run through it
+                fig.add_annotation(x=x, y=y, text=text, name="box", showarrow=False, yshift=-20 if y == 0 else 20,
+                                   yanchor="top" if y == 0 else "bottom", font={"size": size, "color": "#1d2330"},
+                                   bgcolor="rgba(255,255,255,0.9)")  # fmt: skip
     for link in links:
         lo, hi = link["lower"], link["upper"]
         xs, ys = _wiring(positions[lo], positions[hi], lo, hi, link.get("pattern", "all"))
@@ -67,23 +113,30 @@ def layered_diagram(
         )
         text = f"{link['count']:,} links × {link['gbps']:g}G"
         if link.get("note"):
-            text += f" — {link['note']}"
+            text += f"<br>{link['note']}"
         fig.add_annotation(
             x=1.02,
             y=(lo + hi) / 2 + (0.35 if lo == hi else 0),
             text=text,
+            name="link",
             showarrow=False,
             xanchor="left",
+            align="left",
             font={"size": 12, "color": "#1d2330"},
         )
     fig.update_layout(
         title=title,
         height=height,
-        margin={"l": 20, "r": 230, "t": 50, "b": 40},
+        margin={"l": 190, "r": 230, "t": 50, "b": 40},
         xaxis={"visible": False, "range": [-0.05, 1.05]},
         yaxis={
-            "visible": False,
             "range": [-0.7, len(rows) - 0.3 + (0.4 if any(k["lower"] == k["upper"] for k in links) else 0)],
+            "tickvals": list(range(len(rows))),
+            "ticktext": captions,
+            "showgrid": False,
+            "zeroline": False,
+            "tickfont": {"size": 11},
+            "fixedrange": True,
         },
         plot_bgcolor="white",
         legend={"orientation": "h", "y": -0.08},
@@ -485,21 +538,192 @@ def capping_chart(result: dict[str, Any]) -> dict[str, Any] | None:
     return _fig_json(fig)
 
 
-def _sweep_subset(sweep, shown: set[int], largest: int, coll0: str, req0: str, heat_rows: int) -> dict[str, Any]:
-    """One streamed pass over the stored chunks, keeping only what the charts draw."""
+PANEL_SERIES = 10  # the most lines one panel draws: each its own colour
+PANELS_PER_VIEW = 6  # small multiples per view; more variants than 60 page through the selector
+SERIES_COLORS = (  # Tableau 10: ten colours told apart, also in print
+    "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+    "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#595959",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line of a panelled chart: ``pair`` is what the selector picks (collective · algorithm),
+    ``group`` the line's name inside its panel (a variant); the same group keeps its colour in every view."""
+
+    pair: str
+    group: str
+    x: list[float]
+    y: list[float]
+    text: list[str] | None = None
+    panel: str = ""  # a shared value (e.g. "2:1") that keeps the group's panel together, when it fits one
+
+
+def _views(lines: list[Line]) -> list[tuple[str, list[list[Line]]]]:
+    """(selector label, panels of ≤ PANEL_SERIES lines). Up to PANEL_SERIES lines in all: one panel, no selector;
+    else one view per pair (× page of PANELS_PER_VIEW panels), the pair's groups split evenly over its panels."""
+    if len(lines) <= PANEL_SERIES:
+        return [("", [lines])]
+    groups = list(dict.fromkeys(line.group for line in lines))
+    blocks = _blocks(groups, {line.group: line.panel for line in lines})
+    pages = [blocks[i : i + PANELS_PER_VIEW] for i in range(0, len(blocks), PANELS_PER_VIEW)]
+    by = {(line.pair, line.group): line for line in lines}
+    views = []
+    for pair in dict.fromkeys(line.pair for line in lines):
+        for page in pages:
+            panels = [[by[(pair, g)] for g in block if (pair, g) in by] for block in page]
+            first, last = groups.index(page[0][0]) + 1, groups.index(page[-1][-1]) + 1
+            label = pair + (f" — variants {first}–{last}" if len(pages) > 1 else "")
+            views.append((label, panels))
+    return views
+
+
+def _blocks(groups: list[str], panel_of: dict[str, str]) -> list[list[str]]:
+    """Groups into panels: by their shared panel value when every panel fits, else split evenly in order."""
+    values = list(dict.fromkeys(panel_of[g] for g in groups))
+    by_value = [[g for g in groups if panel_of[g] == v] for v in values]
+    if all(values) and max(len(b) for b in by_value) <= PANEL_SERIES:
+        return by_value
+    blocks, at = [], 0
+    for size in _split(len(groups), math.ceil(len(groups) / PANEL_SERIES)):
+        blocks.append(groups[at : at + size])
+        at += size
+    return blocks
+
+
+def panelled_chart(
+    lines: list[Line], title: str, axes: tuple[str, str], hovertemplate: str, *, log: tuple[bool, bool] = (True, False)
+) -> dict[str, Any]:
+    """Small multiples of ≤ PANEL_SERIES lines, stacked, each with its own legend and distinct colours;
+    a selector (plotly updatemenus) switches views when there are more lines than one panel holds."""
+    from plotly.subplots import make_subplots
+
+    views = _views(lines)
+    n_rows = max(len(panels) for _, panels in views)
+    fig = make_subplots(rows=n_rows, cols=1, vertical_spacing=0.18 / n_rows if n_rows > 1 else 0.0)
+    owner: list[int] = []  # the view of each trace
+    titles: list[list[str]] = []
+    for v, (label, panels) in enumerate(views):
+        titles.append([])
+        for r, panel in enumerate(panels):
+            titles[v].append(_panel_title(label, panel, len(panels)))
+            for k, line in enumerate(panel):
+                full = " · ".join(x for x in (line.pair, line.group) if x)
+                name = line.group if label else full
+                fig.add_trace(
+                    go.Scatter(
+                        x=line.x,
+                        y=line.y,
+                        text=line.text,
+                        mode="lines+markers",
+                        name=name,
+                        line={"color": SERIES_COLORS[k % len(SERIES_COLORS)]},
+                        legend=_legend_key(r),
+                        visible=v == 0,
+                        hovertemplate=f"{full}<br>{hovertemplate}<extra></extra>",
+                    ),
+                    row=r + 1,
+                    col=1,
+                )
+                owner.append(v)
+    for r in range(n_rows):
+        domain = fig.layout[f"yaxis{r + 1 if r else ''}"].domain
+        key = _legend_key(r)
+        fig.update_layout(
+            {
+                key: {
+                    "x": 1.02,
+                    "xanchor": "left",
+                    "y": domain[1],
+                    "yanchor": "top",
+                    "title": {"text": titles[0][r] if r < len(titles[0]) else ""},
+                    "font": {"size": 11},
+                }
+            }
+        )
+    fig.update_xaxes(type="log" if log[0] else "linear")
+    fig.update_xaxes(title_text=axes[0], row=n_rows, col=1)
+    fig.update_yaxes(type="log" if log[1] else "linear", title_text=axes[1])
+    fig.update_layout(title=title, height=120 + 340 * n_rows, margin={"l": 70, "r": 260, "t": 110, "b": 60})
+    if len(views) > 1:
+        fig.update_layout(updatemenus=[_selector([label for label, _ in views], titles, owner, n_rows)])
+    return _fig_json(fig)
+
+
+def _legend_key(row: int) -> str:
+    return "legend" if row == 0 else f"legend{row + 1}"
+
+
+def _selector(labels: list[str], titles: list[list[str]], owner: list[int], n_rows: int) -> dict[str, Any]:
+    """A dropdown whose button v shows view v's traces and its panels' legend titles."""
+    buttons = [
+        {
+            "label": label,
+            "method": "update",
+            "args": [
+                {"visible": [o == v for o in owner]},
+                {f"{_legend_key(r)}.title.text": (t[r] if r < len(t) else "") for r in range(n_rows)},
+            ],
+        }
+        for v, (label, t) in enumerate(zip(labels, titles, strict=True))
+    ]
+    return {"buttons": buttons, "x": 0, "xanchor": "left", "y": 1.0, "yanchor": "bottom", "pad": {"b": 10},
+            "showactive": True, "active": 0}  # fmt: skip
+
+
+def _panel_title(label: str, panel: list[Line], panels: int) -> str:
+    """A panel's legend title: the selector's pair, then what its lines share, or its first … last line."""
+    head = label.split(" — ")[0]
+    if panels <= 1 or not panel:
+        return head
+    shared = {line.panel for line in panel}
+    if len(shared) == 1 and panel[0].panel:
+        return f"{head}<br>variants at {panel[0].panel}"
+    return f"{head}<br>{panel[0].group} … {panel[-1].group}" if len(panel) > 1 else f"{head}<br>{panel[0].group}"
+
+
+def _panel_values(sweep, varied: list[str]) -> list[str]:
+    """Each variant's value of the varied parameter that splits the variants into the fewest panels of
+    ≤ PANEL_SERIES (10 node counts × 3 ratios: a panel per ratio), or "" when none does."""
+    from designer.sweeps import variant_label
+
+    variants = sweep.variants or []
+    best: tuple[int, str] | None = None
+    for k in varied:
+        values = [v[k] for v in variants]
+        distinct = list(dict.fromkeys(values))
+        if len(distinct) > 1 and max(values.count(d) for d in distinct) <= PANEL_SERIES:
+            best = min(best or (len(distinct), k), (len(distinct), k))
+    return [variant_label({best[1]: v[best[1]]}) for v in variants] if best else [""] * len(variants)
+
+
+DRAWN_POINTS = 150_000  # per chart: every variant always; collective · algorithm pairs while they fit
+
+
+def _drawn_pairs(grid: dict[str, Any]) -> list[tuple[str, str]]:
+    """The (collective, algorithm) pairs drawn: all, or the first that keep every variant's lines within
+    DRAWN_POINTS (a 20 M-point sweep would not load, nor draw); the CSV has the rest."""
+    pairs = [(c, a) for c in grid["collectives"] for a in grid["algorithms"]]
+    per_pair = max(1, len(grid["fabrics"]) * len(grid["sizes_bytes"]))
+    return pairs[: max(1, DRAWN_POINTS // per_pair)]
+
+
+def _sweep_rows(sweep, pairs: list[tuple[str, str]]) -> list[tuple[int, str, str, int, float, float, str]]:
+    """The stored points of the drawn pairs, and every pair's largest size (the GPU-count chart), as
+    (variant, collective, algorithm asked, size, busbw, time, algorithm run); one chunk in memory at a time."""
     import numpy as np
 
     from designer.sweeps import iter_results
 
-    keep: dict[str, list[Any]] = {k: [] for k in ("fi", "coll", "req", "size", "busbw", "time", "alg")}
+    largest = max(sweep.grid["sizes_bytes"])
+    cols = ("fabric_index", "collective", "requested", "size_bytes", "busbw_gbyte_s", "time_us", "algorithm")
+    rows: list[tuple[int, str, str, int, float, float, str]] = []
     for res in iter_results(sweep):
-        fi = res.fabric_index
-        mask = np.isin(fi, list(shown)) | (res.size_bytes == largest)
-        mask |= (res.collective == coll0) & (res.requested == req0) & (fi < heat_rows)
-        for k, col in zip(keep, ("fabric_index", "collective", "requested", "size_bytes", "busbw_gbyte_s",
-                                 "time_us", "algorithm"), strict=True):  # fmt: skip
-            keep[k].extend(getattr(res, col)[mask].tolist())
-    return keep
+        mask = res.size_bytes == largest
+        for coll, req in pairs:
+            mask = mask | ((res.collective == coll) & (res.requested == req))
+        rows.extend(zip(*(np.asarray(getattr(res, col))[mask].tolist() for col in cols), strict=True))
+    return rows
 
 
 def _variant_names(sweep) -> tuple[list[str], list[str]]:
@@ -512,49 +736,47 @@ def _variant_names(sweep) -> tuple[list[str], list[str]]:
     return labels, []
 
 
-def sweep_charts(sweep, max_series: int = 24, max_fabrics: int = 8, heat_rows: int = 64) -> dict[str, Any]:
+def sweep_charts(sweep, heat_rows: int = 64) -> dict[str, Any]:
     """busbw and time vs message size; busbw vs GPU count; a heatmap over variant × size.
 
-    Series are keyed by variant (every varied parameter), collective and requested algorithm,
-    so no two variants share a line; names show the values as asked."""
+    Every variant is drawn: one line per variant, at most PANEL_SERIES to a panel (small multiples), and
+    a selector for the collective · algorithm asked; names show the values as asked."""
     grid = sweep.grid
     names, varied = _variant_names(sweep)
     largest, coll0, req0 = max(grid["sizes_bytes"]), grid["collectives"][0], grid["algorithms"][0]
-    shown = set(range(min(len(grid["fabrics"]), max_fabrics)))
-    data = _sweep_subset(sweep, shown, largest, coll0, req0, heat_rows)
-    rows = list(zip(*(data[k] for k in ("fi", "coll", "req", "size", "busbw", "time", "alg")), strict=True))
+    pairs = _drawn_pairs(grid)
+    rows = sorted(_sweep_rows(sweep, pairs), key=lambda r: (r[0], r[1], r[2], r[3]))
     series: dict[tuple[int, str, str], list[tuple[int, float, float, str]]] = {}
-    for fi, coll, req, size, busbw, t, alg in sorted(rows, key=lambda r: (r[0], r[1], r[2], r[3])):
-        if fi in shown and math.isfinite(t):  # an algorithm that cannot run this collective draws nothing
+    for fi, coll, req, size, busbw, t, alg in rows:
+        if math.isfinite(t) and (coll, req) in pairs:  # an algorithm that cannot run a collective draws nothing
             series.setdefault((fi, coll, req), []).append((size, busbw, t, alg))
-    bw, tm = go.Figure(), go.Figure()
-    for (fi, coll, req), pts in list(series.items())[:max_series]:
-        name = f"{coll} · {req} · {names[fi] if fi < len(names) else fi}"
-        xs = [p[0] for p in pts]
-        bw.add_trace(
-            go.Scatter(
-                x=xs,
-                y=[p[1] for p in pts],
-                mode="lines+markers",
-                name=name,
-                text=[p[3] for p in pts],
-                hovertemplate="%{x:.3s}B: %{y:.1f} GB/s (%{text})",
-            )
-        )
-        tm.add_trace(go.Scatter(x=xs, y=[p[2] for p in pts], mode="lines+markers", name=name))
-    note = f" (first {len(shown)} of {len(grid['fabrics'])} variants)" if len(shown) < len(grid["fabrics"]) else ""
-    for fig, title, yaxis in (
-        (bw, "Bus bandwidth vs message size (nccl-tests convention)", {"title": "busbw [GB/s]"}),
-        (tm, "Time vs message size", {"type": "log", "title": "time [µs]"}),
+    order = sorted(series, key=lambda k: (grid["collectives"].index(k[1]), grid["algorithms"].index(k[2]), k[0]))
+    panels = _panel_values(sweep, varied)
+    n_pairs = len(grid["collectives"]) * len(grid["algorithms"])
+    more = "" if len(pairs) == n_pairs else f" (every variant; {len(pairs)} of {n_pairs} collective · algorithm pairs)"
+    out: dict[str, Any] = {}
+    for key, title, col, y_title, unit in (
+        ("busbw", "Bus bandwidth vs message size (nccl-tests convention)", 1, "busbw [GB/s]", "%{y:.1f} GB/s"),
+        ("time", "Time vs message size", 2, "time [µs]", "%{y:.4g} µs"),
     ):
-        fig.update_layout(
-            title=title + note,
-            xaxis={"type": "log", "title": "message size [bytes]"},
-            yaxis=yaxis,
-            height=680,
-            legend={"orientation": "h", "y": -0.25},
+        lines = [
+            Line(
+                f"{coll} · {req}",
+                names[fi] if fi < len(names) else str(fi),
+                [p[0] for p in series[(fi, coll, req)]],
+                [p[col] for p in series[(fi, coll, req)]],
+                [p[3] for p in series[(fi, coll, req)]],
+                panels[fi] if fi < len(panels) else "",
+            )
+            for fi, coll, req in order
+        ]
+        out[key] = panelled_chart(
+            lines,
+            title + more,
+            ("message size [bytes]", y_title),
+            f"%{{x:.3s}}B: {unit} (%{{text}})",
+            log=(True, key == "time"),
         )
-    out = {"busbw": _fig_json(bw), "time": _fig_json(tm)}
     gpus = [f["gpus_per_node"] * f["node_count"] for f in grid["fabrics"]]
     if len(set(gpus)) > 1:
         out["gpus"] = _gpus_chart(sweep, rows, gpus, varied, largest)
@@ -562,7 +784,7 @@ def sweep_charts(sweep, max_series: int = 24, max_fabrics: int = 8, heat_rows: i
     return out
 
 
-def _gpus_chart(sweep, rows, gpus: list[int], varied: list[str], largest: int) -> str:
+def _gpus_chart(sweep, rows, gpus: list[int], varied: list[str], largest: int) -> dict[str, Any]:
     """busbw vs GPU count at the largest size: one line per (collective, algorithm, other varied values)."""
     from designer.sweeps import variant_label
 
@@ -572,19 +794,13 @@ def _gpus_chart(sweep, rows, gpus: list[int], varied: list[str], largest: int) -
         if size == largest and busbw > 0:
             rest = variant_label({k: sweep.variants[fi][k] for k in others}) if others else ""
             by.setdefault((coll, req, rest), []).append((gpus[fi], busbw))
-    fig = go.Figure()
-    for (coll, req, rest), pts in by.items():
-        pts.sort()
-        name = " · ".join(x for x in (coll, req, rest) if x)
-        fig.add_trace(go.Scatter(x=[p[0] for p in pts], y=[p[1] for p in pts], mode="markers+lines", name=name))
-    fig.update_layout(
-        title=f"busbw vs GPU count at {largest:,} bytes",
-        xaxis={"type": "log", "title": "GPUs"},
-        yaxis_title="busbw [GB/s]",
-        height=480,
-        legend={"orientation": "h", "y": -0.25},
+    lines = [
+        Line(f"{coll} · {req}", rest or "every variant", [p[0] for p in sorted(pts)], [p[1] for p in sorted(pts)])
+        for (coll, req, rest), pts in by.items()
+    ]
+    return panelled_chart(
+        lines, f"busbw vs GPU count at {largest:,} bytes", ("GPUs", "busbw [GB/s]"), "%{x:,} GPUs: %{y:.1f} GB/s"
     )
-    return _fig_json(fig)
 
 
 def _heatmap(grid, rows, names: list[str], coll0: str, req0: str, heat_rows: int) -> str:

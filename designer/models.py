@@ -427,3 +427,6 @@ class ExportChunk(models.Model):
     class Meta:
         ordering = ["job", "number"]
         constraints = [models.UniqueConstraint(fields=["job", "number"], name="unique_export_chunk")]
+
+
+from designer.search_models import DesignSearch, DesignSearchChunk  # noqa: E402, F401  (registered with this app)

@@ -239,6 +239,8 @@ MAX_REQUEST_GPUS = env_int("MAX_REQUEST_GPUS", 262_144, minimum=1)
 SWEEP_LEASE_S = env_int("SWEEP_LEASE_S", 60, minimum=1)
 SWEEP_MAX_ATTEMPTS = env_int("SWEEP_MAX_ATTEMPTS", 5, minimum=1)
 SWEEP_CHUNK_POINTS = env_int("SWEEP_CHUNK_POINTS", 50000, minimum=100)
+# the failure page's Monte Carlo runs in the request only when its estimate (samples × one max-flow) fits this [ms]
+FAILURE_REQUEST_MS = env_int("FAILURE_REQUEST_MS", 1000, minimum=1)
 # the sweep form's time estimate before a user has finished sweeps of their own (then their measured rate is used):
 # a deliberately low planning figure, points per second of wall time; `make bench` prints this machine's own rate
 SWEEP_POINTS_PER_S_ESTIMATE = env_int("SWEEP_POINTS_PER_S_ESTIMATE", 100_000, minimum=1)

@@ -4,6 +4,7 @@ TCO of each size, and several runs compared."""
 
 from __future__ import annotations
 
+import html
 import itertools
 from typing import Any
 
@@ -146,75 +147,142 @@ def simulation_charts(result: dict[str, Any]) -> dict[str, Any]:
 
 
 def capacity_charts(result: dict[str, Any]) -> dict[str, Any]:
-    """p95 wait of the target class and utilization vs size, the target line, TCO in the hover and a 3rd trace."""
+    """Two panels on one size axis. Top: the target class's p95 wait (left axis) and utilization (right
+    axis), the target as a dotted line and the answer as a ★ marker of its own. Bottom: the 5-year TCO of
+    each size as bars on their own labelled axis. Every name is in the legend or a title, none on a curve."""
     t = result["inputs"]["target"]
     rows = [r for r in result["rows"] if "report" in r]
     sizes = [r["size"] for r in rows]
-    waits = []
-    for r in rows:
-        c = next(c for c in r["report"]["classes"] if c["name"] == t["job_class"])
-        waits.append(c["wait_h_p95"] or 0)
-    fig = make_subplots(specs=[[{"secondary_y": True}]])
+    waits = [_class_p95(r, t["job_class"]) for r in rows]
+    # waits far above the target squash the target's neighbourhood: a log axis, a zero drawn at its floor
+    log = max(waits, default=0) > 20 * t["p95_wait_h"] > 0
+    floor = t["p95_wait_h"] / 100
+    drawn = [max(w, floor) for w in waits] if log else waits
+    tco_m = [float(r["tco_usd"]) / 1e6 for r in rows]
+    per_h = [float(r["cost_per_gpu_hour_usd"]) for r in rows]
+    answer = result.get("answer_size")
+    job = html.escape(t["job_class"])  # a class name is the user's: plotly reads <b>, <a> in text
+    fig = make_subplots(
+        rows=2,
+        cols=1,
+        shared_xaxes=True,
+        row_heights=[0.64, 0.36],
+        vertical_spacing=0.08,
+        specs=[[{"secondary_y": True}], [{"secondary_y": False}]],
+    )
     fig.add_trace(
         go.Scatter(
             x=sizes,
-            y=waits,
-            name=f"{t['job_class']} p95 wait",
+            y=drawn,
+            name=f"{job} p95 wait",
             mode="lines+markers",
             line={"color": PALETTE[0]},
-            marker={"symbol": ["star" if r["size"] == result["answer_size"] else "circle" for r in rows], "size": 12},
-            customdata=[[float(r["tco_usd"]) / 1e6, float(r["cost_per_gpu_hour_usd"])] for r in rows],
-            hovertemplate="%{x:,} GPUs: p95 %{y:,.1f} h; TCO $%{customdata[0]:,.1f} M, $%{customdata[1]:.3f}/GPU-h"
-            "<extra></extra>",
+            marker={"size": 8},
+            customdata=[[m, h, w] for m, h, w in zip(tco_m, per_h, waits, strict=True)],
+            hovertemplate="%{x:,} GPUs: p95 %{customdata[2]:,.1f} h; "
+            "TCO $%{customdata[0]:,.1f} M, $%{customdata[1]:.3f}/GPU-h<extra></extra>",
         ),
+        row=1,
+        col=1,
         secondary_y=False,
     )
     fig.add_trace(
         go.Scatter(
             x=sizes,
             y=[100 * r["report"]["utilization_frac"] for r in rows],
-            name="utilization",
+            name="utilization (right axis)",
             mode="lines+markers",
             line={"color": PALETTE[1], "dash": "dash"},
+            hovertemplate="%{x:,} GPUs: %{y:.1f} % utilized<extra></extra>",
         ),
+        row=1,
+        col=1,
         secondary_y=True,
     )
+    span = [min(sizes), max(sizes)] if sizes else [0, 1]
+    fig.add_trace(
+        go.Scatter(
+            x=span,
+            y=[t["p95_wait_h"]] * 2,
+            name=f"target: p95 ≤ {t['p95_wait_h']:g} h",
+            mode="lines",
+            line={"color": PALETTE[4], "dash": "dot"},
+            hoverinfo="skip",
+        ),
+        row=1,
+        col=1,
+        secondary_y=False,
+    )
+    if answer in sizes:
+        _answer_star(fig, answer, drawn[sizes.index(answer)], waits[sizes.index(answer)])
+    _tco_bars(fig, sizes, tco_m, per_h, answer)
+    star = " (★ the answer)" if answer in sizes else " (no size meets the target)"
+    fig.update_layout(
+        title=f"Capacity: {job} p95 wait, utilization and TCO vs size{star}",
+        height=560,
+        margin=MARGIN,
+        legend={"orientation": "h", "y": -0.14},
+        bargap=0.3,
+    )
+    _capacity_axes(fig, log, floor, max(tco_m, default=1))
+    fig.update_xaxes(tickvals=sizes)  # the candidate sizes, not round numbers between them
+    return {"capacity": _fig(fig)}
+
+
+def _answer_star(fig: go.Figure, answer: int, drawn: float, wait: float) -> None:
+    """The answer as a ★ marker trace of its own, above the wait curve, named in the legend."""
+    fig.add_trace(
+        go.Scatter(
+            x=[answer],
+            y=[drawn],
+            name=f"★ the answer: {answer:,} GPUs",
+            mode="markers",
+            marker={"symbol": "star", "size": 20, "color": "#f2b400", "line": {"color": "#6b4f00", "width": 1}},
+            hovertemplate=f"the answer: {answer:,} GPUs, p95 {wait:,.1f} h<extra></extra>",
+        ),
+        row=1,
+        col=1,
+        secondary_y=False,
+    )
+
+
+def _tco_bars(fig: go.Figure, sizes: list[int], tco_m: list[float], per_h: list[float], answer: int | None) -> None:
+    """The 5-year TCO of each size in the lower panel, level labels above the bars up to ten of them."""
     fig.add_trace(
         go.Bar(
             x=sizes,
-            y=[float(r["tco_usd"]) / 1e6 for r in rows],
-            name="5-year TCO [$M]",
-            marker_color="rgba(179,92,0,0.18)",
-            yaxis="y3",
-            width=[0.35 * _step(sizes)] * len(sizes),
-            text=[
-                f"TCO ${float(r['tco_usd']) / 1e6:,.1f} M<br>${float(r['cost_per_gpu_hour_usd']):.3f}/GPU-h"
-                for r in rows
-            ],
-            textposition="inside",
-            insidetextanchor="start",
-            textfont={"color": "#6b3a00"},
-        )
+            y=tco_m,
+            name="5-year TCO",
+            marker_color=[PALETTE[2] if s == answer else "rgba(179,92,0,0.35)" for s in sizes],
+            width=[0.5 * _step(sizes)] * len(sizes),
+            customdata=per_h,
+            text=[f"${m:,.1f} M" for m in tco_m] if len(sizes) <= 10 else None,
+            textposition="outside",
+            textangle=0,
+            cliponaxis=False,
+            hovertemplate="%{x:,} GPUs: TCO $%{y:,.1f} M, $%{customdata:.3f}/GPU-h<extra></extra>",
+        ),
+        row=2,
+        col=1,
     )
-    fig.add_hline(
-        y=t["p95_wait_h"],
-        line_dash="dot",
-        line_color=PALETTE[4],
-        annotation_text=f"target ≤ {t['p95_wait_h']:g} h",
-        secondary_y=False,
+
+
+def _capacity_axes(fig: go.Figure, log: bool, floor: float, tco_top: float) -> None:
+    fig.update_xaxes(title_text="GPUs in the design", tickformat=",", row=2, col=1)
+    if log:
+        fig.update_yaxes(title_text=f"p95 wait [h, log; 0 at {floor:g}]", type="log", row=1, col=1, secondary_y=False)
+    else:
+        fig.update_yaxes(title_text="p95 wait [h]", rangemode="tozero", row=1, col=1, secondary_y=False)
+    fig.update_yaxes(
+        title_text="utilization [%]", range=[0, 100], dtick=20, showgrid=False, row=1, col=1, secondary_y=True
     )
-    fig.update_layout(
-        title=f"Capacity: {t['job_class']} p95 wait and utilization vs size (★ the answer)",
-        height=460,
-        margin=MARGIN,
-        legend={"orientation": "h", "y": -0.2},
-        barmode="overlay",
-        yaxis3={"overlaying": "y", "side": "right", "showgrid": False, "visible": False},
-    )
-    fig.update_xaxes(title_text="GPUs in the design")
-    fig.update_yaxes(title_text="p95 wait [h]", secondary_y=False, rangemode="tozero")
-    fig.update_yaxes(title_text="utilization [%]", secondary_y=True, range=[0, 100], dtick=20, showgrid=False)
-    return {"capacity": _fig(fig)}
+    fig.update_yaxes(title_text="5-year TCO [$M]", rangemode="tozero", range=[0, 1.2 * tco_top],
+                     row=2, col=1)  # fmt: skip
+
+
+def _class_p95(row: dict[str, Any], job_class: str) -> float:
+    c = next(c for c in row["report"]["classes"] if c["name"] == job_class)
+    return c["wait_h_p95"] or 0
 
 
 def _step(sizes: list[int]) -> float:

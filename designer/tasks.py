@@ -11,6 +11,8 @@ from celery import shared_task
 
 from designer.export_jobs import reap_export_jobs_task as reap_export_jobs
 from designer.export_jobs import run_export_task as run_export
+from designer.searches import reap_stale_search_chunks_task as reap_stale_search_chunks
+from designer.searches import run_search_chunk_task as run_search_chunk
 from designer.simulations import reap_stale_simulations_task as reap_stale_simulations
 from designer.simulations import run_simulation_task as run_simulation
 from designer.sweeps import reap_stale_chunks_task as reap_stale_chunks
@@ -20,9 +22,11 @@ __all__ = [
     "ping",
     "reap_export_jobs",
     "reap_stale_chunks",
+    "reap_stale_search_chunks",
     "reap_stale_simulations",
     "run_chunk",
     "run_export",
+    "run_search_chunk",
     "run_simulation",
 ]
 

@@ -2,7 +2,16 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from designer import calibration_views, search_views, simulation_views, sweep_views, tool_views, views
+from designer import (
+    calibration_views,
+    failure_views,
+    quote_views,
+    search_views,
+    simulation_views,
+    sweep_views,
+    tool_views,
+    views,
+)
 from designer.lockout import LockoutLoginView, admin_login
 
 admin.site.login = admin_login(admin.site)  # the admin's sign-in shares the lockout (before its urls)
@@ -17,6 +26,10 @@ urlpatterns = [
     path("designs/new/", views.design_new, name="design-new"),
     path("designs/trash/", views.trash, name="design-trash"),
     path("designs/<int:pk>/", views.design_detail, name="design-detail"),
+    path("designs/<int:pk>/reprice/", quote_views.design_reprice, name="design-reprice"),
+    path("designs/<int:pk>/failures/", failure_views.design_failures, name="design-failures"),
+    path("catalog/quotes/new/", quote_views.quote_new, name="quote-new"),
+    path("catalog/quotes/<int:pk>/", quote_views.quote_detail, name="quote-detail"),
     path("designs/<int:pk>/r/<int:number>/", views.design_detail, name="revision-detail"),
     path("designs/<int:pk>/edit/", views.design_edit, name="design-edit"),
     path("designs/<int:pk>/history/", views.design_history, name="design-history"),

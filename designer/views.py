@@ -173,7 +173,17 @@ def _detail_context(design: Design, revision: DesignRevision, *, shared_view: bo
         "export_in_background": needs_job(revision, "bom.xlsx"),
         "export_inline_max_links": settings.EXPORT_INLINE_MAX_LINKS,
         "is_latest": revision.number == design.revisions.order_by("-number").values_list("number", flat=True)[0],
+        "hall_svg": _hall_drawing(r),
     }
+
+
+def _hall_drawing(result: dict) -> str:
+    """The hall plan (bom/hall_svg.py escapes every text) of a result that stores its hall; "" for older ones."""
+    from django.utils.safestring import mark_safe
+
+    from bom.hall_svg import hall_svg
+
+    return mark_safe(hall_svg(((result.get("power") or {}).get("racks") or {}).get("hall")))
 
 
 @login_required

@@ -105,6 +105,7 @@ class RackPlan:
     derivations: dict[str, str] = field(default_factory=dict)
     leaf_rack_count: int = 0  # network racks of leaves and ToRs (part of network_rack_count)
     mgmt_in_storage_rack: int = 0  # management servers standing in the last storage rack's free room
+    hall: dict = field(default_factory=dict)  # where every row stands (bom/layout.py hall_map), for the drawing
 
     @property
     def spine_rack_count(self) -> int:
@@ -142,6 +143,7 @@ class RackPlan:
             "rack_count": self.rack_count,
             "racks_by_role": [{"role": role, "count": n} for role, n in self.by_role() if n],
             "derivations": dict(self.derivations),
+            **({"hall": self.hall} if self.hall else {}),
         }
 
 

@@ -81,7 +81,9 @@ def clos_bisection(w: ClosWiring, endpoint_gbps: float, port_gbps: float) -> Bis
     s_p = np.bincount(pod, weights=send)  # one entry per pod 0 … max (both from the same pod ids)
     r_p = np.bincount(pod, weights=recv)
     local_pod = float(np.minimum(s_p, r_p).sum())
-    pod_cap = w.aggs_per_pod * w.agg_up * port_gbps
+    pod_cap = np.full(s_p.size, w.aggs_per_pod * w.agg_up * port_gbps)
+    if w.tail_aggs:  # a partial last pod: fewer spines, each standing for m spine positions (topology.clos)
+        pod_cap[-1] = w.tail_aggs * w.tail_leaf_to_agg_links * w.tail_agg_up_per_group * port_gbps
     send_p, recv_p = _push_up(s_p, r_p, pod_cap)
     climbed = min(send_p.sum(), recv_p.sum())
     total = local_leaf + local_pod + climbed
@@ -89,6 +91,12 @@ def clos_bisection(w: ClosWiring, endpoint_gbps: float, port_gbps: float) -> Bis
         f"leaf-local {_fmt(local_leaf)}; pod-local {_fmt(local_pod)}; through the cores "
         f"min(send {_fmt(send_p.sum())}, receive {_fmt(recv_p.sum())}) with each pod capped "
         f"at {w.aggs_per_pod} spines × {w.agg_up} × {port_gbps:g}G"
+        + (
+            f" (the last pod at {w.tail_aggs} spines × {w.tail_leaf_to_agg_links * w.tail_agg_up_per_group} × "
+            f"{port_gbps:g}G)"
+            if w.tail_aggs
+            else ""
+        )
     )
     return Bisection(total, "; ".join(parts) + f"; bisection = {_fmt(total)}")
 

@@ -9,6 +9,15 @@ k/2 ports down and k/2 up at 1:1, a 2-tier leaf–spine reaches k²/2 endpoints 
 Uplinks are spread evenly: every leaf sends the same number of links to every
 switch above it in its pod (so ECMP sees equal paths), which is why the spine count
 is a divisor of the leaf uplink count.
+
+Sized to the need (issue #34): a leaf's ``leaf_down`` is the down ports its endpoints
+*use* and ``leaf_up`` the uplinks those need at the ratio; the rest of the radix is
+growth headroom, stated in the leaf's derivation. In 3 tiers a partial last pod gets
+only the spines its leaves fill (:func:`_tail_pod`: u ÷ m spines, m links from each
+leaf to each), and each pod spine deals its uplinks round-robin over the fewest cores
+of its group that fit (:func:`_cores_per_group`); every full pod deals in the same
+pattern, so any two pods meet with equal links at every core and the level-by-level
+bisection stays the max-flow (checked against the explicit graph, topology.graph).
 """
 
 from __future__ import annotations
@@ -37,6 +46,9 @@ class LeafLayer:
     leaf_oversubscription: float
     endpoints_per_node: int = 1  # a fat-tree's NICs per node (whole nodes per leaf, pods in nodes)
     reserved_slots: int = 0  # rail-optimized: empty node slots at the start of the first SU
+    su_typed_nodes: int = 0  # rail-optimized: the SU as the user gave it (su_nodes is the leaf block of SUs)
+    free_down_ports: int = 0  # down ports of the radix split left unlit on every leaf (growth headroom)
+    full_leaf: bool = False  # uplinks bought for the whole split (uplinks_for_full_leaf), not the used ports
 
     def __post_init__(self) -> None:
         # a plain fat-tree's leaves are their own units: rails and leaves per SU rail mean nothing there, so
@@ -194,9 +206,8 @@ def _leaf_tier(leaf: LeafLayer, tiers: int, k: int, s: float) -> Tier:
         why = (
             f"{leaf.node_count:,} nodes"
             + (f" after {leaf.reserved_slots} reserved slot(s)" if leaf.reserved_slots else "")
-            + f" in SUs of {leaf.su_nodes} → per rail "
-            f"{leaf_count // leaf.rails:,} leaves of {d} down ports "
-            f"(⌈{leaf.su_nodes} ÷ {d}⌉ = {leaf.leaves_per_su_rail} per SU); "
+            + _block_words(leaf)
+            + f" → per rail {leaf_count // leaf.rails:,} leaves of {d} down ports used; "
             f"× {leaf.rails} rails = {leaf_count:,} leaves"
         )
     else:
@@ -207,6 +218,13 @@ def _leaf_tier(leaf: LeafLayer, tiers: int, k: int, s: float) -> Tier:
         why += (
             f"; each {k}-port leaf: {d} × {b:g}G down, {u} × {s:g}G up "
             f"→ {d * b:,.0f} ÷ {u * s:,.0f} = {leaf.leaf_oversubscription:.3g}:1"
+            + (
+                f" (uplinks for the whole split, by request: {leaf.free_down_ports} free down port(s) each "
+                "already have their uplinks)"
+                if leaf.full_leaf
+                else " (uplinks for the used down ports)"
+            )
+            + f"; {k - d - u} free port(s) per leaf, {leaf_count * (k - d - u):,} in all, are growth headroom"
         )
     return Tier(  # a one-tier leaf layer has u = 0 at 1:1 (stack_clos checks)
         name="leaf",
@@ -222,6 +240,21 @@ def _leaf_tier(leaf: LeafLayer, tiers: int, k: int, s: float) -> Tier:
         oversubscription=leaf.leaf_oversubscription,
         derivation=why,
     )
+
+
+def _block_words(leaf: LeafLayer) -> str:
+    su, block = leaf.su_typed_nodes or leaf.su_nodes, leaf.su_nodes
+    if block > su:
+        return (
+            f" in SUs of {su}; SUs of {su} nodes share leaves: a leaf takes {block // su} SUs of its rail "
+            f"(a block of {block} nodes)"
+        )
+    if leaf.leaves_per_su_rail > 1:
+        return (
+            f" in SUs of {su}, spread evenly over ⌈{su} ÷ {leaf.leaf_down + leaf.free_down_ports}⌉ = "
+            f"{leaf.leaves_per_su_rail} leaves ({leaf.leaf_down} nodes each at most)"
+        )
+    return f" in SUs of {su}, one leaf per SU and rail"
 
 
 def _one_tier(leaf: LeafLayer, leaf_tier: Tier, k: int) -> ClosTiers:
@@ -283,8 +316,13 @@ def _explicit_pod(leaf: LeafLayer, k: int, agg_down_max: int, pod_nodes: int) ->
         if pod_nodes % leaf.su_nodes:
             raise FabricRequestError.single(
                 "pod_nodes",
-                f"a pod holds whole scalable units of {leaf.su_nodes} nodes; {pod_nodes:,} is not a multiple "
-                f"(e.g. {max(1, pod_nodes // leaf.su_nodes) * leaf.su_nodes:,})",
+                f"a pod holds whole scalable units of {leaf.su_nodes} nodes"
+                + (
+                    f" (SUs of {leaf.su_typed_nodes} sharing leaves {leaf.su_nodes // leaf.su_typed_nodes} a leaf)"
+                    if leaf.su_typed_nodes and leaf.su_nodes > leaf.su_typed_nodes
+                    else ""
+                )
+                + f"; {pod_nodes:,} is not a multiple (e.g. {max(1, pod_nodes // leaf.su_nodes) * leaf.su_nodes:,})",
             )
         leaves = pod_nodes // leaf.su_nodes * leaf.leaves_per_unit
     else:
@@ -329,6 +367,43 @@ def _leaves_per_pod(leaf: LeafLayer, k: int, agg_down_max: int, pod_nodes: int |
     return units_per_pod * leaf.leaves_per_unit
 
 
+@dataclass(frozen=True)
+class _Tail:
+    """The partial last pod of a 3-tier fabric: fewer spines, several links per leaf–spine pair."""
+
+    leaves: int = 0  # leaves in the last pod (0: every pod is full)
+    aggs: int = 0
+    links_per_agg: int = 0  # m: links from each tail leaf to each tail spine
+    up_per_group: int = 0  # links from a tail spine to each of its m core groups
+
+    @property
+    def up_per_agg(self) -> int:
+        return self.links_per_agg * self.up_per_group
+
+
+def _tail_pod(leaf_count: int, pods: int, leaves_per_pod: int, u: int, ks: int, ratio: float) -> _Tail:
+    """A partial last pod of r leaves gets u ÷ m spines, m = the largest divisor of u with r·m down + m·⌈r ÷ ratio⌉
+    up on a ks-port spine: no spine of it serves fewer leaves than it could (issue #34, 3-tier minimality).
+    Built identically by the counts (here) and the explicit graph (topology.graph)."""
+    r = leaf_count - (pods - 1) * leaves_per_pod
+    if r >= leaves_per_pod:
+        return _Tail()
+    g = math.ceil(r / ratio - 1e-9)
+    m = max(d for d in range(1, u + 1) if u % d == 0 and d * (r + g) <= ks)
+    return _Tail(r, u // m, m, g)
+
+
+def _cores_per_group(agg_up: int, full_pods: int, tail: _Tail, k: int) -> int:
+    """The fewest cores per group c that fit: spine j of every full pod deals its agg_up links round-robin over
+    the c cores of group j (⌈agg_up ÷ c⌉ or ⌊agg_up ÷ c⌋ each, the same pattern for every pod, so any two
+    pods meet with equal links at every core), the last pod's spine its share the same way; the busiest core
+    takes full_pods × ⌈agg_up ÷ c⌉ + ⌈g ÷ c⌉ ≤ k ports."""
+    for c in range(1, agg_up + 1):
+        if full_pods * math.ceil(agg_up / c) + math.ceil(tail.up_per_group / c) <= k:
+            return c
+    return agg_up  # one link a core from every pod: fits, since pods ≤ k was checked
+
+
 def _three_tiers(leaf: LeafLayer, leaf_tier: Tier, up: Upper) -> ClosTiers:
     """Pods of leaves under aggregation ("spine") switches, cores above."""
     n, leaf_count, u = leaf.endpoint_count, leaf_tier.switch_count, leaf.leaf_up
@@ -347,50 +422,49 @@ def _three_tiers(leaf: LeafLayer, leaf_tier: Tier, up: Upper) -> ClosTiers:
             f"the 3-tier maximum at this radix and oversubscription is {max_ep:,} endpoints; "
             "use a larger radix or more oversubscription",
         )
-    m2 = largest_divisor_at_most(agg_up, k // pods)
-    cores_per_group = agg_up // m2
-    wiring = _wiring(leaf, 3, agg_up=agg_up, cores_per_group=cores_per_group, agg_to_core_links=m2, **pod_shape)
-    agg_count, core_count = pods * u, u * cores_per_group
-    agg_tier = Tier(
-        name="spine",
-        switch_count=agg_count,
-        radix=ks,
-        port_gbps=s,
-        down_ports_per_switch=agg_down,
-        up_ports_per_switch=agg_up,
-        down_ports_used_total=leaf_count * u,
-        up_ports_used_total=agg_count * agg_up,
-        uplink_count=agg_count * agg_up,
-        uplink_gbps=s,
-        oversubscription=agg_down / agg_up,
-        derivation=(
-            (
-                f"pods of {up.pod_nodes:,} nodes = {leaves_per_pod} leaves (as given); "
-                if up.pod_nodes
-                else f"pods of up to {leaves_per_pod} leaves; "
-            )
-            + f"{leaf_count:,} leaves → {pods} pods; "
-            f"each leaf sends 1 link to each of {u} pod spines → {pods} × {u} = {agg_count:,} "
-            f"spines; each spine {agg_down} down, {agg_up} up = {agg_down / agg_up:.3g}:1"
-        ),
+    tail = _tail_pod(leaf_count, pods, leaves_per_pod, u, ks, agg_oversubscription)
+    full_pods = pods - 1 if tail.leaves else pods
+    cores_per_group = _cores_per_group(agg_up, full_pods, tail, k)
+    m2 = math.ceil(agg_up / cores_per_group)  # the most links from one spine to one core
+    wiring = _wiring(
+        leaf,
+        3,
+        agg_up=agg_up,
+        cores_per_group=cores_per_group,
+        agg_to_core_links=m2,
+        tail_aggs=tail.aggs,
+        tail_leaf_to_agg_links=tail.links_per_agg,
+        tail_agg_up_per_group=tail.up_per_group,
+        **pod_shape,
     )
+    agg_count, core_count = full_pods * u + tail.aggs, u * cores_per_group
+    agg_links = full_pods * u * agg_up + tail.aggs * tail.up_per_agg
+    tail_core_ports = math.ceil(tail.up_per_group / cores_per_group) if tail.leaves else 0
+    agg_tier = _agg_tier(leaf, up, leaf_count, pods, tail, agg_count, agg_links, agg_up, leaves_per_pod)
     core_tier = Tier(
         name="core",
         switch_count=core_count,
         radix=k,
         port_gbps=s,
-        down_ports_per_switch=pods * m2,
+        down_ports_per_switch=full_pods * m2 + tail_core_ports,
         up_ports_per_switch=0,
-        down_ports_used_total=agg_count * agg_up,
+        down_ports_used_total=agg_links,
         up_ports_used_total=0,
         uplink_count=0,
         uplink_gbps=s,
         oversubscription=1.0,
         derivation=(
-            f"{u} core groups (one per pod-spine position); spine j of every pod sends "
-            f"{m2} link(s) to each core of group j → {agg_up} ÷ {m2} = {cores_per_group} "
-            f"cores per group, {u} × {cores_per_group} = {core_count:,} cores, each using "
-            f"{pods} × {m2} = {pods * m2} of {k} ports"
+            f"{u} core groups (one per pod-spine position); spine j of every "
+            + ("full " if tail.leaves else "")
+            + f"pod deals its {agg_up} uplinks round-robin over the {cores_per_group} cores of group j "
+            f"(the fewest that fit, at most {m2} link(s) to a core), {u} × {cores_per_group} = {core_count:,} "
+            "cores, each using "
+            + (
+                f"{full_pods} × {m2} + at most ⌈{tail.up_per_group} ÷ {cores_per_group}⌉ = "
+                f"{full_pods * m2 + tail_core_ports} (the last pod's spine, dealt round-robin) of {k} ports"
+                if tail.leaves
+                else f"at most {pods} × {m2} = {pods * m2} of {k} ports"
+            )
         ),
     )
     why = (
@@ -403,5 +477,54 @@ def _three_tiers(leaf: LeafLayer, leaf_tier: Tier, up: Upper) -> ClosTiers:
         + f" = {max_ep:,}"
         + (" (k³/4 at 1:1)" if 2 * leaf.leaf_down == k == ks and 2 * agg_down == k and not leaf.su_nodes else "")
     )
-    links = leaf_count * u + agg_count * agg_up
+    links = leaf_count * u + agg_links
     return ClosTiers((leaf_tier, agg_tier, core_tier), wiring, links, max_ep, {"max_endpoint_count": why})
+
+
+def _agg_tier(
+    leaf: LeafLayer,
+    up: Upper,
+    leaf_count: int,
+    pods: int,
+    tail: _Tail,
+    agg_count: int,
+    agg_links: int,
+    agg_up: int,
+    leaves_per_pod: int,
+) -> Tier:
+    u, s = leaf.leaf_up, up.port_gbps
+    full_pods = pods - 1 if tail.leaves else pods
+    down, up_ports = (leaves_per_pod, agg_up) if full_pods else (tail.leaves * tail.links_per_agg, tail.up_per_agg)
+    why = (
+        f"pods of {up.pod_nodes:,} nodes = {leaves_per_pod} leaves (as given); "
+        if up.pod_nodes
+        else f"pods of up to {leaves_per_pod} leaves; "
+    ) + f"{leaf_count:,} leaves → {pods} pods; "
+    if tail.leaves:
+        why += (
+            f"each leaf of the {full_pods} full pod(s) sends 1 link to each of {u} pod spines ({full_pods * u:,} "
+            f"spines, {leaves_per_pod} down, {agg_up} up each); the last pod's {tail.leaves} leaves send "
+            f"{tail.links_per_agg} links to each of {u} ÷ {tail.links_per_agg} = {tail.aggs} spines "
+            f"({tail.leaves} × {tail.links_per_agg} = {tail.leaves * tail.links_per_agg} down, "
+            f"{tail.links_per_agg} × ⌈{tail.leaves} ÷ {up.agg_oversubscription:g}⌉ = {tail.up_per_agg} up) → "
+            f"{agg_count:,} spines"
+        )
+    else:
+        why += (
+            f"each leaf sends 1 link to each of {u} pod spines → {pods} × {u} = {agg_count:,} "
+            f"spines; each spine {leaves_per_pod} down, {agg_up} up = {leaves_per_pod / agg_up:.3g}:1"
+        )
+    return Tier(
+        name="spine",
+        switch_count=agg_count,
+        radix=up.spine_radix,
+        port_gbps=s,
+        down_ports_per_switch=down,
+        up_ports_per_switch=up_ports,
+        down_ports_used_total=leaf_count * u,
+        up_ports_used_total=agg_links,
+        uplink_count=agg_links,
+        uplink_gbps=s,
+        oversubscription=down / up_ports,
+        derivation=why,
+    )

@@ -11,6 +11,7 @@ k/2 spines, each spine k/2 global links, so at most k²/4 + 1 groups and
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -68,6 +69,14 @@ def _shape(req: FabricRequest) -> _Shape:
             f"{a_max} leaves down; got {req.leaves_per_group}",
         )
     a_l = req.leaves_per_group or a_max
+    if req.leaves_per_group is None and not req.uplinks_for_full_leaf and n <= a_max * d:
+        # sized to the need (issue #34): one group's endpoints spread evenly over the fewest leaves it needs, each
+        # leaf with the uplinks for the down ports it uses (several groups stay whole, identical units of a_max
+        # leaves: adaptive routing relays through every group's spines, see _wiring)
+        a_l = math.ceil(n / d)
+        d = math.ceil(n / a_l)
+        u = math.ceil(d * b / (req.oversubscription * s) - 1e-9)
+        leaf = dataclasses.replace(leaf, down=d, up=u, oversubscription=d * b / (u * s))
     m = largest_divisor_at_most(u, a_max // a_l)
     spines = u // m
     spine_down = a_l * m

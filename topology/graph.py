@@ -134,26 +134,38 @@ def _one_copy_edges(plan: FabricPlan, w: ClosWiring) -> FabricEdges:
         pod = leaf_pod_ids(w) if w.tiers == 3 else np.zeros(leaves, dtype=np.int64)
         pods = int(pod.max()) + 1
         a = w.aggs_per_pod
+        tail = pods - 1 if w.tiers == 3 and w.tail_aggs else -1  # the partial last pod, built with fewer spines
+        aggs_in = np.where(np.arange(pods) == tail, w.tail_aggs, a)
+        agg_first = np.concatenate([[0], np.cumsum(aggs_in)[:-1]]).astype(np.int64)
         agg_base = next_id
-        leaf_ids = np.repeat(np.arange(leaves, dtype=np.int64), a)
-        j = np.tile(np.arange(a, dtype=np.int64), leaves)
+        per_leaf = aggs_in[pod]
+        leaf_ids = np.repeat(np.arange(leaves, dtype=np.int64), per_leaf)
+        j = np.arange(leaf_ids.size, dtype=np.int64) - np.repeat(np.cumsum(per_leaf) - per_leaf, per_leaf)
         us.append(n + leaf_ids)
-        vs.append(agg_base + pod[leaf_ids] * a + j)
-        ls.append(np.full(leaf_ids.size, w.leaf_to_agg_links))
+        vs.append(agg_base + agg_first[pod[leaf_ids]] + j)
+        ls.append(np.where(pod[leaf_ids] == tail, w.tail_leaf_to_agg_links, w.leaf_to_agg_links))
         gs.append(np.full(leaf_ids.size, s))
-        node_tier.append(np.ones(pods * a, dtype=np.int64))
+        agg_total = int(aggs_in.sum())
+        node_tier.append(np.ones(agg_total, dtype=np.int64))
         names.append("spine")
-        next_id += pods * a
+        next_id += agg_total
         if w.tiers == 3:
             cpg = w.cores_per_group
             core_base = next_id
-            p = np.repeat(np.arange(pods, dtype=np.int64), a * cpg)
-            jj = np.tile(np.repeat(np.arange(a, dtype=np.int64), cpg), pods)
-            c = np.tile(np.arange(cpg, dtype=np.int64), pods * a)
-            us.append(agg_base + p * a + jj)
+            full = pods if tail < 0 else pods - 1
+            p = np.repeat(np.arange(full, dtype=np.int64), a * cpg)
+            jj = np.tile(np.repeat(np.arange(a, dtype=np.int64), cpg), full)
+            c = np.tile(np.arange(cpg, dtype=np.int64), full * a)
+            us.append(agg_base + agg_first[p] + jj)
             vs.append(core_base + jj * cpg + c)
-            ls.append(np.full(p.size, w.agg_to_core_links))
+            ls.append(np.tile(_dealt(w.agg_up, cpg), full * a))
             gs.append(np.full(p.size, s))
+            if tail >= 0:
+                tu, tv, tl = _tail_core_edges(w, int(agg_base + agg_first[tail]), core_base)
+                us.append(tu)
+                vs.append(tv)
+                ls.append(tl)
+                gs.append(np.full(tu.size, s))
             node_tier.append(np.full(a * cpg, 2, dtype=np.int64))
             names.append("core")
             next_id += a * cpg
@@ -170,6 +182,23 @@ def _one_copy_edges(plan: FabricPlan, w: ClosWiring) -> FabricEdges:
         endpoint_nodes=np.arange(n, dtype=np.int64),
         bisection_split=n // 2,
     )
+
+
+def _dealt(links: int, cores: int) -> np.ndarray:
+    """``links`` dealt round-robin over ``cores``: ⌈links ÷ cores⌉ to the first links mod cores, ⌊⌋ to the rest."""
+    return (links // cores + (np.arange(cores) < links % cores)).astype(np.int64)
+
+
+def _tail_core_edges(w: ClosWiring, tail_base: int, core_base: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The partial last pod's spines to the cores: tail spine t stands for the spine positions t·m … t·m + m − 1
+    and sends ``tail_agg_up_per_group`` links to each of those groups, dealt round-robin over its cores."""
+    m, g, cpg = w.tail_leaf_to_agg_links, w.tail_agg_up_per_group, w.cores_per_group
+    group = np.arange(w.aggs_per_pod, dtype=np.int64)
+    spine = np.repeat(tail_base + group // m, cpg)
+    core = core_base + np.repeat(group * cpg, cpg) + np.tile(np.arange(cpg, dtype=np.int64), group.size)
+    links = np.tile(_dealt(g, cpg), group.size)
+    keep = links > 0
+    return spine[keep], core[keep], links[keep]
 
 
 def dragonfly_global_pairs(w: DragonflyWiring) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

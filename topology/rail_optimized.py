@@ -29,6 +29,14 @@ from topology.spec import ClosWiring, FabricPlan, FabricRequest, FabricRequestEr
 
 
 def rail_leaf_layer(req: FabricRequest, tiers: int) -> LeafLayer:
+    """Rail leaves sized to the nodes on them (issue #34, "sizing to the need").
+
+    A scalable unit smaller than the leaf's down ports shares its rail leaves with the next SUs: one leaf
+    takes ⌊down ÷ SU⌋ whole SUs of its rail (a *leaf block*; never more SUs than the cluster has). A larger SU
+    spreads evenly over ⌈SU ÷ down⌉ leaves per rail. Every leaf then buys ⌈used down × B_nic ÷ (ratio ×
+    B_port)⌉ uplinks for the down ports it *uses* (the same on every leaf, so ECMP stays even); free ports are
+    growth headroom. ``uplinks_for_full_leaf`` restores the radix split's uplinks (and one SU per leaf block).
+    """
     k = req.switch_radix
     rails = req.nics_per_node
     if tiers == 1:
@@ -46,18 +54,50 @@ def rail_leaf_layer(req: FabricRequest, tiers: int) -> LeafLayer:
             f"{req.reserved_node_slots} reserved slot(s) would leave the first scalable unit of {su_nodes} "
             f"node slots empty; reserve at most {su_nodes - 1}",
         )
+    block, per_rail, used, up = _leaf_block(req, split.down, split.up, su_nodes)
     return LeafLayer(
         endpoint_count=req.endpoint_count,
         rails=rails,
         node_count=req.node_count,
-        su_nodes=su_nodes,
-        leaves_per_su_rail=math.ceil(su_nodes / split.down),
-        leaf_down=split.down,
-        leaf_up=split.up,
+        su_nodes=su_nodes * block,
+        leaves_per_su_rail=per_rail,
+        leaf_down=used,
+        leaf_up=up,
         endpoint_gbps=req.nic_gbps,
-        leaf_oversubscription=split.oversubscription,
+        leaf_oversubscription=used * req.nic_gbps / (up * req.switch_port_gbps),
         reserved_slots=req.reserved_node_slots,
+        su_typed_nodes=su_nodes,
+        free_down_ports=split.down - used,
+        full_leaf=req.uplinks_for_full_leaf,
     )
+
+
+def _leaf_block(req: FabricRequest, down: int, split_up: int, su: int) -> tuple[int, int, int, int]:
+    """(SUs per leaf block, leaves per block and rail, down ports used per leaf, uplinks per leaf)."""
+    if req.uplinks_for_full_leaf:  # the radix's whole split, one SU per block: today's behaviour, by choice
+        return 1, math.ceil(su / down), min(su, down), split_up
+    slots = req.node_count + req.reserved_node_slots
+    if su <= down:
+        block = max(1, min(down // su, math.ceil(slots / su)))
+        if req.pod_nodes and req.pod_nodes % su == 0:  # an explicit pod holds whole leaf blocks
+            block = max(b for b in range(1, block + 1) if (req.pod_nodes // su) % b == 0)
+        per_rail, used = 1, su * block  # built for whole SUs, as the NVIDIA RAs build them
+    else:
+        block, per_rail = 1, math.ceil(su / down)
+        used = math.ceil(su / per_rail)
+    up = math.ceil(used * req.nic_gbps / (req.oversubscription * req.switch_port_gbps) - 1e-9)
+    return block, per_rail, used, up
+
+
+def leaf_block_nodes(req: FabricRequest) -> int | None:
+    """Nodes that share one set of rail leaves (whole SUs, see :func:`rail_leaf_layer`); None without an SU.
+
+    The floor plan stands one such block a row (its leaves in the row's network rack), so a design of small SUs
+    is laid out, cabled and priced as the same design of larger ones (issue #34)."""
+    if not req.scalable_unit_nodes or req.tiers == 1:
+        return req.scalable_unit_nodes
+    split = port_split(req.switch_radix, req.endpoint_gbps, req.switch_port_gbps, req.oversubscription)
+    return req.scalable_unit_nodes * _leaf_block(req, split.down, split.up, req.scalable_unit_nodes)[0]
 
 
 def _one_copy(req: FabricRequest, groups: int, tiers: int) -> FabricRequest:
@@ -160,7 +200,8 @@ def plan_rail_optimized(req: FabricRequest) -> FabricPlan:
         rail_groups=groups,
         rails_per_group=w.rails,
         nic_planes=planes,
-        scalable_unit_nodes=w.su_nodes,
+        scalable_unit_nodes=req.scalable_unit_nodes or w.su_nodes,
+        leaf_block_nodes=w.su_nodes,
         leaves_per_rail=plan.tiers[0].switch_count // w.rails,
     )
     derivations = dict(plan.derivations)

@@ -87,6 +87,9 @@ class FabricRequest:
     core_radix: int | None = None
     leaf_nodes: int | None = None  # fat-tree: nodes per leaf (a ToR per rack); None: fill the leaf
     pod_nodes: int | None = None  # 3 tiers: nodes per pod, full bisection inside, the taper above
+    # False (default): every leaf buys the uplinks its *used* down ports need at the ratio; True: the uplinks
+    # of the radix's whole port split, for growth onto the free down ports (issue #34: an explicit option)
+    uplinks_for_full_leaf: bool = False
     # Dragonfly+
     leaves_per_group: int | None = None
     global_oversubscription: float = 1.0
@@ -305,8 +308,8 @@ class ClosWiring:
     ``leaf_up`` uplinks, ``leaf_to_agg_links`` to each of the ``aggs_per_pod``
     switches of the tier above in its pod (the spines of a 2-tier fabric are the
     "aggregation" switches of its single pod). In a 3-tier fabric aggregation switch
-    ``j`` of every pod has ``agg_up`` uplinks spread, ``agg_to_core_links`` at a time,
-    over the ``cores_per_group`` cores of core group ``j``.
+    ``j`` of every pod deals its ``agg_up`` uplinks round-robin over the ``cores_per_group``
+    cores of core group ``j`` (link t to core t mod c: at most ``agg_to_core_links`` a core).
     """
 
     tiers: int
@@ -324,6 +327,13 @@ class ClosWiring:
     cores_per_group: int = 0
     agg_to_core_links: int = 0
     reserved_slots: int = 0  # empty node slots at the start of the first SU: node i sits in slot i + reserved
+    tail_aggs: int = 0
+    """3 tiers, a partial last pod (issue #34): its leaves send ``tail_leaf_to_agg_links`` links to each of
+    ``tail_aggs`` spines (0: the last pod is full, or built like the others). Tail spine ``j`` stands for the
+    spine positions ``j × m … j × m + m − 1`` (m = ``tail_leaf_to_agg_links``) and sends
+    ``tail_agg_up_per_group`` links to each of those core groups, dealt round-robin over the group's cores."""
+    tail_leaf_to_agg_links: int = 0
+    tail_agg_up_per_group: int = 0
     copies: int = 1
     """Disjoint copies of this wiring (rail groups × NIC planes). The fields above describe
     one copy; in the whole fabric endpoint ``e`` is node ``e // (rails × copies)`` and copy

@@ -7,6 +7,7 @@ from designer import tool_views
 from designer.api import views
 from designer.api.calibrations import CalibrationViewSet
 from designer.api.catalog import PartViewSet, PriceBookViewSet, PriceViewSet, QuoteViewSet
+from designer.api.searches import SearchViewSet
 from designer.api.simulations import SimulationViewSet
 from designer.api.sweeps import SweepViewSet
 
@@ -25,6 +26,7 @@ router.register("quotes", QuoteViewSet, basename="api-quote")
 router.register("sweeps", SweepViewSet, basename="api-sweep")
 router.register("calibrations", CalibrationViewSet, basename="api-calibration")
 router.register("simulations", SimulationViewSet, basename="api-simulation")
+router.register("searches", SearchViewSet, basename="api-search")
 
 urlpatterns = [
     path("evaluate/", views.evaluate_view, name="api-evaluate"),

@@ -1,6 +1,7 @@
-# Placeholder reserved for the fabric growth option (session 41); the operations are filled in with the field.
+# The fabric growth option (issue #34 item 1): leaves buy uplinks for their used down ports unless asked for
+# the whole port split.
 
-from django.db import migrations
+from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
@@ -8,4 +9,15 @@ class Migration(migrations.Migration):
         ("designer", "0015_power_help_texts"),
     ]
 
-    operations: list = []
+    operations = [
+        migrations.AddField(
+            model_name="designrevision",
+            name="uplinks_for_full_leaf",
+            field=models.BooleanField(
+                default=False,
+                help_text="Buy leaf uplinks (and the spines above them) for every down port of the leaf's port "
+                "split, not only for the ports the nodes use: growth onto the free ports without recabling, at the "
+                "price shown",
+            ),
+        ),
+    ]

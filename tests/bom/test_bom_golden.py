@@ -38,8 +38,8 @@ def test_2000_gpu_all_optics_counts():
     per_end += " (the seed chapter counts one module per link)"
     (twin,) = [ln for ln in b.lines if ln.sku == "MMA4Z00-NS" and not ln.spare]
     assert twin.derivation == (
-        "6,096 optical switch ports on 96 compute switches ÷ 2 ports per module (rounded up per switch) = 3,048"
-        + per_end
+        "6,096 optical switch ports on 96 compute switches ÷ 2 ports per module "
+        "(rounded up per switch and link class: one module a cage) = 3,048" + per_end
     )
     (single,) = [ln for ln in b.lines if ln.sku == "MMA4Z00-NS400" and not ln.spare]
     assert single.derivation == "2,000 NIC ends of optical links × 1 module = 2,000" + per_end

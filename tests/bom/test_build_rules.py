@@ -153,7 +153,8 @@ def test_module_derivations_name_who_holds_them():
     )
     assert _module_why(module(), "nic", 1840, 1840, 1840) == "1,840 NIC ends of optical links × 1 module = 1,840"
     assert _module_why(module(2), "compute_switch", 5936, 96, 2968) == (
-        "5,936 optical switch ports on 96 compute switches ÷ 2 ports per module (rounded up per switch) = 2,968"
+        "5,936 optical switch ports on 96 compute switches ÷ 2 ports per module "
+        "(rounded up per switch and link class: one module a cage) = 2,968"
     )
     assert (
         _module_why(module(), "mgmt_tor", 68, 34, 68) == "68 optical switch ports on 34 management ToRs × 1 module = 68"

@@ -89,7 +89,8 @@ def test_superpod_4su_twin_port_cages_all_optics():
 
 
 def test_a_16k_fat_tree_on_the_default_floor_plan_buys_single_mode_for_long_runs():
-    r = validate_flat({"gpu_count": 16384, "topology": "fat_tree", "tiers": 3})
+    # rows of 20 racks: the hall (bom/layout.py hall_layout) still has leaf–spine runs of 70 m, past multimode's 50 m
+    r = validate_flat({"gpu_count": 16384, "topology": "fat_tree", "tiers": 3, "racks_per_row": 20})
     plan = plan_cluster(r, CATALOG)
     rows = cut_sheet(bom_request(r), plan.fabric, plan.storage, plan.management, CATALOG)
     long_runs = [row for row in rows if row["length_m"] > 50 and row["plane"] == "compute"]
@@ -101,7 +102,7 @@ def test_a_16k_fat_tree_on_the_default_floor_plan_buys_single_mode_for_long_runs
 
 def test_no_part_that_reaches_refuses_the_design_on_the_floor_plan_field():
     no_sm = Catalog(tuple(p for p in CATALOG.parts if "sm" not in p.media), CATALOG.price_book)
-    r = validate_flat({"gpu_count": 16384, "topology": "fat_tree", "tiers": 3})
+    r = validate_flat({"gpu_count": 16384, "topology": "fat_tree", "tiers": 3, "racks_per_row": 20})
     with pytest.raises(RequirementsError) as exc:
         plan_cluster(r, no_sm)
     message = exc.value.errors["racks_per_row"][0]
@@ -141,13 +142,19 @@ def test_form_and_api_refuse_a_design_no_catalog_part_reaches(client, django_use
     Part.objects.filter(media__in=["fibre_mpo_sm", "fibre_lc_sm"]).delete()
     Part.objects.filter(sku__in=["OSFP-800G-2xDR4", "MMS4X00-NS400", "QSFP112-400G-DR4"]).delete()
     client.force_login(django_user_model.objects.create_user("zoe", password="pw-zoe-123"))
-    big = {"gpu_count": "16384", "topology": "fat_tree", "tiers": "3"}
+    big = {"gpu_count": "16384", "topology": "fat_tree", "tiers": "3", "racks_per_row": "20"}  # 70 m leaf–spine
     r = client.post("/api/v1/evaluate/?layout=flat", big, content_type="application/json")
     # well-formed values the planner refuses: 422 (a malformed value would be 400)
     assert r.status_code == 422 and "links of" in r.json()["errors"]["racks_per_row"][0]
     r = client.post(
         "/api/v1/evaluate/",
-        {"requirements": {"gpu_count": 16384, "compute_fabric": {"topology": "fat_tree", "tiers": 3}}},
+        {
+            "requirements": {
+                "gpu_count": 16384,
+                "compute_fabric": {"topology": "fat_tree", "tiers": 3},
+                "bom": {"racks_per_row": 20},
+            }
+        },
         content_type="application/json",
     )
     assert r.status_code == 422 and "racks per row" in r.json()["errors"]["bom.racks_per_row"][0]

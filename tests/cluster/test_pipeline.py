@@ -74,15 +74,16 @@ def test_plan_result_matches_the_seed_design():
 
 
 def test_cli_refuses_a_floor_plan_no_catalog_part_reaches(tmp_path: Path):
-    """8,192 nodes one rack to a row: 2,048 rows × 2.4 m puts the spine row ≈ 4.9 km away, beyond the
-    2 km of the longest-reaching optics in the built-in catalog."""
+    """1,024 nodes, 4 a rack, in rows of 200 racks: a row is 200 × 0.6 m = 120 m long, and a node's BMC cable runs
+    along it to its management ToR in the row's network rack, past the 30 m of the longest Cat6 cord in the
+    built-in catalog. (A deep floor no longer gets there: the hall folds its rows, bom/layout.py hall_layout.)"""
     far = tmp_path / "far.yaml"
-    far.write_text("gpu_count: 65536\ncompute_fabric: {topology: fat_tree, tiers: 3}\nbom: {racks_per_row: 1}\n")
+    far.write_text("gpu_count: 8192\nbom: {racks_per_row: 200}\n")
     out = subprocess.run(
         [cluster_designer(), "evaluate", str(far)], capture_output=True, text=True, env=_bare_env(), cwd=ROOT
     )
     assert out.returncode == 1
-    assert "  bom.racks_per_row: compute " in out.stderr and " m at 400G: no transceiver and fibre" in out.stderr
+    assert "  bom.racks_per_row: management BMC–ToR links of " in out.stderr and "no Cat6 cord that long" in out.stderr
 
 
 def test_a_fabric_too_big_for_its_switch_names_the_switches_that_fit():

@@ -49,7 +49,10 @@ def test_a_malformed_value_is_400_a_refused_combination_422(api):
 
 def test_a_design_that_does_not_fit_its_switch_is_422(api):
     r = post(
-        api, "/api/v1/evaluate/", {"requirements": {"gpu_count": 200_000, "compute_fabric": {"switch_model": "QM9700"}}}
+        api,
+        "/api/v1/evaluate/",
+        # 2 tiers of 64-port switches reach 64 leaves × 32 nodes per rail group at most: 25,000 nodes do not fit
+        {"requirements": {"gpu_count": 200_000, "compute_fabric": {"switch_model": "QM9700", "tiers": 2}}},
     )
     assert r.status_code == 422, r.content
 

@@ -212,5 +212,8 @@ def test_diagrams_draw_groups_and_pods_not_a_full_mesh(db):
     assert sum(1 for x in leaf_spine["x"] if x is None) == 8  # 8 boxes, one line each: aligned, not 8 × 8
     assert any("global: 16 per group pair" in a["text"] for a in dfly["layout"]["annotations"])
     ft = compute_diagram(evaluate_flat({"gpu_count": 16384, "topology": "fat_tree", "tiers": 3}).result)
-    texts = [t for trace in ft["data"] if trace.get("mode") == "markers+text" for t in trace["text"]]
-    assert "2 pods: 64 leaves" in texts and "2 pods: 64 spines" in texts
+    # eight boxes of one label each: the label is said once, beside the row (#38.4), and in every box's hover
+    captions = " ".join(ft["layout"]["yaxis"]["ticktext"])
+    assert "each box: 2 pods: 64 leaves" in captions and "each box: 2 pods: 64 spines" in captions
+    hovers = [t for trace in ft["data"] if trace.get("mode") == "markers" for t in trace["hovertext"]]
+    assert "leaf: 2 pods: 64 leaves" in hovers

@@ -5,10 +5,11 @@ RA-11333-001 V11 (2023-09-22), "DGX SuperPOD Architecture", Figure 2 "Complete s
 Racks 38; Rack PDUs 96 (PX3-5878I2R) + 12 (PX3-5747V). With 4 DGX H100 a rack (⌈127 ÷ 4⌉ = 32 compute racks),
 96 = 32 × 3 compute-rack PDUs and 12 = 6 × 2: six other racks — one network rack per SU (Figure 2: the SU's
 eight compute racks stand four on each side of it) = 4, and 2 for the spines and the management rack (Figure 3:
-switches, management servers, storage arrays, UFM appliances). The RA's network racks carry bare switches with
-point-to-point fibre (Table 8 lists cables, no patch panels); this BOM gives every switch a 1U cable manager and
-lands every switch-to-switch trunk on a 1U 24-port panel (bom/accessories.py), which needs more rack units than
-the RA's six racks hold — so the plan is larger by what those units need, and the test shows where.
+switches, management servers, storage arrays, UFM appliances). The RA's racks carry bare switches cabled point to
+point (Table 8 lists cables and transceivers, no patch panels). The floor plan lays a fabric built of scalable
+units the same way (bom/layout.py su_row_racks): one SU a row with its network rack, bare switches, the spine row
+packed by switch height, the infrastructure row's switches in the management rack when it has room — and so
+plans the RA's 38 racks from those rules, not from a count.
 """
 
 from __future__ import annotations
@@ -46,34 +47,65 @@ def test_the_ra_counts_38_racks_from_its_own_pdus():
 
 
 def test_the_superpod_racks_by_role_against_the_ra(superpod):
-    """By hand. Compute: ⌈127 ÷ 4⌉ = 32 (RA: 32). Leaves and ToRs: 32 compute leaves, 9 storage leaves and 18 management
-    ToRs by first endpoint's row, rows of 10 racks: 24, 15, 16, 1 and the infrastructure row 3; each row its own
-    network racks, 12 switches a rack: ⌈24 ÷ 12⌉ + ⌈15 ÷ 12⌉ + ⌈16 ÷ 12⌉ + 1 + 1 = 2 + 2 + 2 + 1 + 1 = 8 (rows
-    sharing in pairs would make 7 but cost copper reach elsewhere; RA: 4 SU racks of bare switches). Spine row: 16 +
-    8 + 2 = 26 upper switches, 7 a rack (the 2U management spine: 7 × 3U + ⌈7 × 64 ÷ 24⌉ = 19 → 40U) → 4. Storage
-    and management: 8 storage servers (16 a rack) leave room for ⌊(1 − 8 ÷ 16) × 27⌋ = 13 management servers, so the
-    9 management and login servers stand there → 1 (RA: Figure 3's management rack). 32 + 8 + 4 + 1 = 45 (46 with
-    management racks of their own); the RA's 38 would need the 85 switches of this design, their 1U cable managers
-    and their patch panels in 5 racks beside the server rack, which the rack-unit sum below refuses."""
-    _, plan, _, _, _ = superpod
+    """By hand, from the RA's rules. Compute: ⌊41 kW ÷ 10.2 kW⌋ = 4 DGX H100 a rack, ⌈127 ÷ 4⌉ = 32 (RA: 32).
+    Rows: an SU of 32 nodes ÷ 4 a rack = 8 racks, one SU a row (≤ the 10 asked) → 4 SU rows, then the
+    infrastructure row. Leaves and ToRs by their first endpoint's row: 32 compute leaves (8 rails × 4 SUs), 9
+    storage leaves and 18 management ToRs = 59; each SU row 8 + 2 + 4 = 14, the infrastructure row 1 + 2 = 3.
+    Bare 1U switches: ⌊42U ÷ 1U⌋ = 42 a rack, so one network rack an SU row: 4 (RA: one per SU). The
+    infrastructure row's 3 switches stand in its one rack beside 8 storage servers × 2U + 9 management and
+    login servers × 1U = 25U → 28U ≤ 42U. Spine row: 16 compute spines and 8 storage spines of 1U and 2
+    management spines of 2U, bare: 16 + 8 + 2 × 2 = 28U ≤ 42U → 1 rack. Storage and management: 8 storage
+    servers (16 a rack) leave room for ⌊(1 − 8 ÷ 16) × 27⌋ = 13 management servers, so the 9 stand there → 1.
+    32 + 4 + 1 + 1 = 38 = RA Table 7; the RA's "2 for the spines and the management rack" are the last two."""
+    _, plan, _, _, elev = superpod
     racks = plan.power.racks
     assert racks.by_role() == [
         ("compute", 32),
-        ("network: leaves and ToRs", 8),
-        ("network: spine and core", 4),
+        ("network: leaves and ToRs", 4),
+        ("network: spine and core", 1),
         ("storage and management", 1),
         ("management", 0),
     ]
-    assert racks.rack_count == 45
+    assert racks.rack_count == sum(RA_RACKS.values()) == 38
     assert racks.compute_rack_count == RA_RACKS["compute"]
+    assert racks.leaf_rack_count == RA_RACKS["SU network (leaf)"]
+    assert racks.spine_rack_count + racks.storage_rack_count == RA_RACKS["spine and management"]
     assert racks.derivations["racks_by_role"] == (
-        "32 compute + 8 network: leaves and ToRs + 4 network: spine and core + 1 storage and management = 45"
+        "32 compute + 4 network: leaves and ToRs + 1 network: spine and core + 1 storage and management = 38"
     )
+    assert racks.derivations["compute_rack_count"] == "⌈127 ÷ 4⌉ = 32 compute racks in 4 rows of up to 8"
+    assert racks.derivations["infra_switches"].startswith(
+        "the infrastructure row's switches: in the last rack: 8 storage × 2U + 9 management × 1U = 25U"
+    )
+    assert "+ 3 switches × (1U" in racks.derivations["infra_switches"]
+    assert (
+        "(24 × 1U, 2 × 2U): the largest k whose every k switches fit 42U: 26" in racks.derivations["network_rack_fill"]
+    )
+    assert (
+        "⌈14 ÷ 42⌉ + ⌈14 ÷ 42⌉ + ⌈14 ÷ 42⌉ + ⌈14 ÷ 42⌉ = 4 end-of-row racks" in racks.derivations["network_rack_fill"]
+    )
+    # the elevations: 4 SU network racks of 14 bare switches, one spine rack of 28U, the management rack with 3
+    network = sorted((r.name, r.used_u) for r in elev.racks if r.kind == "network")
+    assert network == [("R01-09", 14), ("R02-09", 14), ("R03-09", 14), ("R04-09", 14), ("RN-01", 28)]
+    server = [r for r in elev.racks if r.kind == "server"]
+    assert [(r.name, r.used_u) for r in server] == [("R05-01", 28)]
+    assert sum(1 for p in server[0].placements if p.kind == "switch") == 3
+    kinds = {p.kind for r in elev.racks for p in r.placements}
+    assert "patch panel" not in kinds and "cable manager" not in kinds  # point to point, as RA Table 8
+
+
+def test_the_superpod_bom_buys_no_panels_and_every_other_design_keeps_them(superpod):
+    _, plan, _, _, _ = superpod
+    assert not [ln for ln in plan.bom.lines if ln.category in ("patch panel", "cable manager")]
+    r = validate(yaml.safe_load((EXAMPLES / "seed-2000-gpu.yaml").read_text()))
+    seed = plan_cluster(r, CATALOG)
+    assert {ln.category for ln in seed.bom.lines} >= {"patch panel", "cable manager"}
 
 
 def test_the_ras_six_non_compute_racks_cannot_hold_this_designs_network_with_its_panels(superpod):
-    """A lower bound, whatever the packing: every switch takes its U + 1U cable manager, every optical trunk end
-    a 24th of a 1U panel, the servers their U: Σ ÷ 42U racks > 6."""
+    """Why the RA's layout is bare: with the house's structured cabling (every switch its U + 1U cable manager,
+    every optical trunk end a 24th of a 1U panel) the servers and switches need more than the six racks, whatever
+    the packing: Σ ÷ 42U racks > 6."""
     r, plan, req, _, _ = superpod
     switches = sum(n for *_, n, _ in switch_counts(plan.fabric, plan.storage, plan.management))
     assert switches == 32 + 16 + 9 + 8 + 18 + 2 == 85

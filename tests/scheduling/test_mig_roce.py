@@ -77,27 +77,28 @@ def test_s8_warns_when_ecn_is_not_below_xoff():
 
 
 def test_roce_sheet_of_the_roce_design():
-    """The Llama-3-style RoCE example: SN5600-400G leaves (128 × 400G), the longest compute cable 500 m (the
-    single-mode trunks). Headroom = 2 × 4,096 + 64 + 2 × 500 × 5 × 50 (250,000) + 1,000 × 50 (50,000) =
-    308,256 B. With a 64 MB buffer: 64,000,000 ÷ 128 = 500,000 B a port, XOFF 191,744 B — below ECN Kmax
-    400,000 B, so the sheet says PFC would pause first. No buffer given: no XOFF, and it says so. The example
-    gives Spectrum-4's 160 MB: 1,250,000 B a port, XOFF 941,744 B, above Kmax — both checks pass."""
+    """The Llama-3-style RoCE example: SN5600-400G leaves (128 × 400G), the longest compute cable 100 m (the hall
+    plan keeps every run within a hall ≤ 100 m, bom/layout.py). Headroom = 2 × 4,096 + 64 + 2 × 100 × 5 × 50
+    (50,000) + 1,000 × 50 (50,000) = 108,256 B. With a 64 MB buffer: 64,000,000 ÷ 128 = 500,000 B a port, XOFF
+    391,744 B — still below ECN Kmax 400,000 B, so the sheet says PFC would pause first. No buffer given: no XOFF,
+    and it says so. The example gives Spectrum-4's 160 MB: 1,250,000 B a port, XOFF 1,141,744 B, above Kmax — both
+    checks pass."""
     from cluster.pipeline import plan_cluster
     from cluster.validate import validate
     from tests.conftest import EXAMPLES
 
     data = yaml.safe_load((EXAMPLES / "roce-24k-pods-1to7.yaml").read_text())
     roce = plan_cluster(validate(data)).result()["roce"]
-    assert roce["headroom_bytes"] == 308_256 and roce["xoff_bytes"] == 941_744
+    assert roce["headroom_bytes"] == 108_256 and roce["xoff_bytes"] == 1_141_744
     assert all(c["ok"] for c in roce["checks"])
     data["scheduler"]["roce_switch_buffer_mb"] = None
     roce = plan_cluster(validate(data)).result()["roce"]
-    assert roce["headroom_bytes"] == 308_256 and roce["xoff_bytes"] is None
+    assert roce["headroom_bytes"] == 108_256 and roce["xoff_bytes"] is None
     assert "switch buffer not given" in roce["checks"][0]["message"]
     data.setdefault("scheduler", {})["roce_switch_buffer_mb"] = 64
     roce = plan_cluster(validate(data)).result()["roce"]
-    assert roce["xoff_bytes"] == 191_744 and not roce["checks"][0]["ok"]
-    assert "the longest compute cable 500 m" in roce["derivations"]["inputs"]
+    assert roce["xoff_bytes"] == 391_744 and not roce["checks"][0]["ok"]
+    assert "the longest compute cable 100 m" in roce["derivations"]["inputs"]
     seed = yaml.safe_load((EXAMPLES / "seed-2000-gpu.yaml").read_text())
     assert plan_cluster(validate(seed)).result()["roce"] is None  # InfiniBand: no RoCE sheet
 

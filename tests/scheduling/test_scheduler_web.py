@@ -109,9 +109,9 @@ def test_roce_section_and_download(client, alice):
     d = create_design(alice, ev.requirements, ev)
     client.force_login(alice)
     page = client.get(f"/designs/{d.pk}/").content.decode()
-    assert 'id="roce-table"' in page and "308,256 B" in page
+    assert 'id="roce-table"' in page and "108,256 B" in page
     y = client.get(f"/designs/{d.pk}/export/roce.yaml")
-    assert y.status_code == 200 and yaml.safe_load(y.content)["roce"]["pfc"]["headroom_bytes"] == 308_256
+    assert y.status_code == 200 and yaml.safe_load(y.content)["roce"]["pfc"]["headroom_bytes"] == 108_256
     ib = make_design(alice)
     assert b"not a RoCE design" in client.get(f"/designs/{ib.pk}/export/roce.yaml").content
     assert 'id="roce-table"' not in client.get(f"/designs/{ib.pk}/").content.decode()

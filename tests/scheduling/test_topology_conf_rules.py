@@ -47,7 +47,10 @@ TWO_RAILS = {
     "topology": "rail_optimized",
     "nics_per_node": 2,
     "scalable_unit_nodes": 4,
-}  # 2 rails, scalable units of 4 nodes
+    "switch_radix": 8,
+    "switch_model": "",
+}  # 2 rails, scalable units of 4 nodes on 8-port switches: 4 down + 4 up, so each SU has its own rail leaves (on
+# 64-port leaves, 32 down, SUs of 4 would share leaves 8 a leaf — issue #34 — and the SUs would not be leaf groups)
 K4 = {
     "topology": "fat_tree",
     "nics_per_node": 1,
@@ -114,9 +117,7 @@ def test_reserved_slots_shift_the_scalable_units():
     """2 reserved slots at the start of SU 1 (clos.py: node i sits in slot i + 2), SUs of 4 slots: SU 1 holds
     gpu001–002 (slots 2–3), SU 2 gpu003–006 (slots 4–7), SU 3 gpu007–008 (slots 8–9). Kubernetes runs gpu006–008:
     gpu006 is in SU 2 (lg002), gpu007–008 in SU 3 (lg003, whose 2 leaves then serve no Slurm node)."""
-    slurm, kube = _files(
-        8, {"topology": "rail_optimized", "nics_per_node": 2, "scalable_unit_nodes": 4, "reserved_node_slots": 2}, 3
-    )
+    slurm, kube = _files(8, {**TWO_RAILS, "reserved_node_slots": 2}, 3)
     lines = slurm["topology.conf"].splitlines()
     assert lines[2] == "# leaf: 4 of the plan's 6 switches (2 serve Kubernetes nodes only and are left out)"
     assert [x for x in lines if x.startswith("SwitchName=lg")] == [

@@ -11,14 +11,15 @@ R, F = Topology.RAIL_OPTIMIZED, Topology.FAT_TREE
 
 def test_two_tier_reach_with_a_partial_scalable_unit():
     """68-port switches (34 down, 34 up), 4 rails, SUs of 64 nodes → ⌈64 ÷ 34⌉ = 2 leaves per rail per SU,
-    8 leaves per SU. A 68-port spine reaches 68 leaves = 8 whole SUs + 4 leaves = one leaf per rail of a
-    partial SU (34 nodes): 8 × 64 × 4 + 34 × 4 = 2,048 + 136 = 2,184 endpoints."""
+    8 leaves per SU; the SU spreads evenly, ⌈64 ÷ 2⌉ = 32 nodes a leaf (32 down used, 32 up). A 68-port spine
+    reaches 68 leaves = 8 whole SUs + 4 leaves = one leaf per rail of a partial SU (32 nodes):
+    8 × 64 × 4 + 32 × 4 = 2,048 + 128 = 2,176 endpoints."""
     p = plan_fabric(
         FabricRequest(
             topology=R, node_count=100, nics_per_node=4, switch_radix=68, scalable_unit_nodes=64, tiers=2, rail_groups=1
         )
     )
-    assert p.max_endpoint_count == 2184
+    assert p.max_endpoint_count == 2176
     assert (
         "8 SUs (4 rails × 2 leaves per SU) of 64 nodes + a partial SU on the 4 leaves left"
         in (p.derivations["max_endpoint_count"])
@@ -36,8 +37,9 @@ def test_two_tier_derivations():
     p = plan_fabric(FabricRequest(topology=R, node_count=128, scalable_unit_nodes=32))
     leaf, spine = p.tiers
     assert leaf.derivation == (
-        "128 nodes in SUs of 32 → per rail 4 leaves of 32 down ports (⌈32 ÷ 32⌉ = 1 per SU); × 8 rails = 32 "
-        "leaves; each 64-port leaf: 32 × 400G down, 32 × 400G up → 12,800 ÷ 12,800 = 1:1"
+        "128 nodes in SUs of 32, one leaf per SU and rail → per rail 4 leaves of 32 down ports used; × 8 rails "
+        "= 32 leaves; each 64-port leaf: 32 × 400G down, 32 × 400G up → 12,800 ÷ 12,800 = 1:1 (uplinks for the "
+        "used down ports); 0 free port(s) per leaf, 0 in all, are growth headroom"
     )
     assert spine.derivation == (
         "32 leaves × 32 uplinks = 1,024 spine ports; each leaf sends 2 link(s) to every spine, so spines = "
@@ -54,7 +56,11 @@ def test_three_tier_k_cubed_over_four_and_its_derivations():
     )
     _, agg, core = p.tiers
     assert agg.derivation.endswith("4 spines; each spine 4 down, 4 up = 1:1")
-    assert core.derivation.endswith("4 × 1 = 4 cores, each using 1 × 4 = 4 of 8 ports")
+    # each pod spine's 4 uplinks: one core per group takes 1 pod × 4 = 4 ports ≤ 8 (the fewest cores that fit)
+    assert core.derivation.endswith(
+        "over the 1 cores of group j (the fewest that fit, at most 4 link(s) to a core), 4 × 1 = 4 cores, each "
+        "using at most 1 × 4 = 4 of 8 ports"
+    )
 
 
 def test_tapered_pod_spine_text():

@@ -78,14 +78,15 @@ def test_the_largest_fabric_and_one_endpoint_more():
 
 
 def test_one_group_has_no_global_links():
-    """60 endpoints fit one group: no pairs, no global links; the spines' global ports stay free."""
+    """60 endpoints fit one group: no pairs, no global links; the spines' global ports stay free. Sized to the
+    need (issue #34): the group takes ⌈60 ÷ 8⌉ = 8 leaves (not the 10 a spine could take), ⌈60 ÷ 8⌉ = 8
+    endpoints a leaf and 8 uplinks at 1:1, one to each of 8 spines (⌊10 ÷ 8⌋ = 1 link a spine); a spine has
+    8 down and ⌈8 ÷ 2⌉ = 4 global ports, 8 × 4 = 32 in the group. Links: 8 leaves × 8 = 64 (before: 80)."""
     p = _plan(60)
     assert (p.extras["global_link_count"], p.extras["global_links_per_group_pair"]) == (0, 0)
-    assert p.tiers[1].derivation.endswith(
-        "each spine 10 down, 5 global ports; one group: its 40 global ports stay free"
-    )
-    assert p.tiers[0].derivation.startswith("groups of 10 leaves × 8 endpoints = 80; ⌈60 ÷ 80⌉ = 1 group(s)")
-    assert p.switch_link_count == 80 and verify_plan(p).ok
+    assert p.tiers[1].derivation.endswith("each spine 8 down, 4 global ports; one group: its 32 global ports stay free")
+    assert p.tiers[0].derivation.startswith("groups of 8 leaves × 8 endpoints = 64; ⌈60 ÷ 64⌉ = 1 group(s)")
+    assert p.switch_link_count == 64 and verify_plan(p).ok
 
 
 def test_two_groups_take_every_global_port_between_them():

@@ -22,9 +22,11 @@ from topology.spec import DragonflyWiring
 def two_plane_rail():
     """4 nodes × 2 NICs × 2 planes on 8-port switches, one 4-node SU: 16 endpoints of 200G.
 
-    Each plane is a copy of the fabric: 2 rail leaves (one per NIC) and 1 spine. A leaf takes its rail's
-    4 nodes (4 down) and 3 links to its copy's spine (12 uplinks over 4 leaves); each spine takes its copy's
-    2 leaves × 3 = 6. Links: 16 endpoint + 12 leaf–spine = 28. Switches: 4 leaves + 2 spines = 6."""
+    Each plane is a copy of the fabric: 2 rail leaves (one per NIC) and 1 spine. The 8-port leaf's split at
+    200G down / 400G up is 5 down + ⌈5 × 200 ÷ 400⌉ = 3 up, but a leaf takes only its rail's 4 nodes (4 down
+    used), so it buys ⌈4 × 200 ÷ 400⌉ = 2 links to its copy's spine (issue #34: uplinks for the used ports;
+    8 uplinks over 4 leaves); each spine takes its copy's 2 leaves × 2 = 4. Links: 16 endpoint + 8 leaf–spine
+    = 24. Switches: 4 leaves + 2 spines = 6."""
     return plan_fabric(
         FabricRequest(
             topology=Topology.RAIL_OPTIMIZED,
@@ -40,8 +42,8 @@ def two_plane_rail():
 def test_the_hand_counts_of_the_two_plane_fabric(two_plane_rail):
     p = two_plane_rail
     assert p.wiring.copies == 2
-    assert [(t.name, t.switch_count, t.ports_used_total) for t in p.tiers] == [("leaf", 4, 28), ("spine", 2, 12)]
-    assert p.link_count == 28
+    assert [(t.name, t.switch_count, t.ports_used_total) for t in p.tiers] == [("leaf", 4, 24), ("spine", 2, 8)]
+    assert p.link_count == 24
     assert verify_plan(p).ok
 
 
@@ -160,7 +162,7 @@ def _tier(plan, tier_name, **changes):
 
 def test_a_wrong_link_count_is_caught(two_plane_rail):
     bad = dataclasses.replace(two_plane_rail, switch_link_count=two_plane_rail.switch_link_count + 1)
-    assert verify_plan(bad).problems == ("graph has 28 links, plan says 29",)
+    assert verify_plan(bad).problems == ("graph has 24 links, plan says 25",)
 
 
 def test_a_wrong_switch_count_is_caught(two_plane_rail):
@@ -170,23 +172,23 @@ def test_a_wrong_switch_count_is_caught(two_plane_rail):
 
 
 def test_a_wrong_port_count_is_caught(two_plane_rail):
-    v = verify_plan(_tier(two_plane_rail, "leaf", up_ports_used_total=13))
-    assert v.problems == ("leaf: graph uses 28 ports, plan says 29",)
-    assert v.ports_used_by_tier == {"leaf": 28, "spine": 12}
+    v = verify_plan(_tier(two_plane_rail, "leaf", up_ports_used_total=9))
+    assert v.problems == ("leaf: graph uses 24 ports, plan says 25",)
+    assert v.ports_used_by_tier == {"leaf": 24, "spine": 8}
 
 
 def test_a_switch_over_its_radix_is_caught(two_plane_rail):
-    """A leaf uses 4 down + 3 up = 7 ports, a spine 6: a 7-port leaf is full, a 6-port one is overfilled."""
-    assert verify_plan(two_plane_rail).max_ports_used_by_tier == {"leaf": 7, "spine": 6}
-    assert verify_plan(_tier(two_plane_rail, "leaf", radix=7)).ok
-    assert verify_plan(_tier(two_plane_rail, "leaf", radix=6)).problems == ("leaf: a switch uses 7 ports of 6",)
+    """A leaf uses 4 down + 2 up = 6 ports, a spine 4: a 6-port leaf is full, a 5-port one is overfilled."""
+    assert verify_plan(two_plane_rail).max_ports_used_by_tier == {"leaf": 6, "spine": 4}
+    assert verify_plan(_tier(two_plane_rail, "leaf", radix=6)).ok
+    assert verify_plan(_tier(two_plane_rail, "leaf", radix=5)).problems == ("leaf: a switch uses 6 ports of 5",)
 
 
 def test_a_tier_the_graph_lacks_is_caught_and_the_next_tier_still_checked(two_plane_rail):
-    bad = _tier(_tier(two_plane_rail, "leaf", name="core"), "spine", radix=5)
+    bad = _tier(_tier(two_plane_rail, "leaf", name="core"), "spine", radix=3)
     assert verify_plan(bad).problems == (
         "core: the plan has this tier, the graph has no switch in it",
-        "spine: a switch uses 6 ports of 5",
+        "spine: a switch uses 4 ports of 3",
     )
 
 

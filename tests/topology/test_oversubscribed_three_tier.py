@@ -13,19 +13,22 @@ def test_64_port_three_tier_at_1_5_to_1_above_the_pods():
 
     - leaves: 32 down + 32 up; 16,384 ÷ 32 = 512 leaves;
     - pod spine: the most down ports d with ⌈d ÷ 1.5⌉ up ports in 64: d = 38, up = ⌈25.33⌉ = 26 (38 + 26 = 64),
-      so 38 leaves a pod → ⌈512 ÷ 38⌉ = 14 pods × 32 spines = 448 spines at 38 ÷ 26 = 1.4615:1 (≤ 1.5);
-    - cores: 32 groups (one per spine position); spine j of each pod sends m links to each core of group j with
-      m the largest divisor of 26 with 14 × m ≤ 64 → m = 2, so 26 ÷ 2 = 13 cores a group, 32 × 13 = 416 cores,
-      each using 14 × 2 = 28 ports.
-    Rounding 25.33 instead of taking its ceiling gives 25 up ports: 1.52:1, above the target, and 800 cores."""
+      so 38 leaves a pod → ⌈512 ÷ 38⌉ = 14 pods: 13 full pods × 32 spines = 416 spines at 38 ÷ 26 = 1.4615:1
+      (≤ 1.5), and a last pod of 512 − 13 × 38 = 18 leaves (issue #34: sized to its leaves, not a full set of
+      32 spines): each tail spine takes m links from each of its 18 leaves and 2 × ⌈18 ÷ 1.5⌉ = 12 up per
+      position, m the largest divisor of 32 with m × (18 + 12) ≤ 64 → m = 2, 32 ÷ 2 = 16 spines; 432 spines;
+    - cores: 32 groups (one per spine position); spine j of each pod deals its 26 uplinks round-robin over the
+      c cores of group j, the tail spine its 12 per group: the fewest c with 13 × ⌈26 ÷ c⌉ + ⌈12 ÷ c⌉ ≤ 64 is
+      c = 7 (13 × 4 + 2 = 54; c = 6 gives 13 × 5 + 2 = 67), 32 × 7 = 224 cores, the busiest using 54 ports.
+    Rounding 25.33 instead of taking its ceiling gives 25 up ports: 1.52:1, above the target."""
     p = plan_fabric(
         FabricRequest(topology=Topology.FAT_TREE, node_count=2048, nics_per_node=8, tiers=3, agg_oversubscription=1.5)
     )
     leaf, spine, core = p.tiers
     assert (leaf.switch_count, leaf.down_ports_per_switch, leaf.up_ports_per_switch) == (512, 32, 32)
-    assert (spine.switch_count, spine.down_ports_per_switch, spine.up_ports_per_switch) == (448, 38, 26)
+    assert (spine.switch_count, spine.down_ports_per_switch, spine.up_ports_per_switch) == (432, 38, 26)
     assert round(spine.oversubscription, 4) == 1.4615
-    assert (core.switch_count, core.down_ports_per_switch) == (416, 28)
+    assert (core.switch_count, core.down_ports_per_switch) == (224, 54)
     assert p.extras["pod_count"] == 14
 
 

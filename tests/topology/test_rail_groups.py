@@ -27,6 +27,7 @@ def test_twin_plane_figures_and_derivations():
         "rails_per_group": 8,
         "nic_planes": 2,
         "scalable_unit_nodes": 64,
+        "leaf_block_nodes": 64,  # the SU is the leaf's 64 down ports: one SU per leaf
         "leaves_per_rail": 8,
     }
     d = p.derivations

@@ -1,0 +1,166 @@
+"""Issue #34 item 4: a floor plan that holds at scale (bom/layout.py hall_layout), by hand.
+
+One block (the spine row in front of the rows) while its longest run stays within 100 m; past it, blocks of rows
+side by side round spine rows in the middle blocks, the rows in order as one snake; past what one hall holds,
+halls side by side. Every link class with runs past the limit is a failing check naming the class and the fix.
+The issue's figures, the 24,576-GPU RoCE example in one block: leaf–spine 500 m and management ToR–spine 686 m.
+"""
+
+from __future__ import annotations
+
+from itertools import pairwise
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bom.hall_svg import hall_svg
+from bom.layout import (
+    RackLayout,
+    bare_switches_per_rack,
+    hall_layout,
+    hall_map,
+    hall_slots,
+    one_block_run_m,
+    rack_of_key_arrays,
+    reach_checks,
+    su_row_racks,
+)
+from bom.link_table import plane_link_table
+from bom.plan import Catalog, cable_reach_checks, floor_plan
+from cluster.pipeline import plan_planes, resolve
+from cluster.requests import bom_request
+from cluster.validate import load_requirements_file, validate
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+CATALOG = Catalog.built_in()
+
+
+def _floor(r):
+    r = resolve(r)
+    planes = plan_planes(r)
+    req = bom_request(r)
+    floor = floor_plan(req, planes.fabric, planes.storage, planes.management, CATALOG)
+    table = plane_link_table(planes.fabric, planes.storage, planes.management, req.shape, floor.layout)
+    return floor, table
+
+
+def _longest_by_class(table) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for plane, segment, length in zip(
+        table.plane.tolist(), table.segment.tolist(), table.length_m.tolist(), strict=True
+    ):
+        key = f"{table.planes[plane]} {table.segments[segment]}"
+        out[key] = max(out.get(key, 0), length)
+    return out
+
+
+def test_one_block_while_it_holds():
+    """The seed design's floor: 8 rows (7 compute + 1 infrastructure) of up to 13 racks (10 + 3 network), 7 spine
+    racks: 8 × 2.4 m + (13 − 1) × 0.6 m + 3 m = 29.4 m ≤ 100 m: one block, the geometry of every golden so far."""
+    layout = RackLayout()
+    assert one_block_run_m(layout, 8, 13, 7) == pytest.approx(29.4)
+    hall, why = hall_layout(layout, 8, 13, 7)
+    assert hall.hall_slots == () and hall.distance_m((0, 0), (2, 3)) == pytest.approx(6.6)
+    assert why == (
+        "one block: the spine row in front of 8 rows of up to 13 racks; longest run 8 × 2.4 m + (13 − 1) × 0.6 m "
+        "+ 3 m slack = 29.4 m ≤ 100 m"
+    )
+
+
+def test_the_snake_keeps_consecutive_rows_side_by_side():
+    """1 left, 1 middle and 1 right block, 3 deep, 2 spine rows and 7 rows: spines behind the middle block's front
+    row, (1, 1) and (1, 2); the rows down the left block (depth 2, 1, 0), across the middle's front (1, 0), up the
+    right block (2, 0), (2, 1), (2, 2): each row a depth or a block from the one before."""
+    slots = hall_slots(1, 1, 1, 3, 2, 7)
+    assert slots == [(1, 1), (1, 2), (0, 2), (0, 1), (0, 0), (1, 0), (2, 0), (2, 1), (2, 2)]
+    rows = slots[2:]
+    assert all(abs(a[0] - b[0]) + abs(a[1] - b[1]) == 1 for a, b in pairwise(rows))
+
+
+def test_positions_in_a_hall():
+    """Slots 4 racks wide: a block is 4 × 0.6 + 1.2 = 3.6 m. Spine rack 2 (spine row 0, slot (1, 1)) stands at
+    x = 3.6 + 2 × 0.6 = 4.8 m, y = 2.4 m; row 0's rack 3 (slot (0, 0)) at (1.8, 0): 3.0 + 2.4 = 5.4 m apart,
+    + 3 m slack = 8.4 m → a 10 m cable."""
+    hall = RackLayout(racks_per_row=3, hall_slots=((1, 1), (0, 0), (0, 1)), spine_rows=1, slot_racks=4)
+    assert [float(v) for v in hall.position_m(-1, 2)] == pytest.approx([4.8, 2.4])
+    assert [float(v) for v in hall.position_m(0, 3)] == pytest.approx([1.8, 0.0])
+    assert hall.distance_m((-1, 2), (0, 3)) == pytest.approx(5.4)
+    assert hall.cable_length_m((-1, 2), (0, 3)) == 10
+    assert hall.distances_m(np.array([-1]), np.array([2]), np.array([0]), np.array([3])).tolist() == pytest.approx(
+        [5.4]
+    )
+
+
+def test_a_run_past_the_limit_is_a_failing_check_naming_the_class_and_the_fix():
+    """3 links of 100 m hold, 2 of 150 m do not; between halls 500 m holds and 700 m does not."""
+    within = ("compute", "leaf–spine", np.array([100, 150]), np.array([3, 2]), np.array([False, False]))
+    between = ("compute", "spine–core", np.array([300, 700]), np.array([4, 1]), np.array([True, True]))
+    fine = ("management", "BMC–ToR", np.array([30]), np.array([9]), np.array([False]))
+    checks = reach_checks([within, between, fine], 100.0, 500.0)
+    assert [c["ok"] for c in checks] == [False, False]
+    assert checks[0]["message"].startswith(
+        "compute leaf–spine: 2 of 5 links run past 100 m within a hall (longest 150 m bought) — fix: more nodes per "
+        "rack or fewer racks per row for a denser hall, split the design into pods or halls of their own"
+    )
+    assert checks[1]["message"].startswith("compute spine–core: 1 of 5 links run past 500 m between halls (longest 700")
+    assert checks[0]["name"] == "cable reach" and checks[0]["field"] == "racks_per_row"
+
+
+def test_the_24k_roce_example_holds_within_100_m():
+    """In one block: 155 rows (154 compute + 1 infrastructure) × 2.4 m + (501 spine racks − 1) × 0.6 m + 3 m =
+    372 + 300 + 3 = 675.0 m (the issue's 500 m leaf–spine and 686 m ToR–spine runs). 501 spine-row racks, one
+    switch each: 160 compute spines and cores + 196 storage spines + 128 storage cores + 17 management spines;
+    the storage fabric's last pod (4 of 196 leaves) has 4 spines, not 32 (issue #34: 224 → 196 spines). In a
+    hall of blocks (rows of 10 compute + 2 network racks) every class's longest bought run is ≤ 100 m, and no
+    check fails."""
+    floor, table = _floor(validate(load_requirements_file(EXAMPLES / "roce-24k-pods-1to7.yaml")))
+    why = floor.racks.derivations["hall"]
+    assert why.startswith("one block would run 675.0 m > 100 m, so a hall of ")
+    assert "⌈501 spine-row racks ÷ 12⌉ = 42 spine rows" in why and "≤ 100 m" in why
+    longest = _longest_by_class(table)
+    assert max(longest.values()) <= 100
+    assert longest["compute node–leaf"] <= 10 and longest["management BMC–ToR"] <= 30  # Cat6 cords stop at 30 m
+    assert cable_reach_checks(table, floor.layout) == []
+    m = hall_map(floor.layout, floor.racks.compute_rack_count, 7, {}, floor.racks.spine_rack_count)
+    assert m["halls"] == 1 and m["blocks"] == len({b for b, _ in floor.layout.hall_slots})
+
+
+def test_100k_gpus_take_two_halls_and_hold():
+    """12,500 nodes → 3,125 compute racks in 313 rows + 2 infrastructure rows = 315, 938 spine-row racks → 73 spine
+    rows of 13: one hall of them runs past 100 m, two of ⌈315 ÷ 2⌉ = 158 rows and ⌈73 ÷ 2⌉ = 37 spine rows hold;
+    the runs between the halls (leaf–spine, spine–core: the spines are dealt out in order, not by pod) stay within
+    single-mode fibre's 500 m."""
+    floor, table = _floor(validate({"gpu_count": 100_000}))
+    ends = [floor.layout.hall_of(*rack_of_key_arrays(k)) for k in (table.a_rack, table.z_rack)]
+    between = ends[0] != ends[1]
+    assert between.any() and table.length_m[between].max() <= 500 and table.length_m[~between].max() <= 100
+    assert floor.racks.derivations["hall"].startswith("one block would run 1,321.2 m > 100 m, so 2 halls side by side")
+    assert len(floor.layout.hall_starts) == 1
+    assert cable_reach_checks(table, floor.layout) == []
+
+
+def test_the_hall_drawing_escapes_and_counts_every_rack():
+    """Every rack of the 24k example drawn once (the rows' racks by role add up to the rack plan's), and text from
+    anywhere escaped. 2,353 racks: the 2,381 of before less the 28 storage spines the sized last pod drops."""
+    floor, _ = _floor(validate(load_requirements_file(EXAMPLES / "roce-24k-pods-1to7.yaml")))
+    hall = floor.racks.to_dict()["hall"]
+    assert sum(n for row in hall["rows"] for _, n in row["racks"]) == floor.racks.rack_count == 2353
+    svg = hall_svg(hall)
+    assert svg.startswith("<svg") and svg.endswith("</svg>")
+    assert svg.count('<g class="row"') == len(hall["rows"])
+    assert "Hall plan: 2,353 racks in " in svg
+    evil = {**hall, "derivation": "<script>alert(1)</script>", "rows": hall["rows"][:1]}
+    drawn = hall_svg(evil)
+    assert "<script>" not in drawn and "&lt;script&gt;" in drawn
+    assert hall_svg(None) == "" and hall_svg({}) == ""
+
+
+def test_the_superpod_rules_by_hand():
+    """One SU a row: 32 nodes ÷ 4 a rack = 8 racks (≤ 10 asked); 32 ÷ 5 does not divide, 8 > 6 does not fit.
+    Bare switches packed in order: 16 + 8 of 1U and 2 of 2U fit 26 to a 42U rack (28U); 2U switches in a 5U
+    rack go 2 to a rack (4U; 3 would need 6U)."""
+    assert su_row_racks(32, 4, 10) == 8
+    assert su_row_racks(32, 5, 10) is None and su_row_racks(32, 4, 6) is None and su_row_racks(None, 4, 10) is None
+    assert bare_switches_per_rack(42, [1] * 24 + [2] * 2) == 26
+    assert bare_switches_per_rack(5, [2, 2, 2]) == 2
