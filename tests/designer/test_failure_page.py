@@ -27,7 +27,10 @@ def test_failure_page_and_its_budget(alice, settings):
     assert "cluster-designer failures FILE.yaml --k 4 --samples 100000" in over.context["errors"]["samples"]
     bad = c.get(f"/designs/{design.pk}/failures/?k=abc")
     assert bad.context["errors"]["k"] == "'abc' is not a whole number"
-    assert "open-failures" in c.get(f"/designs/{design.pk}/").content.decode()
+    detail = c.get(f"/designs/{design.pk}/").content.decode()
+    assert "open-failures" in detail
+    growth = design.head.results["compute_fabric"].get("growth_option")
+    assert growth is None or 'id="growth-option"' in detail  # the price of uplinks for the whole leaf, when it differs
 
 
 @pytest.mark.django_db
