@@ -72,6 +72,19 @@ def evaluate_requirements(r: Requirements) -> Evaluation:
             },
             unprocessable=True,
         )
+    servers = {
+        "storage_node_count": r.storage.node_count or 0,
+        "mgmt_node_count": r.management.node_count,
+        "login_node_count": r.management.login_node_count,
+    }
+    limit = settings.MAX_REQUEST_SERVERS
+    if sum(servers.values()) > limit:  # each is a management port, a ToR share and a rack slot to lay out
+        field = max(servers, key=servers.get)
+        raise RequirementsError(
+            {field: [f"{sum(servers.values()):,} storage, management and login servers is more than the {limit:,} a "
+                     "request may plan; evaluate it with `cluster-designer evaluate FILE.yaml`, which has no budget"]},
+            unprocessable=True,
+        )  # fmt: skip
     plan = plan_cluster(r, current_catalog())
     return Evaluation(plan, plan.result())
 

@@ -236,6 +236,8 @@ CELERY_BEAT_SCHEDULE = {
 }
 # the largest design a web or API request plans (bounded time and memory per request)
 MAX_REQUEST_GPUS = env_int("MAX_REQUEST_GPUS", 262_144, minimum=1)
+# … and at most this many storage + management + login servers (each a management port and a rack slot)
+MAX_REQUEST_SERVERS = env_int("MAX_REQUEST_SERVERS", 10_000, minimum=1)
 SWEEP_LEASE_S = env_int("SWEEP_LEASE_S", 60, minimum=1)
 SWEEP_MAX_ATTEMPTS = env_int("SWEEP_MAX_ATTEMPTS", 5, minimum=1)
 SWEEP_CHUNK_POINTS = env_int("SWEEP_CHUNK_POINTS", 50000, minimum=100)

@@ -45,3 +45,13 @@ def test_a_refusal_on_a_field_that_was_itself_refused_is_not_doubled(tmp_path):
     g.write_text(yaml.safe_dump({"gpu_count": 64, "compute_fabric": {"nic_gbps": -800}}))
     only = subprocess.run([cluster_designer(), "evaluate", str(g)], capture_output=True, text=True)
     assert only.returncode != 0 and NIC not in only.stderr and "nic_gbps" in only.stderr
+
+
+@pytest.mark.django_db
+def test_too_many_servers_for_a_request_is_a_field_error(alice):
+    """99,999 login servers (schemathesis' PATCH that timed out at 30 s) are refused before planning, on the field."""
+    c, _ = token_client(alice)
+    body = {"requirements": {"gpu_count": 8, "management": {"login_node_count": 99_999}}}
+    r = c.post("/api/v1/evaluate/", body, content_type="application/json")
+    assert r.status_code == 422
+    assert "more than the 10,000 a request may plan" in r.json()["errors"]["management.login_node_count"][0]
