@@ -18,6 +18,14 @@ from topology.collectives import Collective
 from topology.nccl_logs import MAX_LOG_CHARS
 
 
+class LogField(serializers.CharField):
+    """A pasted log: NUL characters (a terminal capture's noise; PostgreSQL cannot store them) are dropped, not
+    refused — the schema allows any string."""
+
+    def to_internal_value(self, data):
+        return super().to_internal_value(data.replace("\x00", "") if isinstance(data, str) else data)
+
+
 class CalibrationSerializer(serializers.ModelSerializer):
     class Meta:
         model = CalibrationProfile
@@ -32,7 +40,7 @@ class CalibrationCreateSerializer(serializers.Serializer):
     collective = serializers.ChoiceField(choices=[c.value for c in Collective], default="all_reduce")
     column = serializers.ChoiceField(choices=list(COLUMNS), default="out_of_place")
     gpus = serializers.IntegerField(required=False, min_value=2, max_value=1_048_576, help_text="default: from the log")
-    log = serializers.CharField(max_length=MAX_LOG_CHARS, trim_whitespace=False, help_text="nccl-tests stdout")
+    log = LogField(max_length=MAX_LOG_CHARS, trim_whitespace=False, help_text="nccl-tests stdout")
     log_filename = serializers.CharField(required=False, allow_blank=True, max_length=255)
 
 
