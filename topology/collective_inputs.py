@@ -13,7 +13,8 @@ import numpy as np
 
 from topology.nccl_tuning import ARCHES, NVLINK_LINK_GBYTE_S
 
-NIC_EFF = 0.96  # what NCCL gets of a NIC: 400G → 48 GB/s (search.cc's top inter speed; nccl-tests#290: 46–48)
+# what NCCL gets of a NIC: 400G → 48 GB/s (src/graph/search.cc:1058's top inter speed; nccl-tests#290: 46–48)
+NIC_EFF = 0.96
 ICI = "ici"  # a TPU-style torus interconnect: only the torus forms apply
 
 # What NCCL gets of a NIC's line rate, per class of inter-node network (the model's input, not NCCL's: NCCL
@@ -33,7 +34,7 @@ NETWORK_CLASSES: dict[str, tuple[float, float, str]] = {
         NIC_EFF,
         0.0,
         "RoCE with adaptive routing / packet spraying (Spectrum-X class): flows keep their line "
-        "rate as on InfiniBand; NCCL's search.cc does not tell IB and RoCE apart",
+        "rate as on InfiniBand; NCCL's src/graph/search.cc:1160 does not tell IB and RoCE apart",
     ),
     "roce": (
         0.80,
@@ -43,9 +44,12 @@ NETWORK_CLASSES: dict[str, tuple[float, float, str]] = {
     ),
     "efa": (
         0.67,
-        0.0,
+        20.0,
         "AWS EFA (SRD over Ethernet, aws-ofi-nccl): 70 % of on-prem InfiniBand at 8 nodes "
-        "(github.com/aws/aws-ofi-nccl/issues/19) × 0.96",
+        "(github.com/aws/aws-ofi-nccl/issues/19) × 0.96; 20 µs a network step, the internode latency "
+        "aws-ofi-nccl's own tuner gives NCCL (include/nccl_ofi_param.h:285 TUNER_NET_LATENCY, commit 2daf7d30; "
+        "2 × p5 all-reduce 1 KiB 65 µs modelled, 69 measured). EFA v1 (p4d/p4de) is slower: its net plugin "
+        "reports 75 µs (src/platform-aws.cpp) — type the class's latency when it matters",
     ),
     "tcpx": (
         0.84,

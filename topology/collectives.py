@@ -1,11 +1,11 @@
 """Cost of NCCL collectives on a design: time, algbw and busbw, algorithm and protocol.
 
-The model is NCCL's own (NVIDIA/nccl tag v2.30.7-1): ``ncclTopoTuneModel`` in src/graph/tuning.cc
+The model is NCCL's own (NVIDIA/nccl tag v2.30.7-1): ``ncclTopoTuneModel`` in src/graph/tuning.cc:243
 gives, for every (collective, algorithm, protocol), which are enabled, a bandwidth and a latency;
 ``ncclTopoGetAlgoTime`` turns them into a time (tree correction factors, the ring plateau) and NCCL
 runs the fastest. The constants live in :mod:`topology.nccl_tuning`. What NCCL learns from its
-topology search (src/graph/search.cc) — channels and per-channel bandwidth — is estimated from the
-design as :data:`ASSUMPTIONS` says. nccl-tests ``doc/PERFORMANCE.md`` defines algbw and busbw.
+topology search (src/graph/search.cc:1051-1067 speed arrays, :1160) — channels and per-channel bandwidth — is
+estimated from the design as :data:`ASSUMPTIONS` says. nccl-tests ``doc/PERFORMANCE.md`` defines algbw and busbw.
 
 All-to-all (NCCL's grouped point-to-point, not in tuning.cc) and the 3D torus (ICI-style rings per
 dimension) are this project's α-β forms, after Thakur, Rabenseifner & Gropp (2005); the hierarchical
@@ -110,7 +110,7 @@ class _Ctx:
     nodes: np.ndarray
     n: np.ndarray  # ranks
     multi: np.ndarray  # more than one node
-    cls: np.ndarray  # tuning.cc index2: 0 one node, 1 two nodes, 2 more
+    cls: np.ndarray  # src/graph/tuning.cc:267 index2: 0 one node, 1 two nodes, 2 more
     log2_nodes: np.ndarray  # log2i(nNodes)
     b_nvl: np.ndarray  # NVLink per GPU [GB/s]
     nic: np.ndarray  # one NIC [GB/s]
@@ -124,7 +124,8 @@ class _Ctx:
 
 
 def _search_speed(b_nvl: np.ndarray, arch: str) -> np.ndarray:
-    """search.cc: the fastest speed of the arch's intra-node array that one NVLink port carries."""
+    """src/graph/search.cc:1051/1057/1063: the fastest speed of the arch's intra-node array that one NVLink port
+    carries."""
     speeds = T.SPEED_ARRAY_INTRA[arch if arch in T.SPEED_ARRAY_INTRA else "hopper"]
     out = np.full(b_nvl.shape, speeds[-1])
     for sp in reversed(speeds):
@@ -158,7 +159,7 @@ def _by_class(table: dict, arch: str, cls: np.ndarray) -> np.ndarray:
 
 
 def _ll_max_bw(c: _Ctx) -> np.ndarray:
-    """tuning.cc llMaxBw: the GPU's row on one node, the (Intel) host's row between nodes."""
+    """src/graph/tuning.cc:272 llMaxBw: the GPU's row on one node, the (Intel) host's row between nodes."""
     own = _by_class(T.LL_MAX_BW, c.fabric.arch, c.cls)
     host = np.take(np.asarray(T.LL_MAX_BW_INTEL_HOST), c.cls.astype(int))
     return np.where(c.multi, host, own)
@@ -213,7 +214,8 @@ def _tree(c: _Ctx, pi: int):
 
 
 def _nvls_graph(c: _Ctx):
-    """The NVLS graph (search.cc): one head per GPU (≤ 16) on one node, per NIC between nodes — a channel each;
+    """The NVLS graph (src/graph/search.cc:1127): one head per GPU (≤ 32, NCCL_MAX_NVLS_ARITY) on one node, per NIC
+    between nodes — a channel each;
     bwIntra the share of a GPU's NVLink that every channel takes once and its head twice; bwInter the NIC's."""
     heads = np.where(c.multi, np.minimum(c.g, np.minimum(_arr(c.fabric.nics_per_node), T.NVLS_MAX_ARITY)),
                      np.minimum(c.g, T.NVLS_MAX_ARITY))  # fmt: skip
@@ -254,7 +256,8 @@ def _nvls(c: _Ctx, collective: Collective, alg: str):
 
 def _nvls_pipeline_us(c: _Ctx, alg: str, heads: np.ndarray, bus: np.ndarray) -> np.ndarray:
     """The fill of NVLS's chunk pipeline: NVLS_PIPELINE_CHUNKS × chunk ÷ (busBw ÷ (channels × heads)),
-    the chunk by enqueue.cc's rules for the size and never more than a head's share of the message."""
+    the chunk by src/enqueue.cc:285 calcCollChunking's rules for the size and never more than a head's share of the
+    message."""
     nch = T.NVLS_CHANNELS[c.fabric.arch]  # NVLS runs on Hopper and Blackwell only (check_fabric)
     ops = np.where(c.multi, nch[1], nch[0]) * heads
     if alg == "nvls":
@@ -301,7 +304,8 @@ def _tree_correction(s: np.ndarray, pi: int, limit: int) -> np.ndarray:
 
 
 def _nccl_pair(c: _Ctx, collective: Collective, alg: Algorithm, pi: int):
-    """(algbw, latency) of one NCCL (algorithm, protocol) as tuning.cc enables it; algbw 0 = not run."""
+    """(algbw, latency) of one NCCL (algorithm, protocol) as src/graph/tuning.cc:292-337 enables it; algbw 0 = not
+    run."""
     f, simple, zero = c.fabric, pi == 2, np.zeros(c.shape)
     ag_rs = collective in (Collective.ALL_GATHER, Collective.REDUCE_SCATTER)
     if collective == Collective.BROADCAST and alg != Algorithm.RING:
@@ -395,7 +399,7 @@ def algorithm_times_us(
 def host_floor_us(t, fabric: Fabric):
     """A call as nccl-tests times it: its iterations are launched back to back and waited for once, so a call
     takes the longer of the GPU's time and the host's enqueue + launch (Fabric.host_overhead_us; NCCL v2.30.7-1
-    src/enqueue.cc ncclEnqueueCheck → ncclLaunchKernel runs on the host for every call). ∞ stays ∞; 0 = none."""
+    src/enqueue.cc:3124 ncclEnqueueCheck → ncclLaunchKernel runs on the host for every call). ∞ stays ∞; 0 = none."""
     h = fabric.host_overhead_us
     return t if h == 0.0 else np.maximum(t, h)
 
@@ -443,7 +447,7 @@ def _all_to_all_us(c: _Ctx) -> np.ndarray:
 def _torus_us(collective: Collective, s, fabric: Fabric, pi: int):
     """Bidirectional ring per dimension; the message shrinks by k after each dimension."""
     dims = fabric.torus_dims  # a dimension of 1 adds no step: (1 − 1) hops, ⌊1/2⌋ = 0
-    eff = (0.5, 0.92, 1.0)[pi]  # tuning.cc Ring LL ×0.5, LL128 ×0.92
+    eff = (0.5, 0.92, 1.0)[pi]  # src/graph/tuning.cc:327 Ring LL ×0.5, :329 LL128 ×0.92
     link = fabric.torus_link_gbps / 8 * NIC_EFF * eff
     alpha = T.NET_LATENCY_US["ring"][pi]
     t = np.zeros_like(s)
@@ -596,7 +600,7 @@ def _scalar_enabled(coll: Collective, alg: Algorithm, pi: int, fab: Fabric, e: d
 
 
 def _scalar_nccl(coll: Collective, alg: Algorithm, pi: int, fab: Fabric, e: dict) -> tuple[float, float]:
-    """tuning.cc for one point: (algbw, latency); (0, 0) when NCCL does not run it."""
+    """src/graph/tuning.cc:630 ncclTopoGetAlgoTime for one point: (algbw, latency); (0, 0) when NCCL does not run it."""
     if not _scalar_enabled(coll, alg, pi, fab, e):
         return 0.0, 0.0
     arch, cls, g, n, nodes, multi = fab.arch, e["cls"], e["g"], e["n"], e["nodes"], e["multi"]
@@ -700,18 +704,19 @@ def _scalar_torus_us(coll: Collective, size: float, fab: Fabric, pi: int) -> flo
 
 
 ASSUMPTIONS: tuple[str, ...] = (
-    "Selection, bandwidths and latencies follow NCCL v2.30.7-1 (src/graph/tuning.cc ncclTopoTuneModel and "
+    "Selection, bandwidths and latencies follow NCCL v2.30.7-1 (src/graph/tuning.cc:243 ncclTopoTuneModel and "
     "ncclTopoGetAlgoTime): every enabled (algorithm, protocol) is timed and the fastest runs; protocol caps, "
     "LL/LL128 factors, tree correction factors and the ring plateau are NCCL's, per GPU generation.",
-    "NVLink per GPU is what NCCL counts (src/graph/topo.h): A100 12 × 20 = 240 GB/s, H100/H200 18 × 20.6 = "
+    "NVLink per GPU is what NCCL counts (src/graph/topo.h:20-24): A100 12 × 20 = 240 GB/s, H100/H200 18 × 20.6 = "
     "370.8 GB/s, Blackwell 18 × 40.1 = 721.8 GB/s (an H800's 8 links: 164.8 GB/s); a NIC gives its network "
     "class's share of the line rate: InfiniBand and RoCE with adaptive routing 96 % (400G ≈ 48 GB/s), RoCE on "
     "ECMP 80 %, GPUDirect-TCPX 84 %, AWS EFA 67 % (collective_inputs.NETWORK_CLASSES, each cited).",
-    "Topology search (src/graph/search.cc), estimated: channels run at the fastest speed of the generation's "
+    "Topology search (src/graph/search.cc:1051-1067), estimated: channels run at the fastest speed of the generation's "
     "intra-node speed array that one NVLink port carries (Hopper 60, Blackwell 90, Ampere 40 GB/s), as many as "
     "fit (H100: 6 × 60 = 360 GB/s), doubled by ncclTopoDupChannels; between nodes a ring is also limited by "
     "the node's NICs together (DGX A100: 8 × 24 = 192 GB/s).",
-    "NVLS (search.cc:410-442, tuning.cc:307-323): a channel per head — one per GPU (≤ 16) on one node, on every "
+    "NVLS (search.cc:410-442, tuning.cc:307-323): a channel per head — one per GPU (≤ 32, device.h:213 "
+    "NCCL_MAX_NVLS_ARITY) on one node, on every "
     "GPU count ≥ 2 (src/transport/nvls.cc:264), one per NIC across nodes; each channel takes bwIntra on every GPU's "
     "NVSwitch link and twice on its head's, so bwIntra = NVLink per GPU ÷ (heads + 1), and busBw = heads × bwIntra "
     "× 0.85 (Hopper; Blackwell 0.74) × (heads − 1)/heads × 2: H100 4/5/6/7/8 GPUs 378/420/450/473/490 GB/s, "
@@ -729,7 +734,7 @@ ASSUMPTIONS: tuple[str, ...] = (
     "on the right rail, the same bytes over the same NICs.",
     "A 3D torus runs a bidirectional ring per dimension, the message shrinking by k after each.",
     "NVLS and NVLS-tree fill a chunk pipeline before data flows at busBw: + 4 (NCCL_STEPS ÷ 2, the model's "
-    "choice) × chunk ÷ (busBw ÷ (NVLS channels × heads)), the chunk by src/enqueue.cc's size rules (128 KiB "
+    "choice) × chunk ÷ (busBw ÷ (NVLS channels × heads)), the chunk by src/enqueue.cc:285's size rules (128 KiB "
     "down to 16 KiB), at most a head's share of the message (H200: 2 MiB–8 GiB within 8 % of Azure's curve).",
     "Not modelled: NCCL's per-size channel and thread reduction and the ring and tree pipelines, so "
     "mid-size ring messages (≈ 1–64 MiB) come out faster than measured (see the golden-measurement table); "

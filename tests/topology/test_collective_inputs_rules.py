@@ -102,13 +102,21 @@ def _one_kib_us(**fabric) -> float:
     return float(collective_cost(Collective.ALL_REDUCE, 1024.0, Fabric(**{**H100_2, **fabric})).time_us)
 
 
-@pytest.mark.parametrize("network", ["infiniband", "roce_ar", "roce", "efa"])
-def test_verbs_and_efa_classes_add_no_plugin_latency(network):
+@pytest.mark.parametrize("network", ["infiniband", "roce_ar", "roce"])
+def test_verbs_classes_add_no_plugin_latency(network):
     """InfiniBand and RoCE (adaptive routing or ECMP) run NCCL's own net_ib transport, which reports a latency of 0
-    (NCCL v2.30.7-1 src/transport/net_ib/init.cc:558); the EFA class cites only a bandwidth share (aws-ofi-nccl#19)
-    and carries no plugin latency. So a 2-node 1 KiB all-reduce on those classes takes NCCL's own GPU-side time."""
+    (NCCL v2.30.7-1 src/transport/net_ib/init.cc:558). So a 2-node 1 KiB all-reduce on those classes takes NCCL's
+    own GPU-side time."""
     assert network_latency_us(network) == 0.0
     assert _one_kib_us(net_latency_us=network_latency_us(network)) == _one_kib_us()
+
+
+def test_efa_takes_the_aws_tuner_latency_twice_on_a_two_node_tree():
+    """EFA: 20 µs a network step, aws-ofi-nccl's tuner figure (include/nccl_ofi_param.h:285 TUNER_NET_LATENCY).
+    A 2-node Tree/LL all-reduce crosses the network up and down the tree: + 2 × 20 = 40 µs of GPU-side time
+    over the net_ib classes' (tuning.cc:389-391 adds the plugin latency to every inter-node step)."""
+    assert network_latency_us("efa") == 20.0
+    assert _one_kib_us(net_latency_us=20.0) == pytest.approx(_one_kib_us() + 40.0, abs=0.5)
 
 
 def test_tcpx_plugin_latency_is_fitted_to_the_1_kib_row():
