@@ -58,6 +58,11 @@ PURE_COMMANDS: tuple[Command, ...] = (
         "cluster.failures:main",
     ),
     Command(
+        "phases",
+        "phased build-out: BOM per phase, dark ports, re-patched cables",
+        "cluster.phases:main",
+    ),
+    Command(
         "search",
         "the cheapest designs meeting constraints, across fabric families",
         "cluster.search_cli:main",

@@ -126,6 +126,11 @@ class Design(models.Model):
     deleted_at = models.DateTimeField(null=True, blank=True)
     shared_with = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="shared_designs")
     share_token = models.CharField(max_length=64, null=True, blank=True, unique=True)
+    phases = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Phased build-out (cluster/phases.py): [{name, date, size, unit}], unit 'su' or 'gpu'",
+    )
 
     objects = DesignQuerySet.as_manager()
 

@@ -5,6 +5,7 @@ from django.urls import include, path
 from designer import (
     calibration_views,
     failure_views,
+    phase_views,
     quote_views,
     search_views,
     simulation_views,
@@ -28,6 +29,12 @@ urlpatterns = [
     path("designs/<int:pk>/", views.design_detail, name="design-detail"),
     path("designs/<int:pk>/reprice/", quote_views.design_reprice, name="design-reprice"),
     path("designs/<int:pk>/failures/", failure_views.design_failures, name="design-failures"),
+    path("designs/<int:pk>/phases/", phase_views.design_phases, name="design-phases"),
+    path(
+        "designs/<int:pk>/phases/<str:strategy>/<int:phase>/<str:what>",
+        phase_views.design_phase_export,
+        name="design-phase-export",
+    ),
     path("catalog/quotes/new/", quote_views.quote_new, name="quote-new"),
     path("catalog/quotes/<int:pk>/", quote_views.quote_detail, name="quote-detail"),
     path("designs/<int:pk>/r/<int:number>/", views.design_detail, name="revision-detail"),

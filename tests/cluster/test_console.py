@@ -45,7 +45,7 @@ def test_help_lists_every_command_with_its_summary(tmp_path):
     assert out.stdout.startswith("usage: cluster-designer [-h] COMMAND")
     for c in COMMANDS:
         assert f"  {c.name} " in out.stdout and c.summary in out.stdout, c.name
-    pure = ["evaluate", "simulate", "capacity", "calibrate", "calculate", "failures", "search"]
+    pure = ["evaluate", "simulate", "capacity", "calibrate", "calculate", "failures", "phases", "search"]
     web = ["manage", "migrate", "load-demo"]
     assert [c.name for c in COMMANDS] == [*pure, *web, "serve", "design"]
     assert all(len(c.summary) <= 66 for c in COMMANDS)  # one line each on an 80-column terminal
