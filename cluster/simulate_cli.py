@@ -1,6 +1,7 @@
 """`cluster-designer simulate FILE.yaml [--days D] [--load-pct L] [--policy easy|fifo] [--seed N] [--afr-pct A]
 [--repair-h H] [--restart-h H] [--preempt] [--a2a-fraction F] [--trace F.csv [--trace-format ours|acme]]
-[--carbon-profile …] [--inference-demand …] [--format json|table]`:
+[--carbon-profile …] [--inference-demand …] [--fabric-afr-pct KIND=PCT,… | --no-fabric-failures]
+[--fabric-repair-h KIND=H,…] [--fabric-failures F.yaml] [--format json|table]`:
 a design's workload (its ``workload:`` section; the seed's Table 14-24 when it gives no classes) on its Slurm
 batch nodes (cluster/simulation.py, scheduling/simulator.py), pure — no Django.
 
@@ -18,10 +19,12 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from cluster.cli import evaluate_file
-from cluster.simulation import simulate_design
+from cluster.simulation import no_fabric_rates, parse_fabric_rates, simulate_design
 from cluster.validate import RequirementsError
 from cluster.workload import profile_of
+from cluster.yaml_input import YamlInputError, load_yaml
 from scheduling import SchedulerInputError
+from scheduling.failures import FABRIC_KINDS
 from scheduling.simulator import POLICIES
 from scheduling.workload import classes_text
 
@@ -65,8 +68,49 @@ def parser() -> argparse.ArgumentParser:
                    help="share of every class's step in all-to-all (MoE); jobs spread over leaf groups then run "
                    "slower on a tapered fabric, by the collective model (sets every class's comm_fraction)",
                    )  # fmt: skip
+    p.add_argument("--fabric-afr-pct", help="fabric part AFRs [%% per part per year], KIND=PCT with commas, KIND "
+                   f"one of {', '.join(FABRIC_KINDS)}; a kind not named keeps its cited default (on by default: "
+                   "scheduling/failures.py fabric_defaults)")  # fmt: skip
+    p.add_argument("--fabric-repair-h", help="fabric part repair times [h], KIND=H with commas (default: "
+                   "workload.repair_h)")  # fmt: skip
+    p.add_argument("--fabric-failures", type=Path, help="a YAML file: KIND: PCT or KIND: {afr_pct: …, repair_h: …}")
+    p.add_argument("--no-fabric-failures", action="store_true", help="GPU failures only (every fabric AFR 0)")
     p.add_argument("--format", choices=["json", "table"], default="table")
     return p
+
+
+def _pairs(text: str, flag: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for item in text.split(","):
+        kind, sep, value = item.partition("=")
+        try:
+            out[kind.strip()] = float(value) if sep else None
+        except ValueError:
+            out[kind.strip()] = value.strip()
+        if not sep:
+            raise SchedulerInputError({flag: f"KIND=NUMBER pairs separated by commas, got {text!r}"})
+    return out
+
+
+def fabric_rates(args: argparse.Namespace, repair_h: float) -> dict[str, dict[str, float]]:
+    """The run's fabric rates: the cited defaults, a YAML file's, then the flags' (validated on each key)."""
+    if args.no_fabric_failures:
+        return no_fabric_rates(repair_h)
+    raw: dict[str, Any] = {}
+    if args.fabric_failures is not None:
+        try:
+            loaded = load_yaml(args.fabric_failures.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, YamlInputError, ValueError) as exc:
+            raise SchedulerInputError({"--fabric-failures": f"cannot read {args.fabric_failures}: {exc}"}) from None
+        if not isinstance(loaded, dict):
+            raise SchedulerInputError({"--fabric-failures": "a mapping of part kind → AFR [%] or {afr_pct, repair_h}"})
+        raw = {k: dict(v) if isinstance(v, dict) else {"afr_pct": v} for k, v in loaded.items()}
+    for flag, field in (("fabric_afr_pct", "afr_pct"), ("fabric_repair_h", "repair_h")):
+        text = getattr(args, flag)
+        if text:
+            for kind, value in _pairs(text, "--" + flag.replace("_", "-")).items():
+                raw.setdefault(kind, {})[field] = value
+    return parse_fabric_rates(raw, repair_h)
 
 
 class _Renamed(argparse.Action):
@@ -133,8 +177,9 @@ def run(path: Path, args: argparse.Namespace) -> dict[str, Any]:
             tuple(dataclasses.replace(c, comm_fraction=args.a2a_fraction) for c in classes)))  # fmt: skip
     trace = _read_trace(args.trace) if args.trace is not None else None
     defer = None if args.defer_classes is None else [x.strip() for x in args.defer_classes.split(",") if x.strip()]
+    fabric = fabric_rates(args, w.repair_h)
     return simulate_design(plan, workload=w, trace_text=trace, trace_format=args.trace_format, split=False,
-                           defer_classes=defer)  # fmt: skip
+                           defer_classes=defer, fabric=fabric)  # fmt: skip
 
 
 def _read_trace(path: Path) -> str:
@@ -177,6 +222,7 @@ def _table(out: dict[str, Any]) -> str:
         f"fragmentation: {out['derivations']['idle_waiting_gpu_h']}",
         f"placement: {out['derivations']['spine_gpu_h']}",
         *([_books_line(out)] if "failures" in out else []),
+        *([f"fabric failures: {out['derivations']['fabric_share']}"] if "fabric_failures" in out else []),
         *([f"carbon-aware deferral: {out['carbon']['derivation']}"] if "carbon" in out else []),
         *([_tidal_line(out)] if out.get("failures", {}).get("inference_node_h") is not None else []),
         f"{'class':<24}{'jobs':>7}{'waiting':>9}{'wait p50 h':>12}{'p95 h':>10}{'p99 h':>10}{'in 1 group':>12}",

@@ -15,7 +15,8 @@ Errors are SchedulerInputError keyed by the requirement field that refuses (``wo
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,7 +31,7 @@ from cluster.workload import Batch, batch_of, mapped, profile_of
 from scheduling import SchedulerInputError
 from scheduling.capacity import Target, search
 from scheduling.carbon import CarbonPolicy, carbon_effect
-from scheduling.failures import FailureModel
+from scheduling.failures import FABRIC_KINDS, FABRIC_REPAIR_SOURCE, FailureModel, PartClass, fabric_defaults
 from scheduling.network import job_spread_factors
 from scheduling.simulator import report, simulate, submit_hours
 from scheduling.tidal import TidalPolicy
@@ -87,13 +88,129 @@ def make_jobs(w: Workload, b: Batch, trace_text: str | None = None, trace_format
     return jobs, profile
 
 
+# --- fabric failures (issue #37): per part class AFRs and repair times, the design's part counts ------------------
+
+FabricRates = dict[str, dict[str, float]]  # part kind → {"afr_pct": % per part per year, "repair_h": hours}
+
+
+def default_fabric_rates(repair_h: float) -> FabricRates:
+    """The cited AFRs (scheduling/failures.py fabric_defaults), each part out for the design's node repair time."""
+    return {k: {"afr_pct": v["afr_pct"], "repair_h": repair_h} for k, v in fabric_defaults().items()}
+
+
+def no_fabric_rates(repair_h: float) -> FabricRates:
+    return {k: {"afr_pct": 0.0, "repair_h": repair_h} for k in FABRIC_KINDS}
+
+
+def _fabric_number(raw: Any, key: str, lo: float, hi: float, hi_open: bool, errors: dict[str, str]) -> float | None:
+    number = not isinstance(raw, bool) and isinstance(raw, int | float) and math.isfinite(raw)
+    if number and lo <= raw and (raw < hi if hi_open else raw <= hi):
+        return float(raw)
+    bound = f"below {hi:g}" if hi_open else f"at most {hi:g}"
+    what = "a percentage per part per year" if key.endswith("afr_pct") else "hours out of service"
+    low = "from 0" if lo == 0 else f"above {lo:g}"
+    errors[key] = f"{what}, a finite number {low} and {bound}; got {raw!r}"
+    return None
+
+
+def parse_fabric_rates(raw: Any, repair_h: float) -> FabricRates:
+    """Fabric AFRs and repair times as a run gives them: None = the cited defaults; else a mapping of part kind
+    (leaf, spine, nic, optic, cable) → its AFR [%] or {afr_pct, repair_h}; a kind not given keeps its default.
+    Every bad value is refused on its own key (``fabric.leaf.afr_pct`` …): negative, ≥ 100 %, NaN, not a number."""
+    rates = default_fabric_rates(repair_h)
+    if raw is None:
+        return rates
+    errors: dict[str, str] = {}
+    if not isinstance(raw, Mapping):
+        raise SchedulerInputError({"fabric": f"a mapping of part kind ({', '.join(FABRIC_KINDS)}) → AFR [%] or "
+                                             f"{{afr_pct, repair_h}}; got {raw!r}"})  # fmt: skip
+    for kind, value in raw.items():
+        if kind not in FABRIC_KINDS:
+            errors[f"fabric.{kind}"] = f"an unknown part kind; the kinds: {', '.join(FABRIC_KINDS)}"
+            continue
+        given = value if isinstance(value, Mapping) else {"afr_pct": value}
+        for field in given:
+            if field not in ("afr_pct", "repair_h"):
+                errors[f"fabric.{kind}.{field}"] = "an unknown field; afr_pct or repair_h"
+        if "afr_pct" in given:
+            afr = _fabric_number(given["afr_pct"], f"fabric.{kind}.afr_pct", 0, 100, True, errors)
+            rates[kind]["afr_pct"] = afr if afr is not None else rates[kind]["afr_pct"]
+        if "repair_h" in given:
+            rh = _fabric_number(given["repair_h"], f"fabric.{kind}.repair_h", 0, 8760, False, errors)
+            if rh == 0:
+                errors[f"fabric.{kind}.repair_h"] = "hours out of service, above 0 and at most 8760; got 0"
+            elif rh is not None:
+                rates[kind]["repair_h"] = rh
+    if errors:
+        raise SchedulerInputError(errors)
+    return rates
+
+
+def fabric_parts(plan: ClusterPlan, b: Batch) -> list[dict[str, Any]]:
+    """The compute fabric's parts by class, as the simulator counts them: per node (NIC, the optics and cable of its
+    links to its leaves), per leaf group (its leaves) or in the whole fabric (spines, the uplinks' optics and
+    cables: bandwidth only), each with its derivation from the fabric plan and the BOM."""
+    f, nodes = plan.fabric, plan.requirements.node_count
+    leaves = f.tiers[0].switch_count if f.tiers else 0
+    upper = sum(t.switch_count for t in f.tiers[1:])
+    groups = (max(b.design_hierarchy[0]) + 1) if b.design_hierarchy else 1
+    lines = [x for x in plan.bom.lines if x.plane == "compute" and not x.spare]
+    nics = sum(x.quantity for x in lines if x.kind == "nic") or f.endpoint_link_count
+    optical = sum(x.quantity for x in lines if x.kind == "transceiver" and "NIC side" in x.description)
+    links = f.endpoint_link_count
+    return [
+        {"name": "leaf", "kind": "leaf", "per": "group", "count": leaves / groups,
+         "derivation": f"{leaves:,} leaf switches ÷ {groups:,} leaf groups (the Slurm leaves of topology.conf) = "
+                       f"{leaves / groups:.4g} per group: one failure takes out every node of its group"},
+        {"name": "spine", "kind": "spine", "per": "fabric", "count": float(upper),
+         "derivation": f"{upper:,} switches above the leaves: one failure removes bandwidth (1/S of the bisection "
+                       "for S spines, 1:1), no node"},
+        {"name": "nic", "kind": "nic", "per": "node", "count": nics / nodes,
+         "derivation": f"{nics:,} compute NICs (BOM) ÷ {nodes:,} nodes = {nics / nodes:.4g} per node"},
+        {"name": "optic", "kind": "optic", "per": "node", "count": 2 * optical / nodes,
+         "derivation": f"{optical:,} optical node links (NIC-side transceivers, BOM) × 2 ends ÷ {nodes:,} nodes = "
+                       f"{2 * optical / nodes:.4g} per node (a twin-port leaf module counted once per port; "
+                       "copper links have none)"},
+        {"name": "cable", "kind": "cable", "per": "node", "count": links / nodes,
+         "derivation": f"{links:,} node links, one cable each ÷ {nodes:,} nodes = {links / nodes:.4g} per node"},
+        {"name": "uplink optic", "kind": "optic", "per": "fabric", "count": 2.0 * f.switch_link_count,
+         "derivation": f"{f.switch_link_count:,} switch–switch links × 2 ends (each taken as optical): bandwidth "
+                       "only, no node"},
+        {"name": "uplink cable", "kind": "cable", "per": "fabric", "count": float(f.switch_link_count),
+         "derivation": f"{f.switch_link_count:,} switch–switch links, one cable each: bandwidth only, no node"},
+    ]  # fmt: skip
+
+
+def fabric_classes(parts: list[dict[str, Any]], rates: FabricRates) -> tuple[PartClass, ...]:
+    return tuple(PartClass(p["name"], p["per"], p["count"], rates[p["kind"]]["afr_pct"] / 100,
+                           rates[p["kind"]]["repair_h"]) for p in parts if p["count"] > 0)  # fmt: skip
+
+
+def _fabric_inputs(parts: list[dict[str, Any]], rates: FabricRates, b: Batch, days: float) -> list[dict[str, Any]]:
+    """The report's table of fabric part classes: counts in the simulated partition, AFR, repair time, sources."""
+    sources = fabric_defaults()
+    units = {"node": b.node_count, "group": len(set(b.hierarchy[0])) if b.hierarchy else 1, "fabric": 1}
+    rows = []
+    for p in parts:
+        r = rates[p["kind"]]
+        default = sources[p["kind"]]["afr_pct"]
+        rows.append({**p, "parts_simulated": p["count"] * units[p["per"]], "afr_pct": r["afr_pct"],
+                     "repair_h": r["repair_h"], "afr_source": sources[p["kind"]]["source"] if r["afr_pct"] == default
+                     else "given for this run", "repair_source": FABRIC_REPAIR_SOURCE,
+                     "failures_expected": p["count"] * units[p["per"]] * -math.log1p(-r["afr_pct"] / 100)
+                     * days / 365.25})  # fmt: skip
+    return rows
+
+
 def _policies(plan: ClusterPlan, w: Workload, b: Batch, profile: Profile, jobs: Jobs,
-              defer_classes: list[str] | None = None) -> dict[str, Any]:  # fmt: skip
+              defer_classes: list[str] | None = None, fabric: FabricRates | None = None) -> dict[str, Any]:  # fmt: skip
     """simulate()'s keyword arguments for what the workload switches on."""
     failures = None
-    if w.afr_pct:  # checkpoints take the design's own write window (the storage plane is sized to meet it)
+    classes = fabric_classes(fabric_parts(plan, b), fabric) if fabric else ()
+    if w.afr_pct or any(c.afr for c in classes):  # checkpoints take the design's own write window
         failures = FailureModel(afr=w.afr_pct / 100, repair_h=w.repair_h, restart_h=w.restart_h, seed=w.seed,
-                                checkpoint_write_h=plan.requirements.checkpoint.window_s / 3600)  # fmt: skip
+                                checkpoint_write_h=plan.requirements.checkpoint.window_s / 3600,
+                                fabric=tuple(c for c in classes if c.afr), group_nodes=b.leaf_nodes)  # fmt: skip
     spread = None
     if any(c.comm_fraction for c in profile.classes):
         fabric, _ = collective_fabric(plan.requirements, plan=plan.fabric)
@@ -130,16 +247,17 @@ def _stage(progress: Progress | None, lo: float, hi: float) -> Progress | None:
 def simulate_design(
     plan: ClusterPlan, *, workload: Workload | None = None, trace_text: str | None = None,
     trace_format: str = "ours", progress: Progress | None = None, split: bool = True,
-    defer_classes: list[str] | None = None,
+    defer_classes: list[str] | None = None, fabric: FabricRates | None = None,
 ) -> dict[str, Any]:  # fmt: skip
     """The report of the design's workload (or ``workload`` instead, or a replayed trace) on its batch
-    partition; with ``split``, the same jobs on every node of the design too (the split's effect)."""
+    partition; with ``split``, the same jobs on every node of the design too (the split's effect). ``fabric``:
+    the fabric part classes' AFRs and repair times (:func:`parse_fabric_rates`); None = GPU failures only."""
     w = workload or plan.requirements.workload
     b = batch_of(plan)
     jobs, profile = make_jobs(w, b, trace_text, trace_format)
     names = [c.name for c in profile.classes]
     try:
-        kw = _policies(plan, w, b, profile, jobs, defer_classes)
+        kw = _policies(plan, w, b, profile, jobs, defer_classes, fabric)
         pooled = split and b.node_count < b.design_nodes
         res = simulate(jobs, node_count=b.node_count, **kw, record=kw["carbon"] is not None,
                        timeline_bins=TIMELINE_BINS, progress=_stage(progress, 0, 0.6 if pooled else 0.9))  # fmt: skip
@@ -155,6 +273,7 @@ def simulate_design(
     out["wait_cdf"] = _wait_cdf(res, jobs, names)
     out["arrivals"] = None if trace_text is not None else _arrivals(profile, w, b)
     out["inputs"] = _inputs(plan, w, b, profile, jobs, kw, trace_text is not None)
+    out["inputs"]["fabric"] = _fabric_inputs(fabric_parts(plan, b), fabric, b, w.days) if fabric else None
     if progress is not None:
         progress(1.0)
     return out
@@ -338,13 +457,16 @@ def expected_jobs(w: Workload, profile: Profile, gpus: int, partition: str) -> f
         raise mapped(exc) from None
 
 
-def _check_policies(r: Requirements, w: Workload, profile: Profile) -> None:
+def _check_policies(r: Requirements, w: Workload, profile: Profile, fabric: FabricRates | None = None) -> None:
     """The policies' own checks (failures, tidal, carbon) without a plan or jobs; the carbon policy's kW per GPU
     comes from the pipeline's power plan, so the worker checks that one."""
     try:
-        if w.afr_pct:
+        if w.afr_pct or fabric:
+            classes = tuple(
+                PartClass(k, "node", 1.0, v["afr_pct"] / 100, v["repair_h"]) for k, v in (fabric or {}).items()
+            )
             FailureModel(afr=w.afr_pct / 100, repair_h=w.repair_h, restart_h=w.restart_h, seed=w.seed,
-                         checkpoint_write_h=r.checkpoint.window_s / 3600)  # fmt: skip
+                         checkpoint_write_h=r.checkpoint.window_s / 3600, fabric=classes)  # fmt: skip
         if w.inference_demand_gpus:
             TidalPolicy(tuple(float(x) for x in w.inference_demand_gpus.split(",")))
         if w.carbon_hourly_g_per_kwh:
@@ -356,7 +478,7 @@ def _check_policies(r: Requirements, w: Workload, profile: Profile) -> None:
 
 def check_run(
     r: Requirements, *, trace_text: str | None = None, trace_format: str = "ours", target: Target | None = None,
-    sizes: list[int] | None = None, ceiling: GpuCeiling = CLI_CEILING,
+    sizes: list[int] | None = None, ceiling: GpuCeiling = CLI_CEILING, fabric: FabricRates | None = None,
 ) -> dict[str, Any]:  # fmt: skip
     """Everything a run would refuse, checked before it is queued, from the requirements alone: the design is
     not planned and no job is generated (the worker does both). A generated workload is sized by its expected
@@ -375,7 +497,7 @@ def check_run(
     else:
         profile = profile_of(w)
         count = expected_jobs(w, profile, gpus, partition)
-    _check_policies(r, w, profile)
+    _check_policies(r, w, profile, fabric)
     names = [c.name for c in profile.classes]
     if target is not None:
         if trace_text is not None:

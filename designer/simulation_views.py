@@ -65,6 +65,7 @@ def simulation_new(request: HttpRequest, pk: int) -> HttpResponse:
                     if kind == "capacity"
                     else None,
                     gpus=post.get("gpus", ""),
+                    fabric=_fabric_from(post) if kind == "simulate" else None,
                 )
             except SimulationInputError as exc:
                 errors = exc.errors
@@ -84,8 +85,39 @@ def simulation_new(request: HttpRequest, pk: int) -> HttpResponse:
             "workload": workload,
             "classes": _class_rows(workload),
             "runs": design.simulations.filter(owner=request.user)[:50],
+            "fabric_rows": _fabric_rows(post, workload),
         },
     )
+
+
+FABRIC_LABELS = {"leaf": "Leaf switch", "spine": "Spine switch", "nic": "NIC", "optic": "Optic (transceiver)",
+                 "cable": "Cable"}  # fmt: skip
+
+
+def _fabric_from(post) -> dict:
+    """The simulate form's fabric AFR and repair fields: a number as typed, a blank one left to its default; text
+    that is not a number goes through as it is, to be refused on its own key (fabric.<kind>.afr_pct …)."""
+    out: dict = {}
+    for kind in FABRIC_LABELS:
+        for field in ("afr_pct", "repair_h"):
+            text = (post.get(f"fabric_{kind}_{field}") or "").strip()
+            if not text:
+                continue
+            try:
+                value = float(text)
+            except ValueError:
+                value = text
+            out.setdefault(kind, {})[field] = value
+    return out
+
+
+def _fabric_rows(post, workload: dict) -> list[dict]:
+    from scheduling.failures import fabric_defaults
+
+    defaults = fabric_defaults()
+    return [{"kind": k, "label": label, "afr_pct": post.get(f"fabric_{k}_afr_pct", defaults[k]["afr_pct"]),
+             "repair_h": post.get(f"fabric_{k}_repair_h", workload.get("wl_repair_h", 24.0)),
+             "source": defaults[k]["source"]} for k, label in FABRIC_LABELS.items()]  # fmt: skip
 
 
 def _class_rows(flat: dict) -> list[dict]:

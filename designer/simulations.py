@@ -22,7 +22,7 @@ from django.utils import timezone
 
 from cluster.pipeline import plan_cluster
 from cluster.requirements import Requirements
-from cluster.simulation import GpuCeiling, capacity_design, check_run, simulate_design
+from cluster.simulation import GpuCeiling, capacity_design, check_run, parse_fabric_rates, simulate_design
 from cluster.validate import RequirementsError
 from designer.models import DesignRevision, SimulationRun
 from designer.services import current_catalog
@@ -140,6 +140,9 @@ def create_run(user, revision: DesignRevision, **request: Any) -> SimulationRun:
         request.get("trace_format"),
     )
     flat = revision.requirements()
+    fabric = None
+    if req["kind"] == SimulationRun.Kind.SIMULATE:
+        fabric = _fabric(request.get("fabric"), Requirements.from_flat(flat).workload.repair_h)
     try:
         summary = check_run(
             Requirements.from_flat(flat),
@@ -148,6 +151,7 @@ def create_run(user, revision: DesignRevision, **request: Any) -> SimulationRun:
             target=req["target"],
             sizes=req["sizes"],
             ceiling=request_ceiling(),
+            fabric=fabric,
         )
     except SchedulerInputError as exc:
         raise SimulationInputError({k: [v] for k, v in exc.errors.items()}, unprocessable=True) from None
@@ -163,6 +167,8 @@ def create_run(user, revision: DesignRevision, **request: Any) -> SimulationRun:
         "trace_format": req["trace_format"],
         "trace_name": str(request.get("trace_name") or "")[:255],
     }
+    if fabric is not None:
+        params["fabric"] = fabric  # kind → {afr_pct, repair_h}: what the worker simulates (a run without: GPU only)
     if req["target"] is not None:
         t = req["target"]
         params |= {
@@ -182,6 +188,14 @@ def create_run(user, revision: DesignRevision, **request: Any) -> SimulationRun:
         )
         transaction.on_commit(lambda: enqueue(run.pk))
     return run
+
+
+def _fabric(raw: Any, repair_h: float) -> dict:
+    """The run's fabric AFRs and repair times (None: the cited defaults), each bad value refused on its own key."""
+    try:
+        return parse_fabric_rates(raw, repair_h)
+    except SchedulerInputError as exc:
+        raise SimulationInputError({k: [v] for k, v in exc.errors.items()}) from None
 
 
 def enqueue(run_id: int) -> None:
@@ -256,6 +270,7 @@ def run_simulation(run_id: int) -> str:
                 trace_text=run.trace_text or None,
                 trace_format=run.params.get("trace_format", "ours"),
                 progress=progress,
+                fabric=run.params.get("fabric"),
             )
     except _Cancelled:
         return "cancelled"

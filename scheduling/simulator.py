@@ -54,7 +54,7 @@ import numpy as np
 
 from scheduling import SchedulerInputError
 from scheduling.carbon import CarbonPolicy
-from scheduling.failures import FailureModel, failure_stream
+from scheduling.failures import FailureModel, fabric_stream, failure_stream
 from scheduling.tidal import TidalPolicy
 from scheduling.workload import PRIORITY, Jobs
 
@@ -224,6 +224,7 @@ class SimResult:
     horizon_s: int = 0  # the window in whole seconds (horizon_h = horizon_s ÷ 3,600)
     submit_s: np.ndarray | None = None  # the submit times the run used [whole s] (the rule of seconds())
     run_s: np.ndarray | None = None  # the run times it used [whole s]
+    fabric: dict[str, dict[str, float]] | None = None  # with fabric part classes: the books per cause (gpu, each class)
 
     @property
     def capacity_node_h(self) -> float:
@@ -434,8 +435,10 @@ class _Faults:
         # failure times in whole seconds by the rule (sorted stays sorted: the rounding is monotone)
         self.fail_t = np.rint(np.asarray(times, dtype=float) * HOUR_S).astype(np.int64).tolist()
         self.fail_node, self.next_fail = np.asarray(nodes).tolist(), 0
-        self.repairs: list[tuple[int, int]] = []  # heap of (back in service, node)
+        self.repairs: list[tuple[int, int]] = []  # heap of (back in service, node); stale if ≠ down_until
         self.down: set[int] = set()
+        self.down_until: dict[int, int] = {}
+        self._fabric_init(model, node_count, horizon_s)
         self.job_on: dict[int, int] = {}
         self.books = {"productive": 0, "lost": 0, "checkpoint": 0, "restart": 0, "network_wait": 0}  # node-s
         self.counts = {"failures": 0, "failures_killing_a_job": 0, "failures_on_a_node_already_down": 0,
@@ -448,6 +451,24 @@ class _Faults:
         self.inference_spans: list[tuple[int, int, int]] = []  # (from, to, node) held by inference
         self.unserved_node_s = 0
 
+    def _fabric_init(self, model: FailureModel, node_count: int, horizon_s: int) -> None:
+        """The fabric failure stream (scheduling/failures.py fabric_stream) in whole seconds, the nodes of every
+        leaf group, and the books by cause: ``gpu``, each fabric class by name, ``preemption``."""
+        group_of = self.sim.state.pool.group_of
+        self.group_nodes: list[list[int]] = [[] for _ in range(max(group_of, default=-1) + 1)]
+        for x, g in enumerate(group_of):
+            self.group_nodes[g].append(x)
+        times, classes, targets = fabric_stream(model, node_count, len(self.group_nodes), horizon_s / HOUR_S)
+        self.fab_t = np.rint(np.asarray(times, dtype=float) * HOUR_S).astype(np.int64).tolist()
+        self.fab_c, self.fab_x, self.next_fab = classes.tolist(), targets.tolist(), 0
+        self.fab_repair_s = [hours_to_s(c.repair_h, f"fabric.{c.name}.repair_h", duration=True) for c in model.fabric]
+        self.cause_of: list[str] = ["gpu"] * len(self.sim.need)  # what stopped each job last (its restart's cause)
+        self.by_cause: dict[str, dict[str, int]] = {}
+        for name in ("gpu", *(c.name for c in model.fabric)):
+            self.by_cause[name] = {"events": 0, "jobs_interrupted": 0, "nodes_taken_out": 0, "lost": 0,
+                                   "restart": 0, "down": 0}  # fmt: skip
+        self.down_cause: dict[int, str] = {}
+
     def wall_of(self, j: int, work_s: int, factor: float) -> int:
         """Wall seconds for ``work_s`` seconds of work at the job's pace: ⌊work × stretch × spread⌉ (one rounding)."""
         return seconds(work_s * (self.stretch[j] * factor))
@@ -459,9 +480,10 @@ class _Faults:
             self.job_on[x] = j
         return restart + self.wall_of(j, self.work_left[j], factor)
 
-    def close(self, j: int, t: int, failed: bool, done: bool = False) -> None:
+    def close(self, j: int, t: int, failed: str | bool, done: bool = False) -> None:
         """Book a segment [start, t) of job j (t ≤ horizon) into productive / lost / checkpoint / restart / network
-        wait, in node-seconds that add up to the segment's exactly. ``done``: the job ran to its end (all its work)."""
+        wait, in node-seconds that add up to the segment's exactly. ``done``: the job ran to its end (all its work);
+        ``failed``: the cause that killed it (``gpu`` or a fabric class; its lost work is booked to it), or False."""
         start, restart, factor = self.seg.pop(j)
         k = self.sim.need[j]
         wall = max(0, min(t, self.horizon) - start)
@@ -479,21 +501,30 @@ class _Faults:
         b["network_wait"] += (over - ckpt) * k
         b["productive"] += saved * k
         b["lost"] += (work - saved) * k
+        if failed:
+            self.by_cause[failed]["lost"] += (work - saved) * k
+        if in_restart and self.cause_of[j] in self.by_cause:
+            self.by_cause[self.cause_of[j]]["restart"] += in_restart * k
         self.work_left[j] -= saved
         for x in self.sim.state.nodes_of.get(j, []):
             self.job_on.pop(x, None)
 
-    def requeue(self, j: int, t: int, failed_node: int | None) -> None:
-        """Stop job j at t — killed by a failure of ``failed_node`` (work since its checkpoint lost) or
-        preempted (None: it checkpoints on the signal) — free its nodes but the failed one, queue it again."""
+    def requeue(
+        self, j: int, t: int, failed_node: int | None, *, out: frozenset[int] = frozenset(), cause: str = "gpu"
+    ) -> None:
+        """Stop job j at t — killed by a failure of ``failed_node`` (or of the nodes ``out``: a leaf failure;
+        work since its checkpoint lost, booked to ``cause``) or preempted (neither: it checkpoints on the
+        signal) — free its nodes but the failed ones, queue it again."""
         sim, state = self.sim, self.sim.state
-        self.close(j, t, failed=failed_node is not None)
+        killed = failed_node is not None or bool(out)
+        self.close(j, t, failed=cause if killed else False)
+        self.cause_of[j] = cause if killed else "preemption"
         sim.close_segment(j, t)
         del state.end_of[j]
         nodes = state.release(j)
-        state.pool.give([y for y in nodes if y != failed_node])
+        state.pool.give([y for y in nodes if y != failed_node and y not in out])
         self.restarts[j] += 1
-        if failed_node is None:
+        if not killed:
             self.counts["preemptions"] += 1
             self.preempted[j] += 1
         sim.wall[j] = self.restart_s + self.wall_of(j, self.work_left[j], self.spread_of(j))
@@ -505,7 +536,8 @@ class _Faults:
 
     def next_time(self, t: int) -> int | float:
         nf = self.fail_t[self.next_fail] if self.next_fail < len(self.fail_t) else math.inf
-        return min(nf, self.repairs[0][0] if self.repairs else math.inf, self.next_tide(t))
+        nb = self.fab_t[self.next_fab] if self.next_fab < len(self.fab_t) else math.inf
+        return min(nf, nb, self.repairs[0][0] if self.repairs else math.inf, self.next_tide(t))
 
     def tide(self, t: int) -> None:
         """At an hour boundary, inference takes the nodes its demand needs this hour — free ones first, then
@@ -536,13 +568,26 @@ class _Faults:
         """Repairs, then failures, up to t."""
         pool = self.sim.state.pool
         while self.repairs and self.repairs[0][0] <= t:
-            _, x = heapq.heappop(self.repairs)
+            back, x = heapq.heappop(self.repairs)
+            if self.down_until.get(x) != back:
+                continue  # a later outage (a leaf failure over a node already down) keeps it out longer
+            del self.down_until[x]
             self.down.discard(x)
             pool.give([x])
-        while self.next_fail < len(self.fail_t) and self.fail_t[self.next_fail] <= t:
-            tf, x = self.fail_t[self.next_fail], self.fail_node[self.next_fail]
-            self.next_fail += 1
-            self.fail(tf, x)
+        fail_t, fab_t = self.fail_t, self.fab_t
+        while True:  # GPU and fabric failures up to t, in time order (a GPU failure first on a tie)
+            tf = fail_t[self.next_fail] if self.next_fail < len(fail_t) else math.inf
+            tb = fab_t[self.next_fab] if self.next_fab < len(fab_t) else math.inf
+            if min(tf, tb) > t:
+                break
+            if tf <= tb:
+                x = self.fail_node[self.next_fail]
+                self.next_fail += 1
+                self.fail(tf, x)
+            else:
+                c, x = self.fab_c[self.next_fab], self.fab_x[self.next_fab]
+                self.next_fab += 1
+                self.fabric_fail(tb, c, x)
 
     def fail(self, t: int, x: int) -> None:
         state = self.sim.state
@@ -560,14 +605,67 @@ class _Faults:
             self.counts["failures_killing_a_job"] += 1
             self.requeue(j, t, failed_node=x)
         self.down.add(x)
+        self.down_until[x] = t + self.repair_s
         heapq.heappush(self.repairs, (t + self.repair_s, x))
         self.outages.append((t, t + self.repair_s, x))
+        self.by_cause["gpu"]["down"] += min(t + self.repair_s, self.horizon) - t
+
+    def fabric_fail(self, t: int, c: int, target: int) -> None:
+        """A fabric part of class c fails at t: a node's part takes its node out (its job interrupted), a leaf
+        its whole group (every job with a node there), each for the class's repair time; a fabric part (a
+        spine, an uplink's optic or cable) only removes bandwidth: counted, nothing stops."""
+        part = self.model.fabric[c]
+        book = self.by_cause[part.name]
+        book["events"] += 1
+        if part.per == "fabric":
+            return
+        nodes = self.group_nodes[target] if part.per == "group" else [target]
+        out, back = frozenset(nodes), t + self.fab_repair_s[c]
+        busy = {x for x in nodes if x in self.job_on}  # their jobs' nodes leave the pool with the requeue
+        jobs = sorted({self.job_on[x] for x in busy})
+        for j in jobs:
+            self.requeue(j, t, None, out=out, cause=part.name)
+        book["jobs_interrupted"] += len(jobs)
+        state = self.sim.state
+        for x in nodes:
+            book["nodes_taken_out"] += 1
+            if x in self.down:  # already out: it stays out until the later of the two repairs
+                if back > self.down_until[x]:
+                    self.outages.append((self.down_until[x], back, x))
+                    book["down"] += max(0, min(back, self.horizon) - self.down_until[x])
+                    self.down_until[x] = back
+                    heapq.heappush(self.repairs, (back, x))
+                continue
+            if x in self.reserved:  # an inference node leaves the reservation (the next hour takes another)
+                self.reserved.remove(x)
+                self.inference_spans.append((self.reserved_since.pop(x), t, x))
+            elif x not in busy:
+                state.pool.remove(x)
+            self.down.add(x)
+            self.down_until[x] = back
+            heapq.heappush(self.repairs, (back, x))
+            self.outages.append((t, back, x))
+            book["down"] += min(back, self.horizon) - t
 
     def finish(self) -> dict[str, float]:
         for j in list(self.seg):  # segments still running at the horizon
             self.close(j, self.horizon, failed=False)
         return {**{f"{k}_node_h": v / HOUR_S for k, v in self.books.items()},
                 **{k: float(v) for k, v in self.counts.items()}}  # fmt: skip
+
+    def fabric_books(self) -> dict[str, dict[str, float]] | None:
+        """Per cause (``gpu`` and each fabric class): failures, jobs interrupted, nodes taken out, and the
+        node-hours lost (work since the last checkpoint), spent restarting and down (to the horizon)."""
+        if not self.model.fabric:
+            return None
+        out = {}
+        for name, b in self.by_cause.items():
+            out[name] = {"events": float(b["events"]), "jobs_interrupted": float(b["jobs_interrupted"]),
+                         "nodes_taken_out": float(b["nodes_taken_out"]), "lost_node_h": b["lost"] / HOUR_S,
+                         "restart_node_h": b["restart"] / HOUR_S, "down_node_h": b["down"] / HOUR_S}  # fmt: skip
+        out["gpu"]["events"] = float(self.counts["failures"])
+        out["gpu"]["jobs_interrupted"] = float(self.counts["failures_killing_a_job"])
+        return out
 
 
 def _interval_s(tau_h: float) -> int | float:
@@ -723,6 +821,7 @@ def simulate(
         res, timeline=timeline.to_dict() if timeline is not None else None, in_one_pod=np.array(sim.one_pod),
         spine_node_h=books.spine / HOUR_S, core_node_h=books.core / HOUR_S,
         idle_waiting_node_h=books.idle_waiting / HOUR_S, horizon_s=horizon_s, submit_s=times[0], run_s=times[1],
+        fabric=faults.fabric_books() if faults is not None else None,
     )  # fmt: skip
 
 
@@ -812,6 +911,9 @@ def report(result: SimResult, jobs: Jobs, class_names: list[str]) -> dict[str, A
     if result.failures:
         out["failures"] = _failure_rows(result)
         out["derivations"]["goodput_frac"] = out["failures"]["derivation"]
+    if result.fabric is not None:
+        out["fabric_failures"] = _fabric_rows(result)
+        out["derivations"]["fabric_share"] = out["fabric_failures"]["derivation"]
     _placement_rows(result, out)
     return out
 
@@ -888,6 +990,40 @@ def _failure_rows(result: SimResult) -> dict[str, Any]:
         f"{f['restart_node_h']:,.0f} − waiting on a tapered network {f['network_wait_node_h']:,.0f}) ÷ {cap:,.0f} "
         f"= {good:.1%}; {f['failures']:.0f} node failures, "
         f"{f['failures_killing_a_job']:.0f} of them killing a job; {f['down_node_h']:,.0f} node-hours in repair",
+    }
+
+
+def _fabric_rows(result: SimResult) -> dict[str, Any]:
+    """Failures by cause — the GPUs and each fabric part class — and the share of the failure cost (node-hours
+    lost + restarting + down) that came from the fabric; goodput already counts all of it."""
+    rows, books = [], result.fabric or {}
+    for name, b in books.items():
+        cost = b["lost_node_h"] + b["restart_node_h"] + b["down_node_h"]
+        rows.append({"cause": name, **b, "cost_node_h": cost})
+    total = sum(r["cost_node_h"] for r in rows)
+    fabric = sum(r["cost_node_h"] for r in rows if r["cause"] != "gpu")
+    share = fabric / total if total else 0.0
+    interrupted = sum(r["jobs_interrupted"] for r in rows)
+    fabric_int = sum(r["jobs_interrupted"] for r in rows if r["cause"] != "gpu")
+    cap = result.capacity_node_h
+    parts = "; ".join(
+        f"{r['cause']}: {r['events']:.0f} failures, {r['jobs_interrupted']:.0f} jobs interrupted, "
+        f"{r['lost_node_h']:,.0f} lost + {r['restart_node_h']:,.0f} restarting + {r['down_node_h']:,.0f} down node-h"
+        for r in rows
+    )
+    return {
+        "causes": rows,
+        "cost_node_h": total,
+        "fabric_cost_node_h": fabric,
+        "fabric_share_frac": share,
+        "jobs_interrupted": interrupted,
+        "fabric_jobs_interrupted": fabric_int,
+        "fabric_goodput_loss_frac": fabric / cap if cap else 0.0,
+        "derivation": f"failure cost = lost + restarting + down node-hours by cause ({parts}); the fabric's share "
+        f"= {fabric:,.0f} ÷ {total:,.0f} = {share:.1%}, {fabric / cap if cap else 0:.2%} of the {cap:,.0f} "
+        f"node-hours of capacity; {fabric_int:.0f} of {interrupted:.0f} interruptions came from the fabric. A spine, "
+        "or an uplink's optic or cable, removes bandwidth only (1/S of the bisection for S spines, on a 1:1 fabric "
+        "until it is repaired): counted, no job stops",
     }
 
 

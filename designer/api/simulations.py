@@ -67,6 +67,12 @@ class SimulationCreateSerializer(serializers.Serializer):
         max_length=MAX_CANDIDATES,
         help_text="capacity: candidate GPU counts, each at most MAX_REQUEST_GPUS (default 0.6–1.6 × the design's)",
     )
+    fabric = serializers.JSONField(
+        required=False,
+        help_text="simulate: fabric part failures, part kind (leaf, spine, nic, optic, cable) → its AFR [% per part "
+        "per year] or {afr_pct, repair_h}; a kind not given keeps its cited default (on by default; all 0: GPU "
+        "failures only). Errors on fabric.<kind>.afr_pct / .repair_h",
+    )
 
 
 class SimulationViewSet(viewsets.ViewSet):
@@ -120,6 +126,7 @@ class SimulationViewSet(viewsets.ViewSet):
                 trace_format=v["trace_format"],
                 target=v.get("target"),
                 gpus=v.get("gpus"),
+                fabric=v.get("fabric"),
             )
         except SimulationInputError as exc:
             code = status.HTTP_422_UNPROCESSABLE_ENTITY if exc.unprocessable else status.HTTP_400_BAD_REQUEST

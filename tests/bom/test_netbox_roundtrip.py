@@ -9,8 +9,8 @@ Then it reads NetBox back over its REST API: the version (/api/status/), the sit
 with its rack and U, every interface and every cable with both terminations, and compares them with the
 design's floor plan (designer.services.revision_floor) row by row. Phases (a delta import) do not exist yet.
 
-Without $NETBOX_URL (`make test-services`, which does not start NetBox yet) the test is skipped, saying so;
-`make test-netbox` starts NetBox and runs it.
+`make test-services` (so .ci/run, CI) starts NetBox and runs it with the whole suite; `make test-netbox` runs it
+alone. Without $NETBOX_URL (a plain `pytest`, `make test`, `make test-services NETBOX=0`) it is skipped, saying so.
 """
 
 from __future__ import annotations

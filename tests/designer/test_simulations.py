@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from cluster.pipeline import plan_cluster
 from cluster.requirements import Requirements
-from cluster.simulation import simulate_design
+from cluster.simulation import default_fabric_rates, simulate_design
 from cluster.validate import load_requirements_file, validate
 from designer.celery import app
 from designer.models import SimulationRun
@@ -90,7 +90,9 @@ def test_simulate_and_capacity_on_a_real_worker(django_user_model):
     cap.refresh_from_db()
     # what the worker stored is what the pure model computes for the revision
     plan = plan_cluster(Requirements.from_flat(design.head.requirements()))
-    expected = json.loads(json.dumps(simulate_design(plan)))
+    # a run from the page simulates fabric failures at the cited defaults (issue #37), each part out for 24 h
+    assert run.params["fabric"] == default_fabric_rates(24.0)
+    expected = json.loads(json.dumps(simulate_design(plan, fabric=run.params["fabric"])))
     assert run.result["classes"] == expected["classes"] and run.result["split"] == expected["split"]
     assert run.result["inputs"]["nodes"] == 200 and run.result["inputs"]["design_nodes"] == 250
     assert run.progress_frac == 1.0 and run.attempts == 1
@@ -113,6 +115,9 @@ def test_simulate_and_capacity_on_a_real_worker(django_user_model):
         "arrival-table",
         "split-derivation",
         "busy node-hours ÷ (200 nodes × 2,880 h)",
+        "card-fabric-share",
+        "fabric-failures",
+        "fabric-parts",
     ):
         assert needle in page, needle
     body = json.loads(c.get(f"/simulations/{run.pk}/result.json").content)
@@ -153,6 +158,11 @@ def test_bad_requests_are_field_errors_and_nothing_is_queued(alice):
         ({"trace": "submit_h,gpus,hours,class\n0,8,-1,a\n"}, 422, "trace.row 1.hours", ""),
         ({"trace": "submit_h,gpus,hours,class\n0,4000,1,a\n"}, 422, "trace", "larger than the 1,600 GPUs"),
         ({"trace_format": "slurm"}, 400, "trace_format", ""),
+        ({"fabric": {"leaf": -1}}, 400, "fabric.leaf.afr_pct", "from 0 and below 100; got -1"),
+        ({"fabric": {"nic": {"afr_pct": 150}}}, 400, "fabric.nic.afr_pct", "below 100; got 150"),
+        ({"fabric": {"optic": {"repair_h": 0}}}, 400, "fabric.optic.repair_h", "above 0"),
+        ({"fabric": {"router": 1}}, 400, "fabric.router", "unknown part kind"),
+        ({"fabric": [1, 2]}, 400, "fabric", "a mapping of part kind"),
     ]
     for extra, code, field, text in cases:
         r = c.post("/api/v1/simulations/", {"design": design.pk, **extra}, content_type="application/json")
@@ -164,6 +174,11 @@ def test_bad_requests_are_field_errors_and_nothing_is_queued(alice):
         f"/designs/{design.pk}/simulations/", {"kind": "capacity", "job_class": "fine-tuning", "p95_wait_h": "soon"}
     )
     assert page.status_code == 200 and "target.p95_wait_h" in page.content.decode()
+    page = c.post(f"/designs/{design.pk}/simulations/", {"kind": "simulate", "fabric_leaf_afr_pct": "nan",
+                                                         "fabric_cable_afr_pct": "lots"})  # fmt: skip
+    text = page.content.decode()
+    assert page.status_code == 200 and "fabric.leaf.afr_pct" in text and "got nan" in text
+    assert "fabric.cable.afr_pct" in text and "got &#x27;lots&#x27;" in text
     assert SimulationRun.objects.count() == 0
 
 
