@@ -35,9 +35,12 @@ class AuditedAdmin(admin.ModelAdmin):
 
 @admin.register(Part)
 class PartAdmin(AuditedAdmin):
-    list_display = ("sku", "kind", "vendor", "port_count", "port_gbps", "ports_per_module", "length_m", "power_w")
-    list_filter = ("kind", "vendor", "media")
-    search_fields = ("sku", "description", "vendor")
+    list_display = (
+        "sku", "kind", "vendor", "manufacturer", "mfr_part_number", "port_count", "port_gbps", "ports_per_module",
+        "length_m", "power_w",
+    )  # fmt: skip
+    list_filter = ("kind", "vendor", "manufacturer", "media")
+    search_fields = ("sku", "description", "vendor", "manufacturer", "mfr_part_number")
 
 
 class PriceInline(admin.TabularInline):

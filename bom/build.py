@@ -84,6 +84,7 @@ class Purchase:
     """What a purchase order needs beyond quantity and net price: who makes it, list and discount, when."""
 
     manufacturer: str = ""
+    mfr_part_number: str = ""  # the maker's orderable number ("" where the catalog gives none)
     list_price_usd: Decimal | None = None
     discount_pct: Decimal = Decimal("0")
     currency: str = "USD"
@@ -99,7 +100,8 @@ class Purchase:
         if listed is None or (listed * (100 - discount) / 100).quantize(CENT, ROUND_HALF_UP) != part.unit_price_usd:
             listed, discount = part.unit_price_usd, Decimal("0")
         return cls(
-            manufacturer=part.vendor,
+            manufacturer=part.manufacturer or part.vendor,  # a row from before the field: its vendor
+            mfr_part_number=part.mfr_part_number,
             list_price_usd=listed,
             discount_pct=discount,
             currency=part.currency,
@@ -148,6 +150,7 @@ class BomLine:
             "spare": self.spare,
             "power_w": self.power_w,
             "manufacturer": self.purchase.manufacturer,
+            "mfr_part_number": self.purchase.mfr_part_number,
             "unit_of_measure": "each",
             "currency": self.purchase.currency,
             "list_price_usd": str(
@@ -319,8 +322,29 @@ def find_nic(catalog: Iterable[PartSpec], gbps: float, form: str = "") -> PartSp
     return placeholder(PartKind.NIC, f"NIC-{gbps:g}G", f"{gbps:g}G NIC", port_count=1, port_gbps=gbps)
 
 
+CHOOSERS: dict[tuple, tuple[tuple[PartSpec, ...], PartChooser]] = {}
+"""Choosers by (catalog, media policy, link ends): a chooser caches the parts of each link class, so designs that
+end their links alike (a search's candidates) choose each class once; the catalog is kept beside its chooser, so
+its id is never another's. At most :data:`MAX_CHOOSERS`, oldest dropped first."""
+MAX_CHOOSERS = 32
+
+
 def part_chooser(catalog: Iterable[PartSpec], roles: Roles, policy: BomPolicy) -> PartChooser:
-    """The one chooser of cables and transceivers for this design (bom/media.py)."""
+    """The one chooser of cables and transceivers for this design (bom/media.py); the same one for designs with
+    the same catalog (one tuple), media policy and link ends (:data:`CHOOSERS`) — a choice depends on nothing else."""
+    ends = _chooser_ends(roles, policy)
+    if not isinstance(catalog, tuple):
+        return PartChooser(catalog, media_policy=policy.media, ends=ends)
+    key = (id(catalog), policy.media, tuple(sorted(ends.items())))
+    found = CHOOSERS.get(key)
+    if found is None or found[0] is not catalog:
+        found = CHOOSERS[key] = (catalog, PartChooser(catalog, media_policy=policy.media, ends=ends))
+        while len(CHOOSERS) > MAX_CHOOSERS:
+            del CHOOSERS[next(iter(CHOOSERS))]
+    return found[1]
+
+
+def _chooser_ends(roles: Roles, policy: BomPolicy) -> dict[tuple[str, str], EndSpec]:
     form, ppm = NIC_CAGES[policy.nic_cage]
     nic_lane = roles.compute_nic.lane_gbps if roles.compute_nic is not None else 0.0
     ends = {
@@ -340,7 +364,7 @@ def part_chooser(catalog: Iterable[PartSpec], roles: Roles, policy: BomPolicy) -
     ):
         part = roles.switch(role)
         ends[(plane, role)] = EndSpec(part.ports_per_cage, "", part.lane_gbps, part.form_factor)
-    return PartChooser(catalog, media_policy=policy.media, ends=ends)
+    return ends
 
 
 @dataclass
@@ -376,9 +400,22 @@ def group_rows(columns: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
 
     One mixed-radix int64 key per row and a 1-D unique — much faster than ``np.unique(axis=0)``."""
     key = np.zeros(columns[0].size, dtype=np.int64)
+    span = 1
     for col in columns:
         base = int(col.max()) + 1 if col.size else 1
         key = key * base + col
+        span *= base
+    n = key.size
+    if n and span <= 32 * n + 65_536:  # a small key space: counted, not sorted (the same groups, the same order)
+        present = np.zeros(span, dtype=bool)
+        present[key] = True
+        keys = np.flatnonzero(present)  # ascending, as np.unique orders the groups
+        group = np.empty(span, dtype=np.int64)
+        group[keys] = np.arange(keys.size, dtype=np.int64)
+        inverse = group[key]
+        first = np.full(keys.size, n, dtype=np.int64)
+        np.minimum.at(first, inverse, np.arange(n, dtype=np.int64))
+        return first, inverse
     _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
     return first, inverse.reshape(-1)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
 
 from django.conf import settings
@@ -81,6 +82,19 @@ class Part(Audited):
         default=0,
         validators=[MinValueValidator(0)],
         help_text="Switch/NIC: its cages' electrical lane rate; transceiver: its host lanes' [Gbit/s] (0: any)",
+    )
+    manufacturer = models.CharField(
+        max_length=60, blank=True, default="", help_text="The maker to order from, or 'generic' (any maker)"
+    )
+    mfr_part_number = models.CharField(
+        max_length=60, blank=True, default="", help_text="The maker's orderable part number, where one is published"
+    )
+    source_url = models.URLField(
+        max_length=300, blank=True, default="", help_text="The data sheet or product page the part is from"
+    )
+    source_date = models.DateField(null=True, blank=True, help_text="When the source was read")
+    generic_reason = models.CharField(
+        max_length=300, blank=True, default="", help_text="Why the part is generic or has no maker's part number"
     )
 
     class Meta:
@@ -360,6 +374,7 @@ def catalog_specs(book: PriceBook | None = None) -> list[PartSpec]:
                 fibre_count=part.fibre_count,
                 connector=part.connector,
                 lane_gbps=part.lane_gbps,
+                **sourcing(part),
                 currency=book.currency if book else "USD",
                 price_date=str(price.quote.quoted_on if price and price.quote else book.effective_date) if book else "",
                 lead_time_weeks=price.lead_time_weeks if price else None,
@@ -367,6 +382,24 @@ def catalog_specs(book: PriceBook | None = None) -> list[PartSpec]:
             )
         )
     return specs
+
+
+SOURCING_FIELDS = ("manufacturer", "mfr_part_number", "source_url", "source_date", "generic_reason")
+
+
+def sourcing(part: Part) -> dict[str, str]:
+    """A part row's maker, part number and source as PartSpec fields (the date as ISO text, '' when unknown)."""
+    out = {name: getattr(part, name) for name in SOURCING_FIELDS}
+    out["source_date"] = part.source_date.isoformat() if part.source_date else ""
+    return out
+
+
+def _row_value(spec: PartSpec, name: str):
+    """A PartSpec field as its Part column holds it (the source date a date, None when not given)."""
+    value = getattr(spec, name)
+    if name == "source_date":
+        return date.fromisoformat(value) if value else None
+    return value
 
 
 def load_default_catalog(part_model=Part, book_model=PriceBook, price_model=Price) -> int:
@@ -387,8 +420,8 @@ def load_default_catalog(part_model=Part, book_model=PriceBook, price_model=Pric
     fields = {f.name for f in part_model._meta.get_fields()}
     for spec in DEFAULT_PARTS:
         extra = {
-            name: getattr(spec, name)
-            for name in ("extra_port_groups", "fibre_count", "connector", "lane_gbps")
+            name: _row_value(spec, name)
+            for name in ("extra_port_groups", "fibre_count", "connector", "lane_gbps", *SOURCING_FIELDS)
             if name in fields
         }
         part, created = part_model.objects.get_or_create(

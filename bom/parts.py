@@ -124,6 +124,14 @@ class PartSpec:
     connector: str = ""
     # switch / NIC: the electrical lane rate of its cages; transceiver: of its host side (XDR 200G, NDR 100G)
     lane_gbps: float = 0.0
+    # who makes it and where that is published (bom/data/catalog.toml): the maker ("generic" where the design
+    # fixes no maker), its orderable part number ("" where none is given), the page read and when, and why a part
+    # is generic or has no part number
+    manufacturer: str = ""
+    mfr_part_number: str = ""
+    source_url: str = ""
+    source_date: str = ""  # ISO date the source was read
+    generic_reason: str = ""
 
     @property
     def label(self) -> str:

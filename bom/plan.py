@@ -8,8 +8,11 @@ Both give the same quantities (tests/bom/test_link_table.py).
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+import json
 import math
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
@@ -101,7 +104,62 @@ class Catalog:
         return cls(tuple(DEFAULT_PARTS), {**DEFAULT_PRICE_BOOK, "id": None, "built_in": True})
 
 
+class Recent:
+    """The last few results of a pure function, keyed by the exact text of its inputs (the repr of frozen
+    dataclasses of ints, floats, strings, tuples, dicts and enums, each of which reprs exactly) and the identity of
+    the catalog (kept alive beside the result, so its id is never another's). A design search plans many candidates
+    that share sub-results (the same fabric under two media policies has one floor plan and one link table) and the
+    live form re-plans on every keystroke, most of which change neither: the second asks nothing twice. An input
+    whose repr is not exact (an object's address, an elided numpy array) is never cached. ``cost`` bounds the
+    memory: entries are dropped oldest first past ``budget`` (rows of a link table; 1 a floor plan)."""
+
+    def __init__(self, entries: int, budget: int) -> None:
+        self.entries, self.budget = entries, budget
+        self.items: OrderedDict[str, tuple[object, object, int]] = OrderedDict()
+        self.hits = self.misses = 0
+
+    @staticmethod
+    def key(*inputs: object) -> str | None:
+        text = "\x1f".join(repr(x) for x in inputs)
+        return None if " at 0x" in text or "..." in text else text
+
+    def get(self, key: str | None, catalog: object) -> object | None:
+        found = self.items.get(key) if key is not None else None
+        if found is None or found[0] is not catalog:
+            self.misses += 1
+            return None
+        self.items.move_to_end(key)
+        self.hits += 1
+        return found[1]
+
+    def put(self, key: str | None, catalog: object, value: object, cost: int = 1) -> None:
+        if key is None or cost > self.budget:
+            return
+        self.items[key] = (catalog, value, cost)
+        while len(self.items) > self.entries or sum(c for _, _, c in self.items.values()) > self.budget:
+            self.items.popitem(last=False)
+
+    def clear(self) -> None:
+        self.items.clear()
+
+
+FLOORS = Recent(entries=32, budget=32)  # a floor plan: a few kB
+TABLES = Recent(entries=16, budget=800_000)  # a link table: ≈ 110 B a row (≈ 300k rows at 100k GPUs)
+ROLES = Recent(entries=64, budget=64)
+
+
 def bom_roles(req: RolesRequest, catalog: Sequence[PartSpec]) -> Roles:
+    """The part of each role (bom.build.find_switch / find_nic: a pass over the catalog each), remembered by the
+    request and the catalog (a Roles holds frozen parts only)."""
+    key = Recent.key(req) if isinstance(catalog, tuple) else None
+    found = ROLES.get(key, catalog)
+    if found is None:
+        found = _bom_roles(req, catalog)
+        ROLES.put(key, catalog, found)
+    return found
+
+
+def _bom_roles(req: RolesRequest, catalog: Sequence[PartSpec]) -> Roles:
     return Roles(
         compute_switch=find_switch(
             catalog,
@@ -223,7 +281,39 @@ class Floor:
 def floor_plan(req: BomRequest, plan: FabricPlan, storage: StoragePlan, mgmt: ManagementPlan, catalog: Catalog):
     """Network racks filled by rack units (``switches_per_rack``; bare switches where the layout is point-to-point,
     bom.layout.su_row_racks), the leaves of each row in end-of-row racks, then the rack plan counted from that
-    floor plan, and the hall it stands in."""
+    floor plan, and the hall it stands in. Remembered by its inputs (:class:`Recent`: the catalog by the parts it
+    gives the roles, all this reads of it); each caller gets its own copy (the rack plan's derivations are a dict)."""
+    roles = bom_roles(req.roles, catalog.parts)  # all it reads of the catalog: keyed by the parts themselves
+    key = Recent.key(replace(req, policy=None), plan, storage, mgmt, roles)  # the media policy: not read here
+    found = FLOORS.get(key, None)
+    if found is None:
+        floor = _floor_plan(req, plan, storage, mgmt, catalog)
+        hall = json.dumps(floor.racks.hall)
+        if json.loads(hall) != floor.racks.hall:  # plain JSON data (hall_map): else not remembered
+            return floor
+        FLOORS.put(key, None, found := (floor, hall))
+    floor, hall = found
+    racks = replace(floor.racks, derivations=dict(floor.racks.derivations), hall=json.loads(hall))
+    return replace(floor, racks=racks, derivations=dict(floor.derivations), checks=copy.deepcopy(floor.checks))
+
+
+def link_table(plan: FabricPlan, storage: StoragePlan, mgmt: ManagementPlan, shape, layout: RackLayout):
+    """bom.link_table.plane_link_table, remembered by its inputs (:class:`Recent`); its columns are read-only."""
+    from bom.link_table import plane_link_table
+
+    key = Recent.key(plan, storage, mgmt, shape, layout)
+    found = TABLES.get(key, None)
+    if found is None:
+        found = plane_link_table(plan, storage, mgmt, shape, layout)
+        for name in found.__dataclass_fields__:
+            value = getattr(found, name)
+            if isinstance(value, np.ndarray):
+                value.flags.writeable = False
+        TABLES.put(key, None, found, cost=int(found.plane.size))
+    return found
+
+
+def _floor_plan(req: BomRequest, plan: FabricPlan, storage: StoragePlan, mgmt: ManagementPlan, catalog: Catalog):
     rack_u, roles = req.racks.rack_u, bom_roles(req.roles, catalog.parts)
     leaf, spine = _network_switches(req, plan, storage, mgmt, roles)
     (u, ports), (su, sports) = _worst(leaf), _worst(spine)
@@ -355,7 +445,16 @@ def _hall(layout: RackLayout, racks: RackPlan, per_row: dict[int, int], per_leaf
     infra = -(-(racks.storage_rack_count + racks.mgmt_rack_count) // layout.racks_per_row)
     rows = max(layout.compute_rows(node_count) + infra, max(per_row, default=-1) + 1)
     network = max((-(-n // per_leaf_rack) for n in per_row.values()), default=0)
-    return hall_layout(layout, rows, layout.racks_per_row + network, racks.spine_rack_count)
+    key = (layout, rows, layout.racks_per_row + network, racks.spine_rack_count)
+    found = _HALLS.get(key)
+    if found is None:  # (a frozen layout and a string: shared safely)
+        found = _HALLS[key] = hall_layout(*key)
+        while len(_HALLS) > 256:
+            del _HALLS[next(iter(_HALLS))]
+    return found
+
+
+_HALLS: dict[tuple, tuple[RackLayout, str]] = {}  # bom.layout.hall_layout by its inputs (a search asks few halls)
 
 
 def cable_reach_checks(links, layout: RackLayout) -> list[dict]:
@@ -556,9 +655,7 @@ def network_bom(
     if cables:
         links = list(plane_links(req, plan, storage, mgmt, catalog))
     else:
-        from bom.link_table import plane_link_table
-
-        links = plane_link_table(plan, storage, mgmt, req.shape, floor.layout)
+        links = link_table(plan, storage, mgmt, req.shape, floor.layout)
     bom = build_bom(
         switches=switch_counts(plan, storage, mgmt, req.shape.compute_tier_roles),
         nic_counts=nic_counts(req, roles),

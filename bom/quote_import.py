@@ -4,9 +4,10 @@ A quote arrives as a spreadsheet (xlsx) or csv with one line per part: the manuf
 supplier's own SKU), quantity, unit price, currency, discount, lead time and validity. Column names vary by
 supplier, so each column is found by the names suppliers use for it (``COLUMNS``). Every value is checked
 and a bad one is an error naming its row and column — nothing is guessed. Lines are matched to catalog parts
-by manufacturer part number, then through the supplier's alias table (their SKU → our part number); lines
-that match nothing are listed, never dropped. Money is Decimal; a quote in another currency than the price
-book's is refused line by line (no exchange rate is assumed).
+by the catalog's part number (sku), then by the maker's orderable part number the catalog gives a part
+(mfr_part_number), then through the supplier's alias table (their SKU → our part number); lines that match
+nothing are listed, never dropped. Money is Decimal; a quote in another currency than the price book's is
+refused line by line (no exchange rate is assumed).
 """
 
 from __future__ import annotations
@@ -76,7 +77,7 @@ class RowError:
 class Matched:
     line: QuoteLine
     sku: str  # the catalog part the line prices
-    how: str  # "part number" or "alias <supplier sku> → <sku>"
+    how: str  # "part number", "manufacturer part number <number> → <sku>" or "alias <supplier sku> → <sku>"
 
 
 @dataclass(frozen=True)
@@ -249,11 +250,17 @@ def _date(n: int, text: str, bad: list[RowError]) -> date | None:
 
 
 def match_lines(
-    lines: Iterable[QuoteLine], skus: Iterable[str], aliases: Mapping[str, str], errors: Iterable[RowError] = ()
+    lines: Iterable[QuoteLine],
+    skus: Iterable[str],
+    aliases: Mapping[str, str],
+    errors: Iterable[RowError] = (),
+    part_numbers: Mapping[str, str] | None = None,
 ) -> QuoteMatch:
-    """Each line to a catalog part: by manufacturer part number (case-insensitive), else by the supplier's alias
-    (their SKU → our part number, also case-insensitive); the rest unmatched."""
+    """Each line to a catalog part: by its sku, else by the maker's orderable part number the catalog gives the
+    part (``part_numbers``: mfr_part_number → sku), else by the supplier's alias (their SKU → our part number);
+    all case-insensitive; the rest unmatched."""
     by_key = {s.casefold(): s for s in skus}
+    by_number = {k.casefold(): v for k, v in (part_numbers or {}).items() if k and v.casefold() in by_key}
     alias_key = {k.casefold(): v for k, v in aliases.items()}
     matched: list[Matched] = []
     unmatched: list[QuoteLine] = []
@@ -261,6 +268,9 @@ def match_lines(
         key = line.part_number.casefold()
         if key in by_key:
             matched.append(Matched(line, by_key[key], "part number"))
+        elif key in by_number:
+            sku = by_key[by_number[key].casefold()]
+            matched.append(Matched(line, sku, f"manufacturer part number {line.part_number} → {sku}"))
         elif key in alias_key and alias_key[key].casefold() in by_key:
             sku = by_key[alias_key[key].casefold()]
             matched.append(Matched(line, sku, f"alias {line.part_number} → {sku}"))

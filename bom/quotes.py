@@ -35,7 +35,8 @@ class Applied:
 
 
 def read_and_match(book: PriceBook, data: bytes, filename: str, supplier: str) -> QuoteMatch:
-    """The quote's lines matched to the catalog (by part number, then the supplier's aliases); nothing saved."""
+    """The quote's lines matched to the catalog (by sku, the maker's part number, then the supplier's aliases);
+    nothing saved."""
     try:
         lines, errors = parse_quote(read_rows(data, filename), book.currency)
     except QuoteFileError as exc:
@@ -43,7 +44,8 @@ def read_and_match(book: PriceBook, data: bytes, filename: str, supplier: str) -
     if errors:
         raise QuoteRefused({"file": [str(e) for e in errors[:50]] + _more(errors)})
     aliases = dict(SupplierAlias.objects.filter(supplier__iexact=supplier).values_list("supplier_sku", "part__sku"))
-    return match_lines(lines, Part.objects.values_list("sku", flat=True), aliases)
+    numbers = dict(Part.objects.exclude(mfr_part_number="").values_list("mfr_part_number", "sku"))
+    return match_lines(lines, Part.objects.values_list("sku", flat=True), aliases, part_numbers=numbers)
 
 
 def _more(errors: list[RowError]) -> list[str]:

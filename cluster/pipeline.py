@@ -371,8 +371,12 @@ class ClusterPlan:
         }
 
 
-def plan_cluster(r: Requirements, catalog: Catalog | None = None, *, cables: bool = False) -> ClusterPlan:
-    """Run every engine on validated requirements. ``cables``: count the BOM from per-link records."""
+def plan_cluster(
+    r: Requirements, catalog: Catalog | None = None, *, cables: bool = False, collectives: bool = True
+) -> ClusterPlan:
+    """Run every engine on validated requirements. ``cables``: count the BOM from per-link records;
+    ``collectives=False`` (a design search's candidates, cluster/search.py): no collectives table at a glance
+    (``collectives`` is then empty) — nothing else reads it, and the model's refusals are caught there anyway."""
     catalog = catalog or Catalog.built_in()
     inputs, r = r, resolve(r)
     planes = plan_planes(r)
@@ -393,10 +397,10 @@ def plan_cluster(r: Requirements, catalog: Catalog | None = None, *, cables: boo
         power = plan_power(power_request(r), network_figures(r, planes, bom), racks)
     except PowerInputError as exc:
         raise RequirementsError({k: [v] for k, v in exc.errors.items()}, unprocessable=True) from None
-    collectives = collectives_summary(r, planes.fabric)
+    glance = collectives_summary(r, planes.fabric) if collectives else {}
     roce = roce_sheet(r, planes.fabric, bom, catalog)
     growth = growth_option(planes.fabric_request, planes.fabric, planes.storage, planes.management, bom, breq, catalog)
-    plan = ClusterPlan(r, planes, bom, power, collectives, catalog.price_book, inputs, scheduler, roce, growth)
+    plan = ClusterPlan(r, planes, bom, power, glance, catalog.price_book, inputs, scheduler, roce, growth)
     check_fits_batch(plan)  # the workload's classes against the batch partition
     return plan
 

@@ -271,13 +271,20 @@ def search_progress(search: DesignSearch) -> dict[str, Any]:
     }
 
 
+class DesignNotWritable(SearchSpecError):
+    """Saving a candidate into a design the user may read but not change (the API answers 403, as for any write the
+    user is not allowed; the page shows the message)."""
+
+
 def save_candidate(search: DesignSearch, index: int, user, message: str = ""):
     """Candidate ``index`` as a new revision of the search's design (its own evaluation: the same figures)."""
     from designer.services import evaluate_flat as evaluate
     from designer.services import save_revision
 
     if search.design is None or not search.design.can_edit(user):
-        raise SearchSpecError({"design": ["you cannot add a revision to this design"]})
+        raise DesignNotWritable(
+            {"design": ["you cannot add a revision to this design (not yours, or deleted): clone it and search that"]}
+        )
     spec = spec_of(search)
     if not 0 <= index < spec.candidate_count:
         raise SearchSpecError({"candidate": [f"no candidate {index} (0 … {spec.candidate_count - 1})"]})

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from topology.clos import endpoint_leaf_ids, leaf_count_of, leaf_pod_ids
+from topology.clos import endpoint_leaf_ids, leaf_count_of, leaf_pod_ids, rail_leaf_spans
 from topology.spec import ClosWiring, DragonflyWiring, TorusWiring
 
 
@@ -41,6 +41,26 @@ def _halves(leaf_of_endpoint: np.ndarray, leaf_count: int, split: int | None = N
     return a, b
 
 
+def clos_halves(w: ClosWiring, leaf_count: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_halves` of a Clos's endpoints per leaf, from each leaf's span of endpoints or nodes (no
+    per-endpoint array). Fat-tree leaf l holds endpoints ``l × down …``; a rail leaf the nodes ``[lo, hi)`` of
+    its rail r, node n being endpoint ``n × rails + r``, in the first half when ``n < ⌈(N/2 − r) ÷ rails⌉``."""
+    half = w.endpoint_count // 2
+    if not w.su_nodes:
+        lo = np.arange(leaf_count, dtype=np.int64) * w.leaf_down
+        hi = np.minimum(lo + w.leaf_down, w.endpoint_count)
+        cut = np.full(leaf_count, half, dtype=np.int64)
+    else:
+        spans = rail_leaf_spans(w)
+        if spans is None or spans[0].size != leaf_count:
+            return _halves(endpoint_leaf_ids(w), leaf_count)
+        _, rail, lo, hi = spans
+        cut = np.maximum(-((rail - half) // w.rails), 0)  # nodes of rail r in the first half
+    size = np.maximum(hi - lo, 0)
+    a = np.clip(np.minimum(hi, cut) - lo, 0, size)
+    return a.astype(np.float64), (size - a).astype(np.float64)
+
+
 def _push_up(send: np.ndarray, recv: np.ndarray, cap: float) -> tuple[np.ndarray, np.ndarray]:
     excess = send - recv
     return np.clip(excess, 0.0, cap), np.clip(-excess, 0.0, cap)
@@ -57,7 +77,7 @@ def clos_bisection(w: ClosWiring, endpoint_gbps: float, port_gbps: float) -> Bis
     """
     n = w.endpoint_count
     leaves = leaf_count_of(w)
-    a, b = _halves(endpoint_leaf_ids(w), leaves)
+    a, b = clos_halves(w, leaves)
     a *= endpoint_gbps
     b *= endpoint_gbps
     endpoint_bound = min(a.sum(), b.sum())

@@ -81,18 +81,43 @@ def endpoint_leaf_ids(w: ClosWiring | LeafLayer) -> np.ndarray:
     return dense.astype(np.int64)
 
 
+def rail_leaf_spans(w: ClosWiring | LeafLayer) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """Every rail leaf in :func:`endpoint_leaf_ids`' dense order, without a per-endpoint array: its SU, its rail
+    and the nodes it takes, ``[first, last)`` (node numbers, the reserved slots left out). Leaf (SU s, rail r,
+    sub-leaf j) takes the node slots ``s × su + j × down … s × su + (j + 1) × down`` of its SU that hold a node;
+    dense numbering keeps the (s, r, j) order. None where endpoints are not node-major ``(node, rail)`` or a
+    sub-leaf could spill into the next rail's numbers (no generator builds either): the callers then count
+    endpoint by endpoint — as they do when reserved slots leave a leaf of the first SU empty (fewer spans than
+    :func:`leaf_count_of`, which counts that leaf)."""
+    su, rails, per, down = w.su_nodes, w.rails, w.leaves_per_su_rail, w.leaf_down
+    if not su or per * down < su or w.endpoint_count != w.node_count * rails:
+        return None
+    slots_end = w.node_count + w.reserved_slots
+    sus = -(-slots_end // su)
+    s = np.repeat(np.arange(sus, dtype=np.int64), rails * per)
+    r = np.tile(np.repeat(np.arange(rails, dtype=np.int64), per), sus)
+    j = np.tile(np.arange(per, dtype=np.int64), sus * rails)
+    lo = np.maximum(s * su + j * down, w.reserved_slots)
+    hi = np.minimum(np.minimum(s * su + (j + 1) * down, (s + 1) * su), slots_end)
+    keep = hi > lo
+    return s[keep], r[keep], lo[keep] - w.reserved_slots, hi[keep] - w.reserved_slots
+
+
 def leaf_pod_ids(w: ClosWiring) -> np.ndarray:
     """Pod number of every leaf (pods hold whole scalable units)."""
     leaf_count = leaf_count_of(w)
     if not w.su_nodes:
         return np.arange(leaf_count, dtype=np.int64) // w.leaves_per_pod
+    sus_per_pod = w.leaves_per_pod // (w.rails * w.leaves_per_su_rail)
+    spans = rail_leaf_spans(w)
+    if spans is not None and spans[0].size == leaf_count:  # each leaf's SU from its span: no per-endpoint array
+        return spans[0] // sus_per_pod
     # first endpoint of each leaf tells its SU
     ep_leaf = endpoint_leaf_ids(w)
     first = np.zeros(leaf_count, dtype=np.int64)
     idx = np.arange(w.endpoint_count, dtype=np.int64)
     first[ep_leaf[::-1]] = idx[::-1]
     su = (first // w.rails + w.reserved_slots) // w.su_nodes
-    sus_per_pod = w.leaves_per_pod // (w.rails * w.leaves_per_su_rail)
     return su // sus_per_pod
 
 

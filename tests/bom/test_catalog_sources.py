@@ -1,0 +1,222 @@
+"""Issue #38.1 orderable parts: the built-in catalog is data (bom/data/catalog.toml), and every part in it says
+who makes it, the maker's orderable part number where one is published, and where that is published.
+
+Read from the file itself (not from bom.catalog's cached copy), so a bad edit of the data fails here by name.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from bom.catalog import CATALOG_FILE, CATALOG_VERSION, DEFAULT_PARTS, PROVENANCE
+from bom.catalog_file import CatalogDataError, generic_where_named, read_catalog, source_problems
+from bom.parts import PartKind
+
+TODAY = date.today()
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return read_catalog(CATALOG_FILE, PROVENANCE)
+
+
+def test_file_is_the_catalog(catalog):
+    assert catalog.version == CATALOG_VERSION >= 1
+    assert catalog.parts == DEFAULT_PARTS and len(catalog.parts) == 169
+
+
+def test_every_part_has_a_source_url_and_date(catalog):
+    for part in catalog.parts:
+        assert re.fullmatch(r"https?://[^\s/]+\.[^\s/]+/\S*", part.source_url), part.sku
+        assert date.fromisoformat(part.source_date) <= TODAY, part.sku
+
+
+def test_no_generic_part_where_its_kind_names_a_maker_unless_it_says_why(catalog):
+    assert generic_where_named(catalog.parts) == []
+    assert source_problems(catalog.parts) == []
+    kinds_named = {p.kind for p in catalog.parts if p.manufacturer != "generic"}
+    assert kinds_named >= {PartKind.SWITCH, PartKind.NIC, PartKind.TRANSCEIVER, PartKind.CABLE}
+
+
+def test_part_numbers_are_unique(catalog):
+    numbers = [p.mfr_part_number.casefold() for p in catalog.parts if p.mfr_part_number]
+    assert len(numbers) == len(set(numbers)) >= 15
+
+
+def test_switches_and_nics_name_their_maker(catalog):
+    """The fabric's switches and NICs are never generic: they are what a plan is bought around."""
+    for part in catalog.parts:
+        if part.kind in (PartKind.SWITCH, PartKind.NIC):
+            assert part.manufacturer in ("NVIDIA", "Arista"), part.sku
+
+
+# Goldens: the maker's orderable numbers, each as read on the page cited.
+NUMBERS = {
+    # https://docs.nvidia.com/dgx-superpod-reference-architecture-dgx-h100.pdf (RA-11333-001 V11): "The storage
+    # fabric uses MQM9700-NS2F switches"
+    "QM9700": ("NVIDIA", "MQM9700-NS2F"),
+    # https://docs.nvidia.com/networking/display/800GMMA4Z00NS/Overview: "MMA4Z00-NS 800Gb/s Twin-port OSFP,
+    # 2x400Gb/s Multimode 2xSR4, 50m"
+    "MMA4Z00-NS": ("NVIDIA", "MMA4Z00-NS"),
+    # https://docs.nvidia.com/networking/display/mms4x00nm800g500m/application+overview: "MMS4X00-NM 800Gbps"
+    # twin-port, switch to switch "at reaches from 100 to 500 meters"
+    "OSFP-800G-2xDR4": ("NVIDIA", "MMS4X00-NM"),
+    # https://docs.nvidia.com/networking/display/connectx7firmwarev28441036/Known+Issues: "ConnectX-7
+    # MCX75310AAS-NEAT and MCX75310AAC-NEAT OPNs"
+    "CX7-NDR-OSFP": ("NVIDIA", "MCX75310AAS-NEAT"),
+    # https://docs.nvidia.com/networking/display/mms4x50nm800g2kmpub/application+overview: "MMS4X50-NM 800Gbps
+    # Twin-port OSFP 2xFR4, 2x400Gbs Single Mode, 2km"
+    "OSFP-800G-2xFR4": ("NVIDIA", "MMS4X50-NM"),
+    # https://github.com/netbox-community/devicetype-library (device-types/Arista/DCS-7050CX3-32S-F.yaml, citing
+    # Arista's 7050X3 data sheet): part_number DCS-7050CX3-32S-F
+    "7050CX3-32S": ("Arista", "DCS-7050CX3-32S-F"),
+}
+
+
+@pytest.mark.parametrize("sku", sorted(NUMBERS))
+def test_orderable_part_numbers(catalog, sku):
+    part = next(p for p in catalog.parts if p.sku == sku)
+    assert (part.manufacturer, part.mfr_part_number) == NUMBERS[sku]
+
+
+def _broken_copy(tmp_path: Path, old: str, new: str) -> Path:
+    text = CATALOG_FILE.read_text(encoding="utf-8")
+    assert old in text
+    path = tmp_path / "catalog.toml"
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    return path
+
+
+def test_a_part_missing_its_source_is_refused_by_name(tmp_path):
+    url = 'source_url = "https://docs.nvidia.com/networking/display/800GMMA4Z00NS/Overview"\n'
+    with pytest.raises(CatalogDataError, match=r"part 22 \('MMA4Z00-NS'\): field 'source_url' is missing"):
+        read_catalog(_broken_copy(tmp_path, url, ""), PROVENANCE)
+
+
+def test_the_validator_names_the_part_without_a_source():
+    parts = [replace(p, source_url="") if p.sku == "QM9700" else p for p in DEFAULT_PARTS]
+    assert source_problems(parts) == ["QM9700: source_url must be an http(s) address, got ''"]
+
+
+def test_the_validator_catches_each_rule():
+    by_sku = {p.sku: p for p in DEFAULT_PARTS}
+    bad = [
+        replace(by_sku["QM8700"], source_date="2999-01-01"),
+        replace(by_sku["MPO12-3M"], generic_reason=""),
+        replace(by_sku["QM9700"], mfr_part_number="MMA4Z00-NS"),
+        replace(by_sku["MMA4Z00-NS"]),
+        replace(by_sku["SN5600"], generic_reason=""),
+    ]
+    assert source_problems(bad) == [
+        "QM8700: source_date 2999-01-01 is in the future",
+        "MPO12-3M: generic but no generic_reason says why",
+        "SN5600: without a mfr_part_number but no generic_reason says why",
+        "MMA4Z00-NS: mfr_part_number 'MMA4Z00-NS' is also QM9700's",
+    ]
+    assert generic_where_named(bad) == []  # no cable among them names its maker
+    assert generic_where_named([*bad, by_sku["DAC-400G-1M"]]) == [
+        "MPO12-3M: generic, but other cable parts name their maker, and no generic_reason says why"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        ('unit_price_usd = "65000"', "unit_price_usd = 65000", r"part 3 \('QM9700'\): field 'unit_price_usd'"),
+        ('kind = "switch"', 'kind = "router"', r"part 3 \('QM9700'\): field 'kind'"),
+        ("port_count = 64", 'port_count = "64"', r"part 3 \('QM9700'\): field 'port_count' must be int"),
+        ("port_count = 64", "port_count = 64\nports = 2", r"part 3 \('QM9700'\): unknown field 'ports'"),
+        ('source_date = "2026-12-05"', 'source_date = "5 Dec 2026"', r"NVL5-SWITCH-TRAY: source_date must be an ISO"),
+        ("catalog_version = 1", "catalog_version = 0", r"catalog_version must be a whole number"),
+        ('price_source = "{SEED}"', 'price_source = "{NOPE}"', r"part 3 \('QM9700'\): field 'price_source'"),
+    ],
+)
+def test_a_malformed_file_is_refused_naming_row_and_field(tmp_path, old, new, message):
+    with pytest.raises(CatalogDataError, match=message):
+        read_catalog(_broken_copy(tmp_path, old, new), PROVENANCE)
+
+
+def test_the_file_ships_in_the_package():
+    pyproject = (Path(__file__).resolve().parents[2] / "pyproject.toml").read_text(encoding="utf-8")
+    assert '"bom" = ["data/*.toml"]' in pyproject
+    assert CATALOG_FILE.parent.name == "data" and CATALOG_FILE.parent.parent.name == "bom"
+
+
+def test_the_purchase_line_names_the_maker_and_its_number():
+    from bom.build import Purchase
+
+    by_sku = {p.sku: p for p in DEFAULT_PARTS}
+    assert (Purchase.of(by_sku["MMA4Z00-NS"]).manufacturer, Purchase.of(by_sku["MMA4Z00-NS"]).mfr_part_number) == (
+        "NVIDIA",
+        "MMA4Z00-NS",
+    )
+    qsfp112 = Purchase.of(by_sku["QSFP112-400G-SR4"])  # the catalog's vendor is "generic"; NVIDIA makes it
+    assert (qsfp112.manufacturer, qsfp112.mfr_part_number) == ("NVIDIA", "MMA1Z00-NS400-T")
+    old_row = replace(by_sku["QM9700"], manufacturer="", mfr_part_number="")  # a row from before the fields
+    assert (Purchase.of(old_row).manufacturer, Purchase.of(old_row).mfr_part_number) == ("NVIDIA", "")
+
+
+def test_a_quote_line_matches_by_the_makers_part_number():
+    from decimal import Decimal
+
+    from bom.quote_import import QuoteLine, match_lines
+
+    def line(number: str) -> QuoteLine:
+        return QuoteLine(2, number, Decimal("1"), 1, "USD", Decimal("0"), None, None)
+
+    skus = [p.sku for p in DEFAULT_PARTS]
+    numbers = {p.mfr_part_number: p.sku for p in DEFAULT_PARTS if p.mfr_part_number}
+    got = match_lines([line("mqm9700-ns2f"), line("QM9700"), line("XYZ")], skus, {}, part_numbers=numbers)
+    assert [(m.sku, m.how) for m in got.matched] == [
+        ("QM9700", "manufacturer part number mqm9700-ns2f → QM9700"),
+        ("QM9700", "part number"),
+    ]
+    assert [u.part_number for u in got.unmatched] == ["XYZ"]
+    assert match_lines([line("MQM9700-NS2F")], skus, {}).matched == ()  # without the numbers: unmatched
+
+
+def test_the_database_rows_carry_the_sources(alice):
+    """The loader fills the new columns; the catalog API and the planning specs carry them."""
+    from django.test import Client
+
+    from bom.models import Part, catalog_specs
+
+    row = Part.objects.get(sku="QM9700")
+    assert (row.manufacturer, row.mfr_part_number, row.source_date.isoformat()) == (
+        "NVIDIA",
+        "MQM9700-NS2F",
+        "2026-12-05",
+    )
+    spec = next(s for s in catalog_specs() if s.sku == "QM9700")
+    assert (spec.mfr_part_number, spec.source_date) == ("MQM9700-NS2F", "2026-12-05")
+    c = Client()
+    c.force_login(alice)
+    parts = c.get("/api/v1/parts/?limit=500").json()["results"]
+    got = next(p for p in parts if p["sku"] == "QM9700")
+    assert got["mfr_part_number"] == "MQM9700-NS2F" and got["source_url"].startswith("https://docs.nvidia.com/")
+
+
+def test_the_migration_fills_blanks_and_keeps_user_edits(db):
+    """0012's data step: a built-in row gets its maker and source where the field is blank, never over an edit."""
+    import importlib
+
+    from django.apps import apps
+
+    from bom.models import Part
+
+    step = importlib.import_module("bom.migrations.0012_part_manufacturer_sources").fill_sources
+    Part.objects.filter(sku="QM9700").update(manufacturer="", mfr_part_number="MY-OWN-PN", source_url="")
+    Part.objects.filter(sku="MMA4Z00-NS").update(manufacturer="", mfr_part_number="", source_date=None)
+    step(apps, None)
+    qm, mma = Part.objects.get(sku="QM9700"), Part.objects.get(sku="MMA4Z00-NS")
+    assert (qm.manufacturer, qm.mfr_part_number, qm.source_url) == (
+        "NVIDIA",
+        "MY-OWN-PN",
+        "https://docs.nvidia.com/dgx-superpod-reference-architecture-dgx-h100.pdf",
+    )
+    assert (mma.manufacturer, mma.mfr_part_number, str(mma.source_date)) == ("NVIDIA", "MMA4Z00-NS", "2026-12-05")
