@@ -32,7 +32,7 @@ from django.utils import timezone
 
 from designer.models import ExportChunk, ExportJob
 
-HEAVY_EXPORTS = ("bom.xlsx", "netbox.zip", "cabling.csv", "racks.csv", "elevations.svg")
+HEAVY_EXPORTS = ("bom.xlsx", "netbox.zip", "cabling.csv", "cabling.xlsx", "racks.csv", "elevations.svg")
 LINKS_PER_GPU_ESTIMATE = 5  # a revision saved without a BOM: 415,132 links at 102,400 GPUs is 4.05
 CHUNK_BYTES = 1 << 20
 HEARTBEAT_S = 10.0

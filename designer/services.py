@@ -207,6 +207,7 @@ EXPORT_FORMATS = (
     "bom.csv",
     "bom.json",
     "cabling.csv",
+    "cabling.xlsx",
     "racks.csv",
     "netbox.zip",
     "elevations.svg",
@@ -285,7 +286,8 @@ def _export_base(revision) -> str:
 EXPORT_CACHE_MAX_BYTES = 2_000_000
 BOM_ONLY_CONTENTS = (
     "BOM, TCO and price book only: the cut sheet, the rack elevations and their per-rack unit and power checks "
-    "are in the full workbook (bom.xlsx) and in cabling.csv / racks.csv"
+    "are in the full workbook (bom.xlsx; a large design's cut sheet is its own export) and in cabling.xlsx, "
+    "cabling.csv and racks.csv"
 )
 
 
@@ -311,7 +313,7 @@ def _export_bom(
     ``progress(stage, fraction)``: told when the floor plan starts and when the file is being written."""
     import json
 
-    from bom.export import bom_csv, bom_xlsx, cabling_csv
+    from bom.export import bom_csv, bom_xlsx, cabling_csv, workbook_cut_sheet
 
     base = _export_base(revision)
     if fmt == "slurm.zip":
@@ -338,6 +340,12 @@ def _export_bom(
         return bom_csv(stored_bom(revision), checks=revision_checks(revision)).encode(), "text/csv", f"{base}-bom.csv"
     if fmt == "cabling.csv":
         return cabling_csv(_floor(revision, catalog, progress)[0]).encode(), "text/csv", f"{base}-cabling.csv"
+    if fmt == "cabling.xlsx":  # the cut sheet's own workbook (bom.xlsx leaves it out above WORKBOOK_CUT_SHEET_MAX_ROWS)
+        from bom.export import cabling_xlsx
+
+        rows = _floor(revision, catalog, progress)[0]
+        about = _revision_line(revision, show_author)
+        return cabling_xlsx(rows, design_name=revision.name, revision=about), XLSX_MEDIA, f"{base}-cabling.xlsx"
     if fmt == "racks.csv":
         from bom.elevation import racks_csv
 
@@ -357,21 +365,25 @@ def _export_bom(
     if fmt in ("bom.xlsx", "bom-only.xlsx"):
         full = fmt == "bom.xlsx"  # bom-only: the priced lines, Summary, TCO and price book — no floor plan to build
         rows, elev = _floor(revision, catalog, progress) if full else (None, None)
+        rows, contents = workbook_cut_sheet(rows) if full else (None, BOM_ONLY_CONTENTS)  # large: cabling.xlsx
         data = bom_xlsx(
             stored_bom(revision),
             design_name=revision.name,
             design_notes=revision.notes,
-            revision=f"r{revision.number}"
-            + (f" by {revision.author.username}" if show_author else "")
-            + f", {revision.created_at:%Y-%m-%d %H:%M}",
+            revision=_revision_line(revision, show_author),
             cabling=rows,
             extra_sheets=tco_sheet(revision.results),
             elevations=elev,
-            contents="" if full else BOM_ONLY_CONTENTS,
+            contents=contents,
             checks=drawn_checks(revision, elev) if elev is not None else revision_checks(revision),
         )
         return data, XLSX_MEDIA, f"{base}-{fmt}"
     raise ValueError(f"unknown export {fmt!r}")
+
+
+def _revision_line(revision, show_author: bool) -> str:
+    by = f" by {revision.author.username}" if show_author else ""
+    return f"r{revision.number}{by}, {revision.created_at:%Y-%m-%d %H:%M}"
 
 
 def _floor(revision, catalog: Catalog, progress=None):

@@ -17,6 +17,7 @@ from designer.simulations import reap_stale_simulations_task as reap_stale_simul
 from designer.simulations import run_simulation_task as run_simulation
 from designer.sweeps import reap_stale_chunks_task as reap_stale_chunks
 from designer.sweeps import run_chunk_task as run_chunk
+from designer.sweeps import send_chunks_task as send_sweep_chunks
 
 __all__ = [
     "ping",
@@ -28,6 +29,7 @@ __all__ = [
     "run_export",
     "run_search_chunk",
     "run_simulation",
+    "send_sweep_chunks",
 ]
 
 

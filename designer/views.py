@@ -17,6 +17,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from bom.diff import diff_summary
+from bom.export import WORKBOOK_CUT_SHEET_MAX_ROWS
 from designer import charts
 from designer.access import owned_design, visible_design, visible_revision
 from designer.compare import bom_diff_rows, comparison_rows, oldest_first, summary_rows
@@ -172,6 +173,7 @@ def _detail_context(design: Design, revision: DesignRevision, *, shared_view: bo
         "shared_view": shared_view,
         "export_in_background": needs_job(revision, "bom.xlsx"),
         "export_inline_max_links": settings.EXPORT_INLINE_MAX_LINKS,
+        "cut_sheet_max_rows": WORKBOOK_CUT_SHEET_MAX_ROWS,  # above it bom.xlsx leaves the cut sheet to cabling.xlsx
         "is_latest": revision.number == design.revisions.order_by("-number").values_list("number", flat=True)[0],
         "hall_svg": _hall_drawing(r),
     }
@@ -261,6 +263,8 @@ def _export_job_page(request: HttpRequest, job, urls: dict) -> HttpResponse:
     ctx = {"job": job, "revision": revision, "progress": job_progress(job), **urls}
     ctx["limit"] = settings.EXPORT_INLINE_MAX_LINKS
     ctx["ttl_h"] = settings.EXPORT_JOB_TTL_S / 3600
+    ctx["without_cut_sheet"] = job.fmt == "bom.xlsx" and job.size_links > WORKBOOK_CUT_SHEET_MAX_ROWS
+    ctx["cut_sheet_max_rows"] = WORKBOOK_CUT_SHEET_MAX_ROWS
     return render(request, "designer/export_job.html", ctx)
 
 
@@ -275,6 +279,8 @@ def export_job(request: HttpRequest, pk: int) -> HttpResponse:
             "progress_url": reverse("export-job-progress", args=[pk]),
             "download_url": reverse("export-job-download", args=[pk]),
             "design_url": reverse("revision-detail", args=[job.revision.design_id, job.revision.number]),
+            "cut_sheet_url": reverse("design-export", args=[job.revision.design_id, "cabling.xlsx"])
+            + f"?revision={job.revision.number}",
         },
     )
 
@@ -301,6 +307,7 @@ def shared_export_job(request: HttpRequest, token: str, pk: int) -> HttpResponse
             "progress_url": reverse("shared-export-job-progress", args=[token, pk]),
             "download_url": reverse("shared-export-job-download", args=[token, pk]),
             "design_url": reverse("shared-detail", args=[token]),
+            "cut_sheet_url": reverse("shared-export", args=[token, "cabling.xlsx"]),
         },
     )
 

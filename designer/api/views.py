@@ -43,8 +43,9 @@ from designer.services import (
 # what each download is: bom.json an object, the csv and text files text, the rest bytes
 EXPORT_SCHEMAS = {"application/json": OpenApiTypes.OBJECT, "text/csv": OpenApiTypes.STR, "text/plain": OpenApiTypes.STR}
 EXPORT_HELP = (
-    "bom.xlsx (BOM + cut sheet + elevations), bom-only.xlsx (BOM, TCO, price book), bom.csv, bom.json, "
-    "cabling.csv (streamed), racks.csv, netbox.zip, elevations.svg; Slurm: slurm.zip (all of them), slurm.conf, "
+    "bom.xlsx (BOM + cut sheet + elevations; above 20,000 cables without the cut sheet), bom-only.xlsx (BOM, TCO, "
+    "price book), bom.csv, bom.json, cabling.csv (streamed), cabling.xlsx (the cut sheet's own workbook), racks.csv, "
+    "netbox.zip, elevations.svg; Slurm: slurm.zip (all of them), slurm.conf, "
     "topology.conf (tree), topology-block.conf (Slurm ≥ 23.11), gres.conf, cgroup.conf, sacctmgr.sh; Kubernetes: "
     "kubernetes.yaml (Kueue, Volcano), label-nodes.sh; roce.yaml (the RoCE tuning of an Ethernet fabric)"
 )
@@ -356,9 +357,10 @@ def export_view(request, pk: int, fmt: str):
     """Download an export of a revision (``?revision=N``): the BOM as xlsx with live formulas (bom.xlsx: with the
     cut sheet and rack elevations; bom-only.xlsx: without), csv or json, the streamed cut sheet, racks, NetBox
     import set or elevation drawing. The same lines as data: ``GET /api/v1/designs/{id}/bom/``. A design with more
-    links than EXPORT_INLINE_MAX_LINKS gets bom.xlsx, netbox.zip, cabling.csv, racks.csv and elevations.svg from a
-    background job: 202 with the job (Location: ``/api/v1/exports/{job}/``; the same job for every request), then
-    303 to its file once built."""
+    links than EXPORT_INLINE_MAX_LINKS gets bom.xlsx, netbox.zip, cabling.csv, cabling.xlsx, racks.csv and
+    elevations.svg from a background job: 202 with the job (Location: ``/api/v1/exports/{job}/``; the same job for
+    every request), then 303 to its file once built. Above 20,000 cables bom.xlsx leaves the cut sheet to
+    cabling.xlsx / cabling.csv (its Summary says so)."""
     from designer.views import export_response
 
     design = visible_design(request.user, pk)
@@ -390,9 +392,9 @@ def _job_json(request, job) -> dict:
 @extend_schema(operation_id="exports_retrieve", responses={200: OpenApiTypes.OBJECT, 404: OpenApiTypes.OBJECT})
 @api_view(["GET"])
 def export_job_view(request, pk: int):
-    """A background export (a large design's bom.xlsx, netbox.zip, cabling.csv, racks.csv or elevations.svg):
-    status (pending, running, done, failed), stage, fraction_done, elapsed_s, error, filename, size_bytes,
-    expires_at, and download_url once done. Readable by whoever may read the design."""
+    """A background export (a large design's bom.xlsx, netbox.zip, cabling.csv, cabling.xlsx, racks.csv or
+    elevations.svg): status (pending, running, done, failed), stage, fraction_done, elapsed_s, error, filename,
+    size_bytes, expires_at, and download_url once done. Readable by whoever may read the design."""
     return Response(_job_json(request, readable_job(request.user, pk)))
 
 

@@ -260,3 +260,49 @@ def test_editing_a_bom_price_flows_into_the_tco_total():
     qty, listed = wb["Compute"]["F2"].value, wb["Compute"]["I2"].value
     edited = _eval(ws, f"C{total_row}", wb, {("Compute", "I2"): listed + 1000})
     assert edited == pytest.approx(total + qty * 1000, abs=1)
+
+
+def _cells(data: bytes, data_only: bool = False) -> dict[str, list[tuple]]:
+    """Every sheet's cells: the formulas as written, or (``data_only``) the values cached with them."""
+    wb = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=data_only)
+    return {name: [tuple(r) for r in wb[name].iter_rows(values_only=True)] for name in wb.sheetnames}
+
+
+def test_above_the_limit_the_cut_sheet_is_its_own_workbook_and_the_rest_is_unchanged(seed_revision, monkeypatch):
+    """Issue #38 item 3: bom.xlsx carries the per-cable cut sheet up to WORKBOOK_CUT_SHEET_MAX_ROWS cables (inclusive);
+    above, every other sheet keeps its cells (formulas and cached values alike) and the Summary says where the cut
+    sheet went; cabling.xlsx has the very "Cabling plan" sheet the full workbook had."""
+    from bom import export
+    from designer.services import _export_bom, current_catalog
+
+    cables = seed_revision.results["bom"]["link_count"]
+    monkeypatch.setattr(export, "WORKBOOK_CUT_SHEET_MAX_ROWS", cables)
+    with_it = _export_bom(seed_revision, "bom.xlsx", current_catalog())[0]
+    monkeypatch.setattr(export, "WORKBOOK_CUT_SHEET_MAX_ROWS", cables - 1)
+    without = _export_bom(seed_revision, "bom.xlsx", current_catalog())[0]
+    for data_only in (False, True):
+        full, brief = _cells(with_it, data_only), _cells(without, data_only)
+        assert "Cabling plan" in full and len(full["Cabling plan"]) == cables + 1
+        assert list(brief) == [name for name in full if name != "Cabling plan"]
+        for name in brief:
+            if name != "Summary":
+                assert brief[name] == full[name], name
+        contents = [r for r in brief["Summary"] if r[0] == "Contents"]
+        assert len(contents) == 1 and f"{cables:,} cables" in contents[0][1] and "cabling.xlsx" in contents[0][1]
+        blank = [tuple(None for _ in r) if r[0] == "Contents" else r for r in brief["Summary"]]
+        assert blank == full["Summary"]  # the Contents line is the one difference (the full one has none)
+
+    own, ctype, filename = _export_bom(seed_revision, "cabling.xlsx", current_catalog())
+    assert filename.endswith("-cabling.xlsx") and ctype.startswith("application/vnd.openxmlformats")
+    sheets = _cells(own)
+    assert list(sheets) == ["Cabling plan", "About"] and sheets["Cabling plan"] == full["Cabling plan"]
+    assert sheets["About"][0] == ("Design", seed_revision.name)  # user text as a string, never a formula
+
+
+def test_workbook_cut_sheet_limit_is_inclusive():
+    from bom.export import WORKBOOK_CUT_SHEET_MAX_ROWS, workbook_cut_sheet
+
+    at = [{}] * WORKBOOK_CUT_SHEET_MAX_ROWS
+    assert workbook_cut_sheet(at) == (at, "")
+    rows, note = workbook_cut_sheet([*at, {}])
+    assert rows is None and f"{WORKBOOK_CUT_SHEET_MAX_ROWS + 1:,} cables" in note and "cabling.csv" in note

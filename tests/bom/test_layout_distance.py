@@ -1,0 +1,31 @@
+"""RackLayout.distance_m (one pair, plain Python: the cut sheet asks it twice per cable) gives the very floats
+of distances_m (numpy, the link table's), in a hall of blocks, for spine-row and compute-row racks alike."""
+
+from __future__ import annotations
+
+import itertools
+
+from bom.layout import RackLayout, hall_slots
+
+HALL = RackLayout(
+    hall_slots=tuple(hall_slots(2, 3, 2, 4, 2, 9)),  # 2 spine rows then 9 rows, 4 deep, in blocks left/middle/right
+    spine_rows=2,
+    slot_racks=12,
+    rack_width_m=0.6,
+    row_pitch_m=2.4,
+)
+
+
+def test_one_pair_is_the_array_path_to_the_bit():
+    assert len(HALL.hall_slots) == 11
+    racks = [(row, col) for row in range(-1, 13) for col in (0, 1, 5, 11, 12, 13, 23, 30)]  # rows past the plan too
+    for a, b in itertools.product(racks, racks[::3]):
+        one = HALL.distance_m(a, b)
+        arrays = float(HALL.distances_m(a[0], a[1], b[0], b[1]))
+        assert one == arrays, (a, b, one, arrays)
+
+
+def test_a_hall_is_not_one_block():
+    """The hall path is taken (a row in the next block is further than the one-block formula says)."""
+    flat = RackLayout(rack_width_m=0.6, row_pitch_m=2.4)
+    assert HALL.distance_m((0, 0), (8, 0)) != flat.distance_m((0, 0), (8, 0))
