@@ -315,6 +315,12 @@ def plan_figures(plan: ClusterPlan, size_bytes: int, lengths: dict[str, float]) 
     fab = plan.fabric
     cables = [lengths.get(ln.sku, 0.0) for ln in plan.bom.lines if ln.plane == "compute" and ln.category == "cable"]
     t_us, busbw, _ = allreduce_figures(plan, size_bytes)
+    return figures_of(s, fab, cables, t_us, busbw)
+
+
+def figures_of(s: dict, fab, cables: list[float], t_us: float | None, busbw: float | None) -> dict[str, Any]:
+    """The search's figures from a design's summary ``s``, its compute fabric, compute cable lengths [m] and its
+    all-reduce (time [µs], bus bandwidth [GB/s])."""
     capex = Decimal(s["capex_usd"])
     bisection = float(s["compute_bisection_tbyte_s"])
     oversub = fab.extras.get("oversubscription_end_to_end_ratio")

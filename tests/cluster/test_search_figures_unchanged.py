@@ -14,7 +14,14 @@ import bom.build as build
 import bom.plan as plan_mod
 from bom.plan import Catalog
 from cluster.pipeline import plan_cluster
-from cluster.search import _CatalogLengths, allreduce_figures, candidate_flat, evaluate_range, parse_spec
+from cluster.search import (
+    _CatalogLengths,
+    allreduce_figures,
+    candidate_flat,
+    evaluate_range,
+    figures_of,
+    parse_spec,
+)
 from cluster.validate import RequirementsError, validate_flat
 
 SPEC = {
@@ -41,30 +48,7 @@ def reference_figures(plan, size: int, lengths: dict[str, float]) -> dict:
     s = plan.summary(plan.bom.to_dict(), plan.power.to_dict())
     cables = [lengths.get(ln.sku, 0.0) for ln in plan.bom.lines if ln.plane == "compute" and ln.category == "cable"]
     t_us, busbw, _ = allreduce_figures(plan, size)
-    from decimal import Decimal
-
-    capex = Decimal(s["capex_usd"])
-    bisection = float(s["compute_bisection_tbyte_s"])
-    oversub = plan.fabric.extras.get("oversubscription_end_to_end_ratio")
-    return {
-        "topology": plan.fabric.topology.value,
-        "tier_count": plan.fabric.tier_count,
-        "compute_switch_count": s["compute_switch_count"],
-        "compute_link_count": s["compute_link_count"],
-        "switch_count": s["switch_count"],
-        "capex_usd": str(s["capex_usd"]),
-        "tco_usd": str(s["tco_usd"]),
-        "network_usd": str(s["network_total_usd"]),
-        "facility_kw": float(s["facility_kw"]),
-        "it_kw": float(s["it_kw"]),
-        "rack_count": int(s["rack_count"]),
-        "bisection_tbyte_s": bisection,
-        "bisection_tbyte_s_per_musd": bisection / float(capex / 1_000_000) if capex > 0 else 0.0,
-        "oversubscription_ratio": None if oversub is None else float(oversub),
-        "longest_cable_m": max(cables, default=0.0),
-        "allreduce_time_us": None if t_us is None else round(t_us, 3),
-        "allreduce_busbw_gbyte_s": None if busbw is None else round(busbw, 3),
-    }
+    return figures_of(s, plan.fabric, cables, t_us, busbw)
 
 
 def test_fast_figures_equal_the_slow_reference():
