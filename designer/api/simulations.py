@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field
 from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
@@ -16,6 +16,36 @@ from designer.api.strict import StrictCharField, StrictChoiceField, StrictFloatF
 from designer.ids import parse_id
 from designer.models import SimulationRun
 from designer.simulations import MAX_TRACE_CHARS, SimulationInputError, cancel_run, create_run, run_progress
+from scheduling.failures import FABRIC_KINDS
+
+# The bounds cluster.simulation.parse_fabric_rates enforces, stated in the schema so a schema-valid request is one
+# the server takes (schemathesis checks both ways): AFR 0 ≤ x < 100 %, repair 0 < h ≤ 8,760 (one year).
+_AFR_PCT = {"type": "number", "minimum": 0, "exclusiveMaximum": True, "maximum": 100,
+            "description": "annualised failure rate [% per part per year]"}  # fmt: skip
+_REPAIR_H = {"type": "number", "exclusiveMinimum": True, "minimum": 0, "maximum": 8760,
+             "description": "hours the part is out of service per failure"}  # fmt: skip
+FABRIC_SCHEMA = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        kind: {
+            "oneOf": [
+                _AFR_PCT,
+                {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "properties": {"afr_pct": _AFR_PCT, "repair_h": _REPAIR_H},
+                },
+            ]
+        }
+        for kind in FABRIC_KINDS
+    },
+}
+
+
+@extend_schema_field(FABRIC_SCHEMA)
+class FabricRatesField(serializers.JSONField):
+    """Fabric part AFRs: typed in the schema (FABRIC_SCHEMA); every value checked by parse_fabric_rates."""
 
 
 class SimulationSerializer(serializers.ModelSerializer):
@@ -67,7 +97,7 @@ class SimulationCreateSerializer(serializers.Serializer):
         max_length=MAX_CANDIDATES,
         help_text="capacity: candidate GPU counts, each at most MAX_REQUEST_GPUS (default 0.6–1.6 × the design's)",
     )
-    fabric = serializers.JSONField(
+    fabric = FabricRatesField(
         required=False,
         help_text="simulate: fabric part failures, part kind (leaf, spine, nic, optic, cable) → its AFR [% per part "
         "per year] or {afr_pct, repair_h}; a kind not given keeps its cited default (on by default; all 0: GPU "

@@ -46,9 +46,26 @@ class StrictCharField(serializers.CharField):
             self.fail("invalid")
         if not self.allow_blank and not data.strip():
             self.fail("blank")
-        if self.pattern and not re.match(self.pattern, data):
+        if self.pattern and not re.fullmatch(self.pattern, data):  # as JSON Schema: `$` is the end, not "\n"
             raise ValidationError(self.pattern_message or f"does not match {self.pattern}", code="invalid")
         return super().to_internal_value(data)
+
+
+# An http(s) URL with a dotted host name (labels of letters, digits and inner hyphens; a letters-only top-level
+# domain), an optional port and an optional path/query/fragment without spaces or control characters (spelt
+# out, not `\s`: Python counts \x1c–\x1f as spaces, JavaScript-style schema regexes do not): a subset of what Django's
+# URLValidator accepts, stated as the schema's pattern so that what the schema allows the server takes.
+_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+HTTP_URL = rf"^https?://(?:{_LABEL}\.)+[A-Za-z]{{2,63}}(?::[1-9][0-9]{{0,3}})?(?:[/?#][^\x00-\x20\x7f]*)?$"
+
+
+class StrictURLField(StrictCharField):
+    """A data sheet or product page address: :data:`HTTP_URL`, e.g. https://www.nvidia.com/…"""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("pattern", HTTP_URL)
+        kwargs.setdefault("pattern_message", "an http(s) address with a dotted host, e.g. https://example.com/page")
+        super().__init__(**kwargs)
 
 
 class StrictChoiceField(serializers.ChoiceField):
@@ -119,7 +136,7 @@ class AmountField(serializers.DecimalField):
 
         if isinstance(data, bool) or not isinstance(data, int | Decimal | str):
             self.fail("not_amount")
-        if isinstance(data, str) and not re.match(self.pattern(), data):
+        if isinstance(data, str) and not re.fullmatch(self.pattern(), data):
             self.fail("not_amount")
         if isinstance(data, Decimal) and not data.is_finite():
             self.fail("not_amount")
@@ -192,6 +209,7 @@ def _strict_mapping() -> None:
         models.BigIntegerField,
     ):
         m[model_field] = StrictIntegerField
+    m[models.URLField] = StrictURLField  # DRF drops the model's URLValidator for a URLField: the pattern decides
     m[models.FloatField] = StrictFloatField
     m[models.BooleanField] = StrictBooleanField
     m[models.DecimalField] = AmountField

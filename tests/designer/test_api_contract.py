@@ -210,3 +210,41 @@ def test_price_book_currency_and_read_only_version(staff):
 
 def test_unauthenticated_client_gets_401_not_a_form_error():
     assert Client().post("/api/v1/evaluate/", {}, content_type="application/json").status_code in (401, 403)
+
+
+@pytest.mark.django_db
+def test_a_source_url_is_what_the_schema_pattern_says_so_a_duplicate_sku_alone_is_409(staff):
+    """The fuzzer found POST/PUT/PATCH /parts/ refusing schema-valid addresses (format uri ≠ Django's URLValidator)
+    with 400 next to the 409 a duplicate SKU gets: the address rule is now one pattern, the schema's and the
+    server's, matched to the end (a trailing newline is not "the end")."""
+    import re
+
+    schema = staff.get("/api/v1/schema/?format=json").json()
+    url_schema = schema["components"]["schemas"]["PartRequest"]["properties"]["source_url"]
+    pattern = next(b["pattern"] for b in url_schema["oneOf"] if "pattern" in b)
+    a, b = Part.objects.order_by("pk")[:2]
+    for good in ("https://docs.nvidia.com/networking/display/x?y=1#z", "http://t.o.vbwsouydRF#é"):
+        assert re.fullmatch(pattern, good)
+        r = post(staff, f"/api/v1/parts/{a.pk}/", {"source_url": good}, method="patch")
+        assert r.status_code == 200, r.content
+    for bad in ("ftp://a.bc", "http://0", "https://a.bc/x\n", "https://a.bc/x\x1e", "https://a b.com", "0"):
+        assert not re.fullmatch(pattern, bad)
+        r = post(staff, f"/api/v1/parts/{a.pk}/", {"source_url": bad}, method="patch")
+        assert r.status_code == 400 and "source_url" in r.json()["errors"], (bad, r.content)
+    r = post(staff, f"/api/v1/parts/{a.pk}/", {"sku": b.sku, "source_url": "https://t.o.4.vbw#x"}, method="patch")
+    assert r.status_code == 409, r.content
+
+
+@pytest.mark.django_db
+def test_the_simulation_fabric_field_is_typed_in_the_schema_with_the_servers_bounds(api):
+    """POST /simulations/ `fabric` was an untyped JSON value, so [null, null] was schema-valid and refused (400):
+    the schema now says what parse_fabric_rates takes — part kind → AFR 0 ≤ % < 100 or {afr_pct, repair_h ∈ (0,
+    8760]} — and nothing else."""
+    schema = api.get("/api/v1/schema/?format=json").json()
+    fabric = schema["components"]["schemas"]["SimulationCreateRequest"]["properties"]["fabric"]
+    assert fabric["type"] == "object" and fabric["additionalProperties"] is False
+    assert set(fabric["properties"]) == {"leaf", "spine", "nic", "optic", "cable"}
+    afr, obj = fabric["properties"]["leaf"]["oneOf"]
+    assert (afr["minimum"], afr["maximum"], afr["exclusiveMaximum"]) == (0, 100, True)
+    repair = obj["properties"]["repair_h"]
+    assert (repair["minimum"], repair["exclusiveMinimum"], repair["maximum"]) == (0, True, 8760)
