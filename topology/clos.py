@@ -49,6 +49,7 @@ class LeafLayer:
     su_typed_nodes: int = 0  # rail-optimized: the SU as the user gave it (su_nodes is the leaf block of SUs)
     free_down_ports: int = 0  # down ports of the radix split left unlit on every leaf (growth headroom)
     full_leaf: bool = False  # uplinks bought for the whole split (uplinks_for_full_leaf), not the used ports
+    uplink_note: str = ""  # how the uplinks per leaf were rounded (fat-tree: an equal share on every spine)
 
     def __post_init__(self) -> None:
         # a plain fat-tree's leaves are their own units: rails and leaves per SU rail mean nothing there, so
@@ -249,6 +250,7 @@ def _leaf_tier(leaf: LeafLayer, tiers: int, k: int, s: float) -> Tier:
                 if leaf.full_leaf
                 else " (uplinks for the used down ports)"
             )
+            + leaf.uplink_note
             + f"; {k - d - u} free port(s) per leaf, {leaf_count * (k - d - u):,} in all, are growth headroom"
         )
     return Tier(  # a one-tier leaf layer has u = 0 at 1:1 (stack_clos checks)

@@ -37,7 +37,44 @@ def fat_tree_leaf_layer(req: FabricRequest, tiers: int) -> LeafLayer:
             )
         up = math.ceil(down * req.nic_gbps / (req.oversubscription * req.switch_port_gbps) - 1e-9)
         ratio = down * req.nic_gbps / (up * req.switch_port_gbps)
+    elif not (req.uplinks_for_full_leaf or req.pod_nodes) and n < down * math.ceil(n / down):
+        # sized to the need (issue #34): the endpoints spread evenly over the fewest leaves the split allows
+        # (⌈n ÷ down⌉), whole nodes to a leaf where the split holds whole nodes, and every leaf buys the uplinks
+        # its used down ports need at the ratio, ⌈used × B_nic ÷ (ratio × B_port)⌉ — not the split's, which
+        # would give a partly filled fabric the spines of a full one. The unused down ports are growth headroom.
+        # Pods given in nodes (pod_nodes) are whole leaves of the split, so they keep it.
+        leaves = math.ceil(n / down)
+        per_node = req.nics_per_node
+        whole = per_node > 1 and down % per_node == 0
+        down = math.ceil(req.node_count / leaves) * per_node if whole else math.ceil(n / leaves)
+        up = math.ceil(down * req.nic_gbps / (req.oversubscription * req.switch_port_gbps) - 1e-9)
+        note = ""
+        if tiers == 2:
+            up, note = _even_spine_uplinks(math.ceil(n / down), up, req.spine_radix or k, k - down)
+        ratio = down * req.nic_gbps / (up * req.switch_port_gbps)
+        return LeafLayer(n, 1, req.node_count, 0, 1, down, up, req.nic_gbps, ratio, endpoints_per_node=per_node,
+                         free_down_ports=split.down - down, uplink_note=note)  # fmt: skip
     return LeafLayer(n, 1, req.node_count, 0, 1, down, up, req.nic_gbps, ratio, endpoints_per_node=req.nics_per_node)
+
+
+def _even_spine_uplinks(leaves: int, need: int, spine_radix: int, room: int) -> tuple[int, str]:
+    """Uplinks per leaf for a 2-tier fabric: at least ``need``, split evenly over the fewest spines.
+
+    Every leaf sends m links to each of S spines (u = S × m, m ≤ ⌊spine radix ÷ leaves⌋). The fewest spines any
+    wiring can have is ⌈leaves × need ÷ spine radix⌉; from there the first S for which u = S × ⌈need ÷ S⌉ fits
+    gives the answer. ``need`` itself may have no divisor that fits (25 uplinks on 4 leaves of 64-port spines: m
+    ∈ {1, 5, 25} → 5 spines), where one more uplink per leaf (26 = 2 × 13) needs 2."""
+    fewest = max(1, math.ceil(leaves * need / spine_radix - 1e-9))
+    for spines in range(fewest, need + 1):
+        up = spines * math.ceil(need / spines)
+        if up // spines <= spine_radix // leaves and up <= room:
+            if up == need:
+                return up, ""
+            return up, (
+                f"; {need} uplinks needed, rounded up to {up} = {spines} spines × {up // spines} links each so every "
+                f"spine takes an equal share (the fewest spines: ⌈{leaves} × {need} ÷ {spine_radix}⌉ = {fewest})"
+            )
+    return need, ""
 
 
 def plan_fat_tree(req: FabricRequest) -> FabricPlan:

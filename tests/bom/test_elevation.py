@@ -179,17 +179,19 @@ def test_switches_per_network_rack_by_hand():
 
 
 def test_a_chassis_that_cannot_fit_with_its_panels_is_reported():
-    """4,096 GPUs on Arista 7816R3 chassis (28U, 576 ports), 2 tiers: 15 leaves of 288 down + 288 up, 8 spines
-    of 540 down. A spine needs 28U + 1U cable manager + ⌈540 ÷ 24⌉ = 23 panels = 52U of 42U: all 8 spine
+    """4,096 GPUs on Arista 7816R3 chassis (28U, 576 ports), 2 tiers: the 288/288 split needs ⌈4,096 ÷ 288⌉ = 15
+    leaves; 512 nodes spread evenly are ⌈512 ÷ 15⌉ = 35 nodes = 280 down ports a leaf, and 280 uplinks at 1:1
+    (= 8 spines × 35 links: the fewest spines, ⌈15 × 280 ÷ 576⌉ = 8, and 35 ≤ ⌊576 ÷ 15⌋ = 38), so 8 spines of
+    15 × 35 = 525 down. A spine needs 28U + 1U cable manager + ⌈525 ÷ 24⌉ = 22 panels = 51U of 42U: all 8 spine
     racks overflow, in the drawings and — before any cut sheet is built — in the BOM's checks. A leaf needs
-    28 + 1 + ⌈288 ÷ 24⌉ = 41U and fits."""
+    28 + 1 + ⌈280 ÷ 24⌉ = 41U and fits."""
     plan, _, elev = _floor({"gpu_count": 4096, "topology": "fat_tree", "switch_model": "7816R3"})
-    assert [(t.switch_count, t.down_ports_per_switch) for t in plan.fabric.tiers] == [(15, 288), (8, 540)]
-    assert sorted((r.name, r.used_u) for r in elev.overflows) == [(f"RN-{i:02d}", 52) for i in range(1, 9)]
+    assert [(t.switch_count, t.down_ports_per_switch) for t in plan.fabric.tiers] == [(15, 280), (8, 525)]
+    assert sorted((r.name, r.used_u) for r in elev.overflows) == [(f"RN-{i:02d}", 51) for i in range(1, 9)]
     (check,) = elev.checks()
-    assert check["ok"] is False and "8 rack(s) hold more than 42U: RN-01 needs 52U" in check["message"]
+    assert check["ok"] is False and "8 rack(s) hold more than 42U: RN-01 needs 51U" in check["message"]
     live = [c for c in plan.bom.checks if c["field"] == "rack_u"]
-    assert len(live) == 1 and not live[0]["ok"] and "52U" in live[0]["message"]
+    assert len(live) == 1 and not live[0]["ok"] and "51U" in live[0]["message"]
 
 
 def test_a_gb200_nvl72_rack_by_hand():
