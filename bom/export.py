@@ -19,12 +19,14 @@ from typing import Any
 from bom.cells import safe_text
 from bom.links import Link
 
-# the columns a purchase order is cut from (the sku is the manufacturer's part number)
+# the columns a purchase order is cut from: the maker and the maker's orderable part number (mfr_part_number, ""
+# where the catalog gives none), and the catalog's own part number (sku), which quotes and price books name
 BOM_COLUMNS = (
     "line_id",
     "plane",
     "category",
     "manufacturer",
+    "mfr_part_number",
     "sku",
     "description",
     "quantity",
@@ -46,6 +48,7 @@ BOM_COLUMNS = (
 _LINE_DEFAULTS = {
     "line_id": "",
     "manufacturer": "",
+    "mfr_part_number": "",
     "unit_of_measure": "each",
     "currency": "USD",
     "discount_pct": "0.00",
@@ -419,6 +422,7 @@ def _formats(wb) -> dict[str, Any]:
 PLANE_HEADERS = (
     "Line",
     "Manufacturer",
+    "Mfr part number",
     "Part number",
     "Description",
     "Category",
@@ -437,7 +441,23 @@ PLANE_HEADERS = (
     "Quote",
     "Derivation",
 )
-QTY_COL, LIST_COL, DISCOUNT_COL, NET_COL, EXT_COL = 5, 8, 9, 10, 11  # F, I, J, K, L
+
+
+def col_letter(index: int) -> str:
+    """The spreadsheet letter of a 0-based column: 0 → A, 25 → Z, 26 → AA."""
+    letters = ""
+    index += 1
+    while index:
+        index, rest = divmod(index - 1, 26)
+        letters = chr(ord("A") + rest) + letters
+    return letters
+
+
+# every plane sheet column by its header, so a column inserted above moves the formulas' references with it
+(LINE_COL, MAKER_COL, MFR_PN_COL, PN_COL, DESC_COL, CAT_COL, QTY_COL, UNIT_COL, CUR_COL, LIST_COL, DISCOUNT_COL,
+ NET_COL, EXT_COL, SPARE_COL, SOURCE_COL, DATE_COL, ASSUMED_COL, LEAD_COL, QUOTE_COL, DERIVATION_COL,
+ ) = range(len(PLANE_HEADERS))  # fmt: skip
+QTY, LIST, DISCOUNT, NET, EXT = (col_letter(c) for c in (QTY_COL, LIST_COL, DISCOUNT_COL, NET_COL, EXT_COL))
 
 
 def _plane_sheet(wb, fmt: dict[str, Any], plane: str, lines: list[dict[str, Any]]) -> tuple[str, Decimal]:
@@ -456,39 +476,44 @@ def _plane_sheet(wb, fmt: dict[str, Any], plane: str, lines: list[dict[str, Any]
         total += ext
         lead = _field(line, "lead_time_weeks")
         row = r + 1
-        texts = (
-            _field(line, "line_id"),
-            _field(line, "manufacturer"),
-            line["sku"],
-            line["description"],
-            line["category"],
-        )
-        for c, text in enumerate(texts):
+        texts = {
+            LINE_COL: _field(line, "line_id"),
+            MAKER_COL: _field(line, "manufacturer"),
+            MFR_PN_COL: _field(line, "mfr_part_number"),
+            PN_COL: line["sku"],
+            DESC_COL: line["description"],
+            CAT_COL: line["category"],
+            UNIT_COL: _field(line, "unit_of_measure"),
+            CUR_COL: _field(line, "currency"),
+            SPARE_COL: "yes" if line["spare"] else "",
+            DATE_COL: _field(line, "price_date"),
+            ASSUMED_COL: "yes" if line["price_is_assumption"] else "no",
+            QUOTE_COL: _field(line, "quote_reference"),
+        }
+        for c, text in texts.items():
             ws.write_string(r, c, text)
         ws.write_number(r, QTY_COL, line["quantity"], fmt["qty"])
-        ws.write_string(r, 6, _field(line, "unit_of_measure"))
-        ws.write_string(r, 7, _field(line, "currency"))
         ws.write_number(r, LIST_COL, float(Decimal(_field(line, "list_price_usd"))), fmt["money"])
         ws.write_number(r, DISCOUNT_COL, float(Decimal(_field(line, "discount_pct"))))
-        ws.write_formula(r, NET_COL, f"=ROUND(I{row}*(1-J{row}/100),2)", fmt["money"], float(unit))
-        ws.write_formula(r, EXT_COL, f"=F{row}*K{row}", fmt["money"], float(ext))
-        ws.write_string(r, 12, "yes" if line["spare"] else "")
-        ws.write_string(r, 13, line["price_source"], fmt["wrap"])
-        ws.write_string(r, 14, _field(line, "price_date"))
-        ws.write_string(r, 15, "yes" if line["price_is_assumption"] else "no")
+        ws.write_formula(r, NET_COL, f"=ROUND({LIST}{row}*(1-{DISCOUNT}{row}/100),2)", fmt["money"], float(unit))
+        ws.write_formula(r, EXT_COL, f"={QTY}{row}*{NET}{row}", fmt["money"], float(ext))
+        ws.write_string(r, SOURCE_COL, line["price_source"], fmt["wrap"])
         if lead is not None:
-            ws.write_number(r, 16, lead)
-        ws.write_string(r, 17, _field(line, "quote_reference"))
-        ws.write_string(r, 18, line["derivation"], fmt["wrap"])
+            ws.write_number(r, LEAD_COL, lead)
+        ws.write_string(r, DERIVATION_COL, line["derivation"], fmt["wrap"])
         r += 1
     ws.write_string(r, NET_COL, "Subtotal", fmt["bold"])
-    ws.write_formula(r, EXT_COL, f"=SUM(L2:L{r})", fmt["money_bold"], float(total))
-    ws.freeze_panes(1, 3)
+    ws.write_formula(r, EXT_COL, f"=SUM({EXT}2:{EXT}{r})", fmt["money_bold"], float(total))
+    ws.freeze_panes(1, PN_COL + 1)  # line, maker and both part numbers stay in view
     ws.autofilter(0, 0, r - 1, len(PLANE_HEADERS) - 1)
-    widths = ((0, 0, 9), (1, 1, 12), (2, 2, 20), (3, 3, 48), (4, 4, 14), (5, 7, 9), (8, 11, 15), (13, 13, 60))
-    for first, last, width in (*widths, (14, 17, 12), (18, 18, 60)):
+    widths = (
+        (LINE_COL, LINE_COL, 9), (MAKER_COL, MAKER_COL, 12), (MFR_PN_COL, PN_COL, 20), (DESC_COL, DESC_COL, 48),
+        (CAT_COL, CAT_COL, 14), (QTY_COL, CUR_COL, 9), (LIST_COL, EXT_COL, 15), (SOURCE_COL, SOURCE_COL, 60),
+        (DATE_COL, QUOTE_COL, 12), (DERIVATION_COL, DERIVATION_COL, 60),
+    )  # fmt: skip
+    for first, last, width in widths:
         ws.set_column(first, last, width)
-    return f"'{ws.get_name()}'!L{r + 1}", total
+    return f"'{ws.get_name()}'!{EXT}{r + 1}", total
 
 
 def _summary_sheet(summary, fmt, bom, subtotals, about: tuple[str, str, str, str], checks: list) -> None:

@@ -73,7 +73,10 @@ class BomLineSerializer(serializers.Serializer):
     plane = serializers.CharField(help_text="compute, storage, management or infrastructure")
     category = serializers.CharField()
     manufacturer = serializers.CharField(allow_blank=True)
-    sku = serializers.CharField(help_text="manufacturer part number")
+    mfr_part_number = serializers.CharField(
+        allow_blank=True, help_text="the manufacturer's orderable part number; blank where the catalog gives none"
+    )
+    sku = serializers.CharField(help_text="the catalog's part number (quotes and price books name the part by it)")
     description = serializers.CharField()
     quantity = serializers.IntegerField(min_value=0)
     unit_of_measure = serializers.CharField()

@@ -72,9 +72,10 @@ def test_xlsx_has_formulas_totals_and_reads_back(alice, seed_revision):
     ]
     assert rack_types and "Checks" not in names  # every rack holds its devices
     comp = wb["Compute"]
-    assert [c.value for c in comp[1]][:12] == [
+    assert [c.value for c in comp[1]][:13] == [
         "Line",
         "Manufacturer",
+        "Mfr part number",
         "Part number",
         "Description",
         "Category",
@@ -86,13 +87,13 @@ def test_xlsx_has_formulas_totals_and_reads_back(alice, seed_revision):
         "Net unit price",
         "Extended net",
     ]
-    assert comp["A2"].value == "COM-001" and comp["G2"].value == "each" and comp["H2"].value == "USD"
-    assert comp["K2"].value == "=ROUND(I2*(1-J2/100),2)"
-    assert comp["L2"].value == "=F2*K2"
+    assert comp["A2"].value == "COM-001" and comp["H2"].value == "each" and comp["I2"].value == "USD"
+    assert comp["L2"].value == "=ROUND(J2*(1-K2/100),2)"
+    assert comp["M2"].value == "=G2*L2"
     last = comp.max_row
-    assert comp[f"L{last}"].value == f"=SUM(L2:L{last - 1})"
-    assert comp.freeze_panes == "D2"
-    assert comp["I2"].number_format == "$#,##0.00"
+    assert comp[f"M{last}"].value == f"=SUM(M2:M{last - 1})"
+    assert comp.freeze_panes == "E2"
+    assert comp["J2"].number_format == "$#,##0.00"
     summary = wb["Summary"]
     grand_row = next(r for r in range(1, 20) if summary[f"A{r}"].value == "BOM total")
     assert summary[f"B{grand_row}"].value.startswith("=SUM(")
@@ -103,9 +104,9 @@ def test_xlsx_has_formulas_totals_and_reads_back(alice, seed_revision):
     cached = openpyxl.load_workbook(io.BytesIO(content), data_only=True)
     assert Decimal(str(round(cached["Summary"][f"B{grand_row}"].value, 2))) == Decimal(bom["total_usd"])
     # editing one unit price re-totals through the formulas
-    qty, listed, discount = comp["F2"].value, comp["I2"].value, comp["J2"].value
+    qty, listed, discount = comp["G2"].value, comp["J2"].value, comp["K2"].value
     assert discount == 0  # the planning book has no discounts: a $1,000 higher list is $1,000 net
-    new_total = _eval(summary, f"B{grand_row}", wb, {("Compute", "I2"): listed + 1000})
+    new_total = _eval(summary, f"B{grand_row}", wb, {("Compute", "J2"): listed + 1000})
     assert new_total == pytest.approx(total + qty * 1000)
     # cabling plan: one row per link, A-end ↔ Z-end
     cab = wb["Cabling plan"]
@@ -167,10 +168,10 @@ def test_csv_neutralises_formula_text():
         "link_end_count": 0,
     }
     rows = list(csv.reader(io.StringIO(bom_csv(bom))))
-    assert rows[1][4] == "'=EVIL()" and rows[1][5] == "'@x" and rows[1][-1] == "'-1"
+    assert rows[1][5] == "'=EVIL()" and rows[1][6] == "'@x" and rows[1][-1] == "'-1"
     x = bom_xlsx({**bom, "checks": []}, design_name="=2+2")
     ws = openpyxl.load_workbook(io.BytesIO(x))["Compute"]
-    assert ws["C2"].value == "=EVIL()" and ws["C2"].data_type == "s"
+    assert ws["D2"].value == "=EVIL()" and ws["D2"].data_type == "s"
 
 
 def test_downloads_page_api_and_shared_link(alice, bob, seed_revision):
@@ -224,7 +225,7 @@ def test_a_failing_check_leads_every_export():
     assert bom_csv(bom).startswith("# CHECK FAILED (growth_headroom_pct): compute leaf:")
     clean = plan_cluster(validate_flat({"gpu_count": 2000})).result()["bom"]
     assert openpyxl.load_workbook(io.BytesIO(bom_xlsx(clean, design_name="x"))).sheetnames[0] == "Summary"
-    assert bom_csv(clean).startswith("line_id,plane,category,manufacturer,sku,")
+    assert bom_csv(clean).startswith("line_id,plane,category,manufacturer,mfr_part_number,sku,")
 
 
 def test_tco_sheet_totals_carry_their_values_and_follow_the_bom():
@@ -241,7 +242,7 @@ def test_tco_sheet_totals_carry_their_values_and_follow_the_bom():
     assert Decimal(str(round(values["Network"], 2))) == Decimal(res["power"]["tco"]["capex"][2]["amount_usd"])
     formulas = openpyxl.load_workbook(io.BytesIO(content))["TCO"]
     network = next(r[2].value for r in formulas.iter_rows(min_row=2) if r[1].value == "Network")
-    assert network == "='Compute'!L{}+'Storage'!L{}+'Management'!L{}".format(
+    assert network == "='Compute'!M{}+'Storage'!M{}+'Management'!M{}".format(
         *(openpyxl.load_workbook(io.BytesIO(content))[s].max_row for s in ("Compute", "Storage", "Management"))
     )
 
@@ -257,8 +258,8 @@ def test_editing_a_bom_price_flows_into_the_tco_total():
     total_row = next(r for r in range(2, ws.max_row + 1) if str(ws[f"B{r}"].value).endswith("-year total"))
     total = _eval(ws, f"C{total_row}", wb, {})
     assert total == pytest.approx(float(res["power"]["tco"]["total_usd"]), abs=1)
-    qty, listed = wb["Compute"]["F2"].value, wb["Compute"]["I2"].value
-    edited = _eval(ws, f"C{total_row}", wb, {("Compute", "I2"): listed + 1000})
+    qty, listed = wb["Compute"]["G2"].value, wb["Compute"]["J2"].value
+    edited = _eval(ws, f"C{total_row}", wb, {("Compute", "J2"): listed + 1000})
     assert edited == pytest.approx(total + qty * 1000, abs=1)
 
 
@@ -306,3 +307,50 @@ def test_workbook_cut_sheet_limit_is_inclusive():
     assert workbook_cut_sheet(at) == (at, "")
     rows, note = workbook_cut_sheet([*at, {}])
     assert rows is None and f"{WORKBOOK_CUT_SHEET_MAX_ROWS + 1:,} cables" in note and "cabling.csv" in note
+
+
+def test_every_plane_sheet_and_the_csv_carry_the_makers_part_number():
+    """Issue #38: a purchase order is cut from the export, so each line names the maker and the maker's orderable
+    number (mfr_part_number) beside the catalog's own part number; the formulas still point at the price columns."""
+    from bom.catalog import DEFAULT_PARTS
+    from bom.export import PLANE_HEADERS, bom_csv, bom_xlsx
+    from cluster.pipeline import plan_cluster
+    from cluster.validate import validate_flat
+
+    by_sku = {p.sku: p for p in DEFAULT_PARTS}
+    bom = plan_cluster(validate_flat({"gpu_count": 2000})).result()["bom"]
+    expected = {(ln["sku"], by_sku[ln["sku"]].mfr_part_number) for ln in bom["lines"] if ln["sku"] in by_sku}
+    assert any(number for _, number in expected)  # the plan buys parts that have a maker's number
+    assert ("QM9700", "MQM9700-NS2F") in expected
+
+    rows = list(csv.DictReader(io.StringIO(bom_csv(bom))))
+    lines = [r for r in rows if r["line_id"] != "total"]
+    assert list(rows[0])[3:6] == ["manufacturer", "mfr_part_number", "sku"]
+    assert {(r["sku"], r["mfr_part_number"]) for r in lines if r["sku"] in by_sku} == expected
+    qm = next(r for r in lines if r["sku"] == "QM9700")
+    assert (qm["manufacturer"], qm["mfr_part_number"]) == ("NVIDIA", "MQM9700-NS2F")
+
+    wb = openpyxl.load_workbook(io.BytesIO(bom_xlsx(bom, design_name="x")))
+    planes = {ln["plane"] for ln in bom["lines"]}
+    sheets = [wb[s] for s in ("Compute", "Storage", "Management", "Infrastructure") if s.lower() in planes]
+    assert len(sheets) == len(planes) >= 3
+    seen = set()
+    for ws in sheets:
+        header = [c.value for c in ws[1]]
+        assert header == list(PLANE_HEADERS), ws.title
+        maker, number, part = (header.index(h) for h in ("Manufacturer", "Mfr part number", "Part number"))
+        assert (maker, number, part) == (1, 2, 3)
+        body = [r for r in ws.iter_rows(min_row=2, values_only=True) if r[0]]
+        assert len(body) == sum(1 for ln in bom["lines"] if ln["plane"] == ws.title.lower())
+        for r in body:
+            if r[part] in by_sku:
+                assert r[number] == by_sku[r[part]].mfr_part_number, (ws.title, r[part])
+                assert r[maker] == (by_sku[r[part]].manufacturer or by_sku[r[part]].vendor), (ws.title, r[part])
+            seen.add((r[part], r[number]))
+        row = 2  # the formulas reference quantity G, list J, discount K, net L, extended M
+        assert ws[f"L{row}"].value == f"=ROUND(J{row}*(1-K{row}/100),2)"
+        assert ws[f"M{row}"].value == f"=G{row}*L{row}"
+        assert ws[f"M{ws.max_row}"].value == f"=SUM(M2:M{ws.max_row - 1})"
+        assert isinstance(ws[f"G{row}"].value, int) and isinstance(ws[f"J{row}"].value, int | float)
+    assert seen == {(r["sku"], r["mfr_part_number"]) for r in lines}
+    assert ("QM9700", "MQM9700-NS2F") in seen

@@ -71,14 +71,17 @@ def test_exports_carry_the_purchase_columns(alice, quoted_book):
         "25500.00",
     )
     assert (row["lead_time_weeks"], row["quote_reference"], row["currency"]) == ("12", "Q-2026-0412", "USD")
+    assert row["mfr_part_number"] == "MQM9700-NS2F"  # the maker's orderable number beside the catalog's sku
     content, _, _ = export_bom(revision, "bom.xlsx")
     ws = openpyxl.load_workbook(io.BytesIO(content))["Compute"]
-    r = next(i for i in range(2, ws.max_row) if ws[f"C{i}"].value == "QM9700")
-    assert (ws[f"B{r}"].value, ws[f"I{r}"].value, ws[f"J{r}"].value) == ("NVIDIA", 30000, 15)
-    assert ws[f"K{r}"].value == f"=ROUND(I{r}*(1-J{r}/100),2)"
-    assert (ws[f"Q{r}"].value, ws[f"R{r}"].value) == (12, "Q-2026-0412")
+    r = next(i for i in range(2, ws.max_row) if ws[f"D{i}"].value == "QM9700")
+    assert (ws[f"B{r}"].value, ws[f"C{r}"].value, ws[f"J{r}"].value, ws[f"K{r}"].value) == (
+        "NVIDIA", "MQM9700-NS2F", 30000, 15
+    )  # fmt: skip
+    assert ws[f"L{r}"].value == f"=ROUND(J{r}*(1-K{r}/100),2)"
+    assert (ws[f"R{r}"].value, ws[f"S{r}"].value) == (12, "Q-2026-0412")
     cached = openpyxl.load_workbook(io.BytesIO(content), data_only=True)["Compute"]
-    assert cached[f"K{r}"].value == 25500
+    assert cached[f"L{r}"].value == 25500
 
 
 def test_half_a_cent_rounds_up_as_the_spreadsheet_does():

@@ -61,12 +61,12 @@ def test_libreoffice_recalculates_the_bom_and_tco_as_the_app_does(alice, tmp_pat
     content, _, _ = export_bom(revision, "bom.xlsx")
     wb = openpyxl.load_workbook(io.BytesIO(content))
     comp = wb["Compute"]
-    qty = comp["F2"].value
-    assert comp["J2"].value == 0  # no discount on the planning book: list + $1,000 = net + $1,000
-    comp["I2"].value = comp["I2"].value + 1000  # one list price, $1,000 more
+    qty = comp["G2"].value
+    assert comp["K2"].value == 0  # no discount on the planning book: list + $1,000 = net + $1,000
+    comp["J2"].value = comp["J2"].value + 1000  # one list price, $1,000 more
     edited = tmp_path / "edited.xlsx"
     wb.save(edited)  # openpyxl writes formulas only: no cached value survives
-    assert openpyxl.load_workbook(edited, data_only=True)["Compute"]["L2"].value is None
+    assert openpyxl.load_workbook(edited, data_only=True)["Compute"]["M2"].value is None
 
     calc = _recalculate(edited, tmp_path)
     bom = revision.results["bom"]
@@ -78,9 +78,9 @@ def test_libreoffice_recalculates_the_bom_and_tco_as_the_app_does(alice, tmp_pat
 
     c = calc["Compute"]
     line = bom["lines"][0]
-    assert money(c["K2"].value) == Decimal(line["unit_price_usd"]) + 1000
-    assert money(c["L2"].value) == Decimal(line["extended_price_usd"]) + delta
-    assert money(c[f"L{c.max_row}"].value) == Decimal(bom["totals_usd"]["compute"]) + delta
+    assert money(c["L2"].value) == Decimal(line["unit_price_usd"]) + 1000
+    assert money(c["M2"].value) == Decimal(line["extended_price_usd"]) + delta
+    assert money(c[f"M{c.max_row}"].value) == Decimal(bom["totals_usd"]["compute"]) + delta
     summary = calc["Summary"]
     assert money(summary[f"B{_row(summary, 'BOM total')}"].value) == Decimal(bom["total_usd"]) + delta
 

@@ -110,19 +110,19 @@ def test_every_example_recalculates_to_the_apps_figures(alice, tmp_path, name):
     line = bom["lines"][0]
     title = PLANE_TITLES[line["plane"]]
     sheet = cached.sheetnames.index(title)
-    qty, list_price = cached[title]["F2"].value, Decimal(line["list_price_usd"])
+    qty, list_price = cached[title]["G2"].value, Decimal(line["list_price_usd"])
     discount = Decimal(line["discount_pct"])
     net = lambda p: (p * (1 - discount / 100)).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)  # noqa: E731
     delta = qty * (net(list_price + 1000) - net(list_price))
     assert delta > 0
-    calc = _recalculate_on_load(_with_cell(data, sheet, "I2", list_price + 1000), tmp_path)
+    calc = _recalculate_on_load(_with_cell(data, sheet, "J2", list_price + 1000), tmp_path)
 
     ws = calc[title]
-    k2, l2 = _cells(ws, "K2", "L2")
+    k2, l2 = _cells(ws, "L2", "M2")  # net and extended
     assert _money(k2) == net(list_price + 1000)
     assert _money(l2) == Decimal(line["extended_price_usd"]) + delta
     lines_in_plane = sum(1 for ln in bom["lines"] if ln["plane"] == line["plane"])
-    assert _money(ws[f"L{lines_in_plane + 2}"].value) == Decimal(bom["totals_usd"][line["plane"]]) + delta
+    assert _money(ws[f"M{lines_in_plane + 2}"].value) == Decimal(bom["totals_usd"][line["plane"]]) + delta
     s = calc["Summary"]
     assert _money(s[f"B{_row_ro(s, 'BOM total')}"].value) == Decimal(bom["total_usd"]) + delta
     network = next(c for c in tco["capex"] if c["name"] == "Network")
@@ -150,6 +150,6 @@ def test_the_cell_edit_reaches_only_the_cell(tmp_path):
         "totals_usd": {"compute": "30.00"}, "total_usd": "30.00", "link_count": 0, "link_end_count": 0,
         "checks": [],
     }  # fmt: skip
-    data = _with_cell(bom_xlsx(bom, design_name="x"), 1, "I2", Decimal("12.5"))
+    data = _with_cell(bom_xlsx(bom, design_name="x"), 1, "J2", Decimal("12.5"))
     wb = openpyxl.load_workbook(io.BytesIO(data))
-    assert wb["Compute"]["I2"].value == 12.5 and wb["Compute"]["K2"].value == "=ROUND(I2*(1-J2/100),2)"
+    assert wb["Compute"]["J2"].value == 12.5 and wb["Compute"]["L2"].value == "=ROUND(J2*(1-K2/100),2)"
