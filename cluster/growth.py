@@ -12,6 +12,7 @@ from decimal import Decimal
 from typing import Any
 
 from bom.build import Bom
+from bom.links import FabricManagerPortsError
 from bom.plan import Catalog, network_bom
 from topology import FabricPlan, FabricRequest, FabricRequestError, Topology, plan_fabric
 from topology.management_plane import ManagementPlan
@@ -34,7 +35,8 @@ def growth_option(
     """The design against its alternative: switches, switch links and BOM dollars of each, with the difference.
 
     None for a torus (no leaves). The alternative is planned on the same requirements with
-    ``uplinks_for_full_leaf`` flipped; when it does not fit (more spines than the tier can take) that is said."""
+    ``uplinks_for_full_leaf`` flipped; when it does not fit (more spines than the tier can take, or no free leaf
+    port left for the fabric-management servers) that is said."""
     if fabric.topology == Topology.TORUS_3D:
         return None
     full = freq.uplinks_for_full_leaf
@@ -46,7 +48,10 @@ def growth_option(
     except FabricRequestError as exc:
         return {"option": other, "fits": False, "derivation": f"{other}: " + "; ".join(exc.errors.values())}
     same = _counts(alt) == _counts(fabric) and alt.switch_link_count == fabric.switch_link_count
-    alt_bom = bom if same else network_bom(breq, alt, storage, mgmt, catalog)  # nothing to grow: no second BOM
+    try:
+        alt_bom = bom if same else network_bom(breq, alt, storage, mgmt, catalog)  # nothing to grow: no second BOM
+    except FabricManagerPortsError as exc:  # the whole split, one SU a leaf block, can leave no free leaf port
+        return {"option": other, "fits": False, "derivation": f"{other}: {exc}"}
     sized, grown = (alt, fabric) if full else (fabric, alt)
     sized_usd, grown_usd = (alt_bom.total_usd(), bom.total_usd()) if full else (bom.total_usd(), alt_bom.total_usd())
     extra_usd: Decimal = grown_usd - sized_usd
