@@ -606,7 +606,7 @@ def panelled_chart(
     for v, (label, panels) in enumerate(views):
         titles.append([])
         for r, panel in enumerate(panels):
-            titles[v].append(_panel_title(label, panel, len(panels)))
+            titles[v].append(_with_coincide_note(_panel_title(label, panel, len(panels)), panel))
             for k, line in enumerate(panel):
                 full = " · ".join(x for x in (line.pair, line.group) if x)
                 name = line.group if label else full
@@ -641,13 +641,62 @@ def panelled_chart(
                 }
             }
         )
-    fig.update_xaxes(type="log" if log[0] else "linear")
+    fig.update_xaxes(
+        type="log" if log[0] else "linear", **(log_ticks(x for ln in lines for x in ln.x) if log[0] else {})
+    )
     fig.update_xaxes(title_text=axes[0], row=n_rows, col=1)
-    fig.update_yaxes(type="log" if log[1] else "linear", title_text=axes[1])
+    fig.update_yaxes(type="log" if log[1] else "linear", title_text=axes[1],
+                     **(log_ticks(y for ln in lines for y in ln.y) if log[1] else {}))  # fmt: skip
     fig.update_layout(title=title, height=120 + 340 * n_rows, margin={"l": 70, "r": 260, "t": 110, "b": 60})
     if len(views) > 1:
         fig.update_layout(updatemenus=[_selector([label for label, _ in views], titles, owner, n_rows)])
     return _fig_json(fig)
+
+
+def log_ticks(values) -> dict[str, Any]:
+    """tickvals/ticktext for a log axis over ``values``: every decade, and 2 and 5 between them when the range spans
+    four decades or fewer, each labelled in full ("2k", "5,000"). Plotly's own log ticks label the steps between
+    decades with a bare digit ("2", "5" for 2,000 and 5,000) that a reader takes for the value, and call 10⁹ "1B",
+    which on a bytes axis reads as one byte."""
+    pos = [float(v) for v in values if v is not None and math.isfinite(v) and v > 0]
+    if not pos:
+        return {}
+    lo, hi = min(pos), max(pos)
+    first, last = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
+    steps = (1,) if last - first > 4 else (1, 2, 5)
+    ticks = [m * 10.0**e for e in range(first, last + 1) for m in steps]
+    ticks = [t for t in ticks if lo / 1.6 <= t <= hi * 1.6] or [lo, hi]
+    return {"tickvals": ticks, "ticktext": [_tick_label(t) for t in ticks]}
+
+
+def _tick_label(v: float) -> str:
+    for size, unit in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e4, "k")):
+        if v >= size:
+            return f"{v / (size if unit != 'k' else 1e3):g}{unit}"
+    return f"{v:,.0f}" if v >= 1 else f"{v:g}"
+
+
+def _with_coincide_note(title: str, panel: list[Line]) -> str:
+    """A panel's legend title, saying when some of its lines coincide (drawn one over another, they look like
+    fewer lines than the legend lists)."""
+    curves: list[Line] = []  # one line per set of lines that a reader cannot tell apart (within 2 % everywhere)
+    for line in panel:
+        if not any(_alike(line, c) for c in curves):
+            curves.append(line)
+    if len(panel) < 2 or len(curves) == len(panel):
+        return title
+    note = (
+        f"all {len(panel)} lines coincide"
+        if len(curves) == 1
+        else f"{len(panel)} lines, {len(curves)} distinct: some coincide"
+    )
+    return f"{title}<br><i>{note}</i>" if title else f"<i>{note}</i>"
+
+
+def _alike(a: Line, b: Line) -> bool:
+    if list(a.x) != list(b.x):
+        return False
+    return all(abs(p - q) <= 0.02 * max(abs(p), abs(q)) + 1e-9 for p, q in zip(a.y, b.y, strict=True))
 
 
 def _legend_key(row: int) -> str:
@@ -780,6 +829,7 @@ def sweep_charts(sweep, heat_rows: int = 64) -> dict[str, Any]:
     gpus = [f["gpus_per_node"] * f["node_count"] for f in grid["fabrics"]]
     if len(set(gpus)) > 1:
         out["gpus"] = _gpus_chart(sweep, rows, gpus, varied, largest)
+    coll0, req0 = _most_varied_pair(rows, pairs, largest) or (coll0, req0)
     out["heatmap"] = _heatmap(grid, rows, names, coll0, req0, heat_rows)
     return out
 
@@ -799,8 +849,27 @@ def _gpus_chart(sweep, rows, gpus: list[int], varied: list[str], largest: int) -
         for (coll, req, rest), pts in by.items()
     ]
     return panelled_chart(
-        lines, f"busbw vs GPU count at {largest:,} bytes", ("GPUs", "busbw [GB/s]"), "%{x:,} GPUs: %{y:.1f} GB/s"
+        lines, f"busbw vs GPU count at {bytes_label(largest)}", ("GPUs", "busbw [GB/s]"), "%{x:,} GPUs: %{y:.1f} GB/s"
     )
+
+
+def bytes_label(n: int) -> str:
+    """A message size as a reader counts it: 512 MiB (536,870,912 B); a size that is no whole KiB in bytes."""
+    for shift, unit in ((30, "GiB"), (20, "MiB"), (10, "KiB")):
+        if n >= 1 << shift and n % (1 << shift) == 0:
+            return f"{n >> shift:,} {unit} ({n:,} B)"
+    return f"{n:,} B"
+
+
+def _most_varied_pair(rows, pairs: list[tuple[str, str]], largest: int) -> tuple[str, str] | None:
+    """The drawn (collective, algorithm) whose busbw at the largest size differs most between variants (max ÷ min):
+    a heatmap whose rows are all alike tells a reader nothing."""
+    by: dict[tuple[str, str], list[float]] = {}
+    for _fi, coll, req, size, busbw, _t, _alg in rows:
+        if size == largest and busbw > 0 and (coll, req) in pairs:
+            by.setdefault((coll, req), []).append(busbw)
+    spread = {k: max(v) / min(v) for k, v in by.items() if v}
+    return max(pairs, key=lambda k: (spread.get(k, 0.0), -pairs.index(k))) if spread else None
 
 
 def _heatmap(grid, rows, names: list[str], coll0: str, req0: str, heat_rows: int) -> str:
@@ -818,7 +887,12 @@ def _heatmap(grid, rows, names: list[str], coll0: str, req0: str, heat_rows: int
     )
     more = f" (first {n} of {len(grid['fabrics'])} variants)" if n < len(grid["fabrics"]) else ""
     heat.update_layout(
-        title=f"{coll0} ({req0}) busbw over message size × design variant{more}",
+        title=f"{coll0} ({req0}) busbw over message size × design variant{more}"
+        + (
+            "<br><sub>the collective · algorithm whose busbw differs most between the variants</sub>"
+            if len(_drawn_pairs(grid)) > 1
+            else ""
+        ),
         height=max(300, 40 * n + 150),
         xaxis_title="message size [bytes]",
         margin={"l": 260},

@@ -51,6 +51,26 @@ CONSTRAINT_HELP = {
 }
 
 
+# how the page names the objectives (cluster/search.py OBJECTIVES) and the ranking's tie-break ("index")
+OBJECTIVE_LABELS = {
+    "capex_usd": "CapEx (lowest first)",
+    "tco_usd": "5-year TCO (lowest first)",
+    "facility_kw": "facility power (lowest first)",
+    "allreduce_time_us": "all-reduce time (shortest first)",
+    "bisection_tbyte_s_per_musd": "bisection per $M (highest first)",
+    "bisection_tbyte_s": "bisection (highest first)",
+}
+DECIDED_LABELS = {
+    "capex_usd": "CapEx",
+    "tco_usd": "TCO",
+    "facility_kw": "facility kW",
+    "allreduce_time_us": "all-reduce",
+    "bisection_tbyte_s_per_musd": "bisection per $M",
+    "bisection_tbyte_s": "bisection",
+    "index": "tie",
+}
+
+
 def owned_search(user, pk: int) -> DesignSearch:
     try:
         return DesignSearch.objects.get(pk=pk, owner=user)
@@ -132,8 +152,15 @@ def _table(search: DesignSearch) -> list[dict[str, Any]]:
         f = r["f"]
         rows.append({**r, "capex_musd": float(f["capex_usd"]) / 1e6, "tco_musd": float(f["tco_usd"]) / 1e6,
                      "family": FAMILY_LABELS.get(f["topology"], f["topology"]),
-                     "combo_text": ", ".join(f"{k}={v}" for k, v in r["combo"].items())})  # fmt: skip
+                     "decided": DECIDED_LABELS.get(r.get("decided_by") or "", r.get("decided_by") or ""),
+                     "combo_text": ", ".join(f"{k}={v}" for k, v in r["combo"].items() if k != "topology")
+                     or "—"})  # fmt: skip
     return rows
+
+
+def _equal(entries: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
+    """The equal-budget or equal-power rows with each family's name as the ranked table shows it."""
+    return [{**e, "family": FAMILY_LABELS.get(e.get("topology"), e.get("topology"))} for e in entries or []]
 
 
 @login_required
@@ -147,6 +174,9 @@ def search_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "progress": progress,
         "report": report,
         "table": _table(search),
+        "ranked_by": ", then ".join(OBJECTIVE_LABELS.get(o, o) for o in report.get("spec", {}).get("objectives", [])),
+        "equal_budget": _equal(report.get("equal_budget")),
+        "equal_power": _equal(report.get("equal_power")),
         "charts": search_charts(report) if report else {},
         "family_labels": FAMILY_LABELS,
         "spec_json": json.dumps(search.spec, indent=1),

@@ -64,6 +64,8 @@ def test_capacity_sweep_and_dragonfly_charts_read(page, django_user_model, monke
     page.wait_for_function("document.getElementById('chart-busbw').offsetHeight > 900")
     busbw = page.inner_text("#chart-busbw")
     assert "2048 nodes · 3:1" in busbw and "16 nodes · 1:1" in busbw
+    assert "all 10 lines coincide" in busbw  # NVLS all-reduce: one curve drawn ten times, and the legend says so
+    assert "1G" not in busbw.split() and "1B" not in busbw.split()  # no "1B" (a billion) on a bytes axis
     page.locator("#chart-busbw").screenshot(path=str(SHOTS / "sweep-busbw.png"))
     assert page.locator("#chart-busbw .infolayer > g[class^=legend]").count() == 3  # a panel per ratio
     page.locator("#chart-busbw").screenshot(path=str(SHOTS / "sweep-busbw.png"))
