@@ -18,6 +18,24 @@ def node_names(prefix: str, first: int, count: int, width: int) -> list[str]:
     return [f"{prefix}{i:0{width}d}" for i in range(first, first + count)]
 
 
+def range_hostlist(prefix: str, first: int, count: int, width: int) -> str:
+    """``compress(node_names(prefix, first, count, width))`` without making the names: one bracketed range per
+    name width (past ``width`` digits a number is as wide as it is). A prefix the name pattern would not give back
+    (it ends in a digit, or holds a line break) takes the general way."""
+    if count <= 0:
+        return compress(node_names(prefix, first, count, width))
+    head = _NAME.match(f"{prefix}{first:0{width}d}")
+    if first < 0 or head is None or head.group(1) != prefix:
+        return compress(node_names(prefix, first, count, width))
+    out, lo, last = [], first, first + count - 1
+    while lo <= last:
+        w = max(width, len(str(lo)))
+        hi = min(last, 10**w - 1)
+        out.append(f"{prefix}{lo:0{w}d}" if lo == hi else f"{prefix}[{lo:0{w}d}-{hi:0{w}d}]")
+        lo = hi + 1
+    return ",".join(out)
+
+
 def name_width(total: int) -> int:
     """Digits in a node number: at least 3 (gpu001, as the seed writes them), more past 999."""
     return max(3, len(str(total)))

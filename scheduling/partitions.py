@@ -25,7 +25,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from scheduling import SchedulerInputError
-from scheduling.hostlist import compress, name_width, node_names
+from scheduling.hostlist import name_width, node_names, range_hostlist
 from scheduling.mig import MigPlan, plan_mig
 
 
@@ -90,7 +90,7 @@ class PartitionPlan:
         return node_names(self.node_prefix, r.first, r.count, self.name_width)
 
     def hostlist(self, r: NodeRange) -> str:
-        return compress(self.names(r)) if r.count else ""
+        return range_hostlist(self.node_prefix, r.first, r.count, self.name_width) if r.count else ""
 
     @property
     def slurm_gpu_count(self) -> int:

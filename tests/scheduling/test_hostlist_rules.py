@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from scheduling.hostlist import compress, expand, name_width, node_names
+from scheduling.hostlist import compress, expand, name_width, node_names, range_hostlist
 
 
 @pytest.mark.parametrize(("total", "width"), [(1, 3), (5, 3), (999, 3), (1000, 4), (12_345, 5)])
@@ -41,3 +43,15 @@ def test_expand_reads_every_part():
     """A plain name before a bracketed list, a list after it, single numbers and ranges in one bracket."""
     assert expand("login1,gpu[1-2]") == ["login1", "gpu1", "gpu2"]
     assert expand("gpu[08-10,12],mgmt") == ["gpu08", "gpu09", "gpu10", "gpu12", "mgmt"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    prefix=st.sampled_from(["gpu", "", "n-", "rack1", "a\n", "x_", "ｇ"]),
+    first=st.integers(-3, 1200),
+    count=st.integers(0, 1500),
+    width=st.integers(1, 5),
+)
+def test_range_hostlist_is_compress_of_the_names(prefix, first, count, width):
+    """The partition plan's fast hostlist (no names made) is exactly the compressed names."""
+    assert range_hostlist(prefix, first, count, width) == compress(node_names(prefix, first, count, width))
