@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
@@ -24,7 +24,7 @@ import numpy as np
 
 from bom.link_table import NO_DEVICE, NON_SWITCH_ROLES, LinkTable
 from bom.links import Link
-from bom.media import NIC_CAGES, EndSpec, PartChooser
+from bom.media import NIC_CAGES, EndSpec, LinkParts, PartChooser
 from bom.parts import FIBRE_MEDIA, CableMedia, PartKind, PartSpec, PortGroup, groups_serve, ports_at_least
 
 CENT = Decimal("0.01")
@@ -420,20 +420,55 @@ def group_rows(columns: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     return first, inverse.reshape(-1)
 
 
-def _link_classes(t: LinkTable, speed_code: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Rows grouped by what decides the medium: (plane, segment, roles, speed, length, rack distance)."""
+def _link_classes(
+    t: LinkTable, speed_code: np.ndarray, variant: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows grouped by what decides the medium: (plane, segment, roles, speed, length, rack distance) and, where
+    given, the row's ``variant`` (0: the chooser's parts; v > 0: the v-th parts :func:`pair_odd_ports` set)."""
     cols = [t.plane, t.segment, t.a_role, t.z_role, speed_code, t.length_m, t.rack_distance]
+    cols.append(variant if variant is not None else np.zeros(t.plane.size, dtype=np.int64))
     first, inverse = group_rows(cols)
     classes = np.stack([c[first] for c in cols], axis=1)
     counts = np.bincount(inverse, weights=t.weight, minlength=len(first)).astype(np.int64)
     return classes, inverse, counts
 
 
+def _classes_and_parts(t: LinkTable, chooser: PartChooser):
+    """Link classes (see :func:`_link_classes`), the row → class map, links per class and each class's parts —
+    with each twin-port cage's odd port paired onto its longer-reach module (:func:`pair_odd_ports`)."""
+    speeds, speed_code = np.unique(t.speed_gbps, return_inverse=True)
+    classes, inverse, counts = _link_classes(t, speed_code.reshape(-1))
+    parts = [chooser.parts(_probe(t, speeds, row)) for row in classes.tolist()]
+    paired = pair_odd_ports(t, chooser, inverse, parts)
+    if paired is None:
+        return t, classes, inverse, counts, parts
+    t, variant, forced = paired
+    speeds, speed_code = np.unique(t.speed_gbps, return_inverse=True)
+    classes, inverse, counts = _link_classes(t, speed_code.reshape(-1), variant)
+    parts = [forced[row[-1] - 1] if row[-1] else chooser.parts(_probe(t, speeds, row)) for row in classes.tolist()]
+    return t, classes, inverse, counts, parts
+
+
+def _probe(t: LinkTable, speeds: np.ndarray, row) -> Link:
+    """A link of a class (no device names: the chooser needs none)."""
+    pl, seg, ar, zr, sp, length, rd = row[:7]
+    return Link(t.planes[pl], t.segments[seg], "", "", t.roles[ar], "", "", t.roles[zr], float(speeds[sp]), length, rd)
+
+
+def link_parts(links: list[Link], chooser: PartChooser) -> list[LinkParts]:
+    """The parts the BOM buys for each link, in order — the cut sheet's: the chooser's parts of its class, except
+    where :func:`pair_odd_ports` moved a twin-port cage's odd port onto the cage's longer-reach module (then the
+    link's far-end module and its fibre are of that module's kind too)."""
+    t = LinkTable.from_links(links)
+    t, _classes, inverse, _counts, parts = _classes_and_parts(t, chooser)
+    assert t.weight.size == len(links)  # one row a link: a pairing sets a row's variant, never splits one
+    return [parts[k] for k in inverse.tolist()]
+
+
 def count_links(t: LinkTable, chooser: PartChooser) -> _Counts:
     """Choose the parts of every link class and count cables, fibres and transceivers."""
     c = _Counts(link_count=t.link_count)
-    speeds, speed_code = np.unique(t.speed_gbps, return_inverse=True)
-    classes, inverse, counts = _link_classes(t, speed_code.reshape(-1))
+    t, classes, inverse, counts, class_parts = _classes_and_parts(t, chooser)
     modules: list[PartSpec] = []
     codes: dict[str, int] = {}
     end_module = {"a": np.full(len(classes), NO_DEVICE), "z": np.full(len(classes), NO_DEVICE)}
@@ -443,10 +478,9 @@ def count_links(t: LinkTable, chooser: PartChooser) -> _Counts:
     end_width = {"a": np.zeros(len(classes), dtype=np.int64), "z": np.zeros(len(classes), dtype=np.int64)}
     fillers: dict[str, int] = {}
     trunk_class = np.zeros(len(classes), dtype=bool)
-    for k, (pl, seg, ar, zr, sp, length, rd) in enumerate(classes.tolist()):
+    for k, (row, parts) in enumerate(zip(classes.tolist(), class_parts, strict=True)):
+        pl, seg, ar, zr = row[:4]
         plane, segment, n = t.planes[pl], t.segments[seg], int(counts[k])
-        probe = Link(plane, segment, "", "", t.roles[ar], "", "", t.roles[zr], float(speeds[sp]), length, rd)
-        parts = chooser.parts(probe)
         c.media["optics" if parts.optical else parts.cable.media] += n
         if parts.optical and t.roles[ar] not in NON_SWITCH_ROLES and t.roles[zr] not in NON_SWITCH_ROLES:
             c.trunks += n
@@ -510,6 +544,243 @@ def _busiest(dev: np.ndarray, ports: np.ndarray, width: np.ndarray) -> CageUse:
         modules=int(modules.sum()),
         module_ports=int(ports[width > 0].sum()),
     )
+
+
+def pair_odd_ports(
+    t: LinkTable, chooser: PartChooser, inverse: np.ndarray, parts: list[LinkParts]
+) -> tuple[LinkTable, np.ndarray, list[LinkParts]] | None:
+    """A twin-port cage holds one module: where two twin-port module kinds each fill an odd number of a switch's
+    ports (a full QM9700 leaf with 31 SR4 and 33 DR4 ports: 16 + 17 = 33 modules for 32 cages), one link of the
+    shorter-reach kind moves onto the longer-reach module — a twin DR4 serves one short and one long link — and is
+    then of that kind end to end: its far end's module and its fibre are those that mate with the longer-reach
+    module (PartChooser.parts_with). The link moved is, in this order, one to a NIC or other device with
+    single-port cages, one to a switch with the same two odd kinds (both mended at once), one to a switch whose
+    cages do not grow; then the longest; then by device name and NIC port — the same choice, up to identical
+    links, from the live table and from per-link records. ``inverse``: each row's class; ``parts``: each class's.
+
+    Returns None where no switch needs it; else the table (a grouped row that gives up links is split), each
+    row's variant (0: its class's parts; v: ``forced[v − 1]``) and the forced parts."""
+    state = _OddPorts.of(t, inverse, parts)
+    if state is None:
+        return None
+    moves: list[tuple[int, LinkParts]] = []
+    for s in sorted(state.defective, key=lambda d: t.devices[d]):
+        while (path := state.best_path(s, chooser)) is not None:
+            moves += path
+    return _apply_moves(t, moves) if moves else None
+
+
+@dataclass
+class _OddPorts:
+    """Ports per (switch, twin-port module kind), and each switch's rows, while odd ports are paired."""
+
+    t: LinkTable
+    inverse: np.ndarray
+    parts: list[LinkParts]
+    ports: dict[tuple[int, str], int]  # (switch, module sku) → ports
+    kinds: dict[int, set[str]]  # switch → its twin-port module skus
+    twins: dict[str, PartSpec]
+    defective: list[int]  # switches with two or more twin-port kinds of odd port counts
+    order: dict[str, np.ndarray]  # rows sorted by the end's device ("a", "z"), for a switch's rows
+    left: np.ndarray  # links of each row not yet moved
+
+    MAX_HOPS = 8  # links changed for one pairing at most (a path of switches, see :meth:`best_path`)
+
+    @classmethod
+    def of(cls, t: LinkTable, inverse: np.ndarray, parts: list[LinkParts]) -> _OddPorts | None:
+        twins: dict[str, PartSpec] = {}
+        code = {e: np.full(len(parts), -1, dtype=np.int64) for e in "az"}
+        skus: list[str] = []
+        for k, p in enumerate(parts):
+            for e, m in (("a", p.a_module), ("z", p.z_module)):
+                if m is not None and m.ports_per_module > 1:
+                    if m.sku not in twins:
+                        twins[m.sku] = m
+                        skus.append(m.sku)
+                    code[e][k] = skus.index(m.sku)
+        if not twins:
+            return None
+        cols: list[list[np.ndarray]] = [[], [], []]
+        for e, dev in (("a", t.a_dev), ("z", t.z_dev)):
+            row_code = code[e][inverse]
+            pick = (row_code >= 0) & (dev != NO_DEVICE)
+            for i, col in enumerate((dev, row_code, t.weight)):
+                cols[i].append(col[pick])
+        dev, mod, weight = (np.concatenate(c) for c in cols)
+        if not dev.size:
+            return None
+        first, group = group_rows([dev, mod])
+        ports = np.bincount(group, weights=weight, minlength=len(first)).astype(np.int64)
+        g_dev, g_mod = dev[first], mod[first]
+        width = np.array([twins[s].ports_per_module for s in skus], dtype=np.int64)[g_mod]
+        odd_devs, odd_kinds = np.unique(g_dev[ports % width != 0], return_counts=True)
+        defective = odd_devs[odd_kinds >= 2]
+        if not defective.size:
+            return None
+        table: dict[tuple[int, str], int] = {}
+        kinds: dict[int, set[str]] = defaultdict(set)
+        for d, m, n in zip(g_dev.tolist(), g_mod.tolist(), ports.tolist(), strict=True):
+            table[(d, skus[m])] = n
+            kinds[d].add(skus[m])
+        order = {"a": np.argsort(t.a_dev, kind="stable"), "z": np.argsort(t.z_dev, kind="stable")}
+        return cls(t, inverse, parts, table, kinds, twins, defective.tolist(), order, t.weight.copy())
+
+    def rows(self, dev: int) -> list[tuple[int, str]]:
+        """(row, end) of every link end at switch ``dev``."""
+        out = []
+        for end, col in (("a", self.t.a_dev), ("z", self.t.z_dev)):
+            order = self.order[end]
+            lo, hi = np.searchsorted(col[order], [dev, dev + 1])
+            out += [(r, end) for r in order[lo:hi].tolist()]
+        return out
+
+    def cage_change(self, dev: int, module: PartSpec | None, change: int) -> int:
+        """How a switch's cages change when ``change`` ports move onto (+) or off (−) a module kind."""
+        if module is None:
+            return 0
+        width = max(module.ports_per_module, 1)
+        n = self.ports.get((dev, module.sku), 0) if width > 1 else 0
+        return -(-(n + change) // width) - -(-n // width)
+
+    def best_path(self, s: int, chooser: PartChooser) -> list[tuple[int, LinkParts]] | None:
+        """Switch ``s``'s shortest-reach odd kind gives one port to a longer-reach odd kind: the link moved, and —
+        where its far switch would then need a cage more — a link of that switch in turn, and so on (each switch
+        between keeps its cages: two ports change kind), to a NIC or a switch whose cages do not grow. The
+        fewest links changed, then the ranking of :meth:`_steps`. None where no such path is found."""
+        odd = sorted(
+            (k for k in self.kinds[s] if self.ports[(s, k)] % self.twins[k].ports_per_module),
+            key=lambda k: (self.twins[k].reach_m, k),
+        )
+        for i, short in enumerate(odd):
+            for long in odd[i + 1 :]:
+                path = self._search(s, short, self.twins[long], chooser)
+                if path:
+                    for step in path:
+                        self._move(*step[2:])
+                    return [(step[2], step[3]) for step in path]
+        return None
+
+    def _search(self, s: int, short: str, long: PartSpec, chooser: PartChooser) -> list | None:
+        frontier: list[tuple[tuple, list, int, str, PartSpec]] = [((), [], s, short, long)]
+        seen = {s}
+        for _ in range(self.MAX_HOPS):
+            done: list[tuple[tuple, list]] = []
+            reached: dict[int, tuple[tuple, list, int, str, PartSpec]] = {}
+            for keys, path, dev, kind, module in frontier:
+                used = Counter(step[2] for step in path)
+                for rank, key, r, forced, far, old, new in self._steps(dev, kind, module, chooser):
+                    if self.left[r] - used[r] <= 0:
+                        continue
+                    step = (rank, key, r, forced, dev, kind, module, far, old, new)
+                    if rank < 3:
+                        done.append(((rank, *keys, key), [*path, step]))
+                    elif far not in seen and (far not in reached or (*keys, key) < reached[far][0]):
+                        reached[far] = ((*keys, key), [*path, step], far, old.sku, new)
+            if done:
+                return min(done, key=lambda d: d[0])[1]
+            seen.update(reached)
+            frontier = [reached[d] for d in sorted(reached)]
+            if not frontier:
+                return None
+        return None
+
+    def _steps(self, dev: int, kind: str, module: PartSpec, chooser: PartChooser) -> list:
+        """Links of switch ``dev`` that can move from module ``kind`` onto ``module``: (rank, key, row, parts, far
+        switch, its old and new module). Rank 0: the far end is a NIC or device with single-port cages; 1: a
+        switch whose cages shrink; 2: one whose cages stay; 3: one that would need a cage more (go on from it).
+        Then the longest link, then by name and port (the same links from the live table and from records)."""
+        t, out = self.t, []
+        for r, end in self.rows(dev):
+            cls_parts = self.parts[self.inverse[r]]
+            mine, far_module = (
+                (cls_parts.a_module, cls_parts.z_module) if end == "a" else (cls_parts.z_module, cls_parts.a_module)
+            )
+            if mine is None or mine.sku != kind or self.left[r] <= 0:
+                continue
+            link = _row_link(t, r)
+            forced = chooser.parts_with(link, end, module)
+            if forced is None:
+                continue
+            far_end = "z" if end == "a" else "a"
+            far = int((t.z_dev if end == "a" else t.a_dev)[r])
+            new = forced.z_module if end == "a" else forced.a_module
+            if far == NO_DEVICE:
+                role = link.z_role if end == "a" else link.a_role
+                if chooser.ends.get((link.plane, role), EndSpec()).ppm > 1:
+                    continue  # a twin-port NIC cage's other port keeps its module: one cage, two modules
+                rank = 0
+            else:
+                grows = self.cage_change(far, far_module, -1) + self.cage_change(far, new, 1)
+                rank = 1 if grows < 0 else 2 if grows == 0 else 3
+            nic = int((t.z_nic if end == "a" else t.a_nic)[r])
+            name = t.devices[far] if far != NO_DEVICE else ""
+            key = (-int(t.length_m[r]), name, nic, link.segment, far_end, int(t.a_rack[r]), int(t.z_rack[r]), r)
+            out.append((rank, key, r, forced, far, far_module, new))
+        return out
+
+    def _move(self, r: int, _forced, dev: int, kind: str, module: PartSpec, far: int, old, new) -> None:
+        self.left[r] -= 1
+        for d, off, on in ((dev, self.twins.get(kind), module), (far, old, new)):
+            if d == NO_DEVICE:
+                continue
+            for m, change in ((off, -1), (on, 1)):
+                if m is not None and m.ports_per_module > 1:
+                    self.ports[(d, m.sku)] = self.ports.get((d, m.sku), 0) + change
+                    self.kinds[d].add(m.sku)
+                    self.twins.setdefault(m.sku, m)
+
+
+def _row_link(t: LinkTable, r: int) -> Link:
+    return Link(
+        t.planes[t.plane[r]],
+        t.segments[t.segment[r]],
+        "",
+        "",
+        t.roles[t.a_role[r]],
+        "",
+        "",
+        t.roles[t.z_role[r]],
+        float(t.speed_gbps[r]),
+        int(t.length_m[r]),
+        int(t.rack_distance[r]),
+    )
+
+
+def _apply_moves(t: LinkTable, moves: list[tuple[int, LinkParts]]) -> tuple[LinkTable, np.ndarray, list[LinkParts]]:
+    """The table with the moved links as rows of their own (variant v > 0), a row of one link changed in place."""
+    forced: dict[tuple[str, ...], int] = {}
+    listed: list[LinkParts] = []
+    per_row: dict[int, Counter] = defaultdict(Counter)
+    for r, p in moves:
+        key = (p.cable.sku, p.a_module.sku if p.a_module else "", p.z_module.sku if p.z_module else "")
+        if key not in forced:
+            forced[key] = len(listed) + 1
+            listed.append(p)
+        per_row[r][forced[key]] += 1
+    weight = t.weight.copy()
+    variant = np.zeros(weight.size, dtype=np.int64)
+    src, src_weight, src_variant = [], [], []
+    for r, by_variant in sorted(per_row.items()):
+        items = sorted(by_variant.items())
+        left = int(weight[r]) - sum(n for _, n in items)
+        if left == 0:  # every link of the row moves: the row takes the first variant itself
+            (variant[r], weight[r]), items = items[0], items[1:]
+        else:
+            weight[r] = left
+        for v, n in items:
+            src.append(r)
+            src_weight.append(n)
+            src_variant.append(v)
+    if not src:
+        return replace(t, weight=weight), variant, listed
+    idx = np.array(src, dtype=np.int64)
+    columns = {
+        f.name: np.concatenate([getattr(t, f.name), getattr(t, f.name)[idx]])
+        for f in fields(t)
+        if isinstance(getattr(t, f.name), np.ndarray) and f.name != "weight"
+    }
+    columns["weight"] = np.concatenate([weight, np.array(src_weight, dtype=np.int64)])
+    return replace(t, **columns), np.concatenate([variant, np.array(src_variant, dtype=np.int64)]), listed
 
 
 def trunk_ends_per_rack(t: LinkTable, trunk_row: np.ndarray) -> dict[int, int]:
@@ -711,7 +982,7 @@ _CABLE_WHAT = {
     "fibre_mpo": "optical links, one multimode MPO trunk per link",
     "fibre_lc": "optical links, one multimode LC duplex cord per link",
     "fibre_mpo_sm": "optical links on single-mode optics, one single-mode MPO trunk per link",
-    "fibre_lc_sm": "optical links on single-mode optics, one single-mode LC duplex cord per link",
+    "fibre_lc_sm": "optical links on single-mode optics, one single-mode duplex cord (LC or CS) per link",
 }
 
 

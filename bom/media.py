@@ -119,6 +119,7 @@ class PartChooser:
         self.modules = [p for p in parts if p.kind == PartKind.TRANSCEIVER]
         self.cables = [p for p in parts if p.kind == PartKind.CABLE]
         self._cache: dict[tuple, LinkParts] = {}
+        self._with: dict[tuple, LinkParts | None] = {}
 
     def parts(self, link: Link) -> LinkParts:
         key = (link.plane, link.a_role, link.z_role, link.speed_gbps, link.length_m, link.rack_distance)
@@ -208,6 +209,36 @@ class PartChooser:
             )
             raise NoPartReaches(link.plane, link.segment, link.length_m, link.speed_gbps, why)
         return best
+
+    def parts_with(self, link: Link, end: str, module: PartSpec) -> LinkParts | None:
+        """The link's parts with ``end`` ("a" or "z") holding ``module``: the other end's cheapest module that
+        mates with it (as wide as its cage where one reaches, as in :meth:`_end_modules`) and a fibre that takes
+        both — None where the module cannot serve the link (speed, reach, lanes) or nothing mates. The BOM uses it
+        to pair a twin-port cage's odd port onto the cage's longer-reach module (bom/build.py pair_odd_ports)."""
+        key = (link.plane, link.a_role, link.z_role, link.speed_gbps, link.length_m, link.rack_distance, end)
+        key += (module.sku,)
+        if key not in self._with:
+            self._with[key] = self._choose_with(link, end, module)
+        return self._with[key]
+
+    def _choose_with(self, link: Link, end: str, module: PartSpec) -> LinkParts | None:
+        role = link.a_role if end == "a" else link.z_role
+        spec = self.ends.get((link.plane, role), EndSpec())
+        if not (module.runs_at(link.speed_gbps) and module.reach_m >= link.length_m and spec.fits(module)):
+            return None
+        other = "z" if end == "a" else "a"
+        best: tuple[float, LinkParts] | None = None
+        for single in (False, True):
+            for m in (m for m in self._end_modules(link, other, single) if mates(module, m)):
+                fibre = self.cable(module.media, 0, link.length_m, module)
+                if fibre is None or not takes(fibre, m):
+                    continue
+                cost = _per_port(m) + float(fibre.unit_price_usd)
+                if best is None or cost < best[0]:
+                    best = (cost, LinkParts(fibre, module, m) if end == "a" else LinkParts(fibre, m, module))
+            if best is not None:
+                break
+        return None if best is None else best[1]
 
     def _cheapest(self, link: Link, *, single: bool) -> LinkParts | None:
         """The cheapest per port of the ends' modules that mate and a fibre between them that reaches."""

@@ -28,7 +28,7 @@ class CableMedia(enum.StrEnum):
     FIBRE_MPO = "fibre_mpo"  # MPO-12 OM4 multimode trunk for SR4/SR8 optics
     FIBRE_LC = "fibre_lc"  # LC duplex OM4 for SR optics (25G/100G)
     FIBRE_MPO_SM = "fibre_mpo_sm"  # MPO-12 OS2 single-mode trunk for DR4/DR8 optics
-    FIBRE_LC_SM = "fibre_lc_sm"  # LC duplex OS2 for DR/FR/LR optics
+    FIBRE_LC_SM = "fibre_lc_sm"  # duplex OS2 (LC, or CS at a twin-port QSFP-DD) for DR/FR/LR optics
     COPPER_RJ45 = "copper_rj45"  # Cat6 for 1GbE BMC
 
 
@@ -43,6 +43,7 @@ class Connector(enum.StrEnum):
     MPO12_UPC = "MPO-12 UPC"  # generic QSFP28/QSFP56 SR4 (8 of 12 fibres lit)
     MPO16_APC = "MPO-16 APC"  # 400G/800G SR8 and DR8: 16 fibres, one connector
     LC_DUPLEX = "LC duplex"  # FR/LR/DR (single lambda) and 25G SR: 2 fibres
+    CS_DUPLEX = "CS duplex"  # a twin-port QSFP-DD's two duplex ports (2 × 200G-FR4): two LC duplex do not fit its face
     RJ45 = "RJ45"  # 1000BASE-T
 
 

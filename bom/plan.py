@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import itertools
 import json
 import math
 from collections import OrderedDict
@@ -20,7 +21,18 @@ from decimal import Decimal
 import numpy as np
 
 from bom.accessories import accessory, infrastructure_lines
-from bom.build import Bom, BomPolicy, Roles, build_bom, find_nic, find_switch, part_chooser, placeholder
+from bom.build import (
+    Bom,
+    BomPolicy,
+    Roles,
+    build_bom,
+    find_nic,
+    find_switch,
+    group_rows,
+    link_parts,
+    part_chooser,
+    placeholder,
+)
 from bom.catalog import DEFAULT_PARTS, DEFAULT_PRICE_BOOK
 from bom.elevation import SWITCH_ROLES, Elevations, Heights, elevations
 from bom.export import cabling_rows
@@ -146,6 +158,25 @@ class Recent:
 FLOORS = Recent(entries=32, budget=32)  # a floor plan: a few kB
 TABLES = Recent(entries=16, budget=800_000)  # a link table: ≈ 110 B a row (≈ 300k rows at 100k GPUs)
 ROLES = Recent(entries=64, budget=64)
+BOMS = Recent(entries=16, budget=16)  # a counted BOM: its lines and checks, a few tens of kB
+_CATALOGS: OrderedDict[int, list[tuple[str, Catalog]]] = OrderedDict()  # hash of the parts → (exact text, catalog)
+
+
+def same_catalog(catalog: Catalog) -> Catalog:
+    """The catalog seen before whose parts and price book have the same exact text (repr), else this one: the live
+    form reads its catalog from the price book on every request (designer.services.current_catalog), a new object
+    each time, and the memos above know a catalog by its identity. At most 4 kept."""
+    h = hash(catalog.parts)
+    text = repr(catalog.parts) + "\x1f" + repr(catalog.price_book)
+    for seen, found in _CATALOGS.get(h, ()):
+        if seen == text:
+            _CATALOGS.move_to_end(h)
+            return found
+    _CATALOGS.setdefault(h, []).append((text, catalog))
+    _CATALOGS.move_to_end(h)
+    while len(_CATALOGS) > 4:
+        _CATALOGS.popitem(last=False)
+    return catalog
 
 
 def bom_roles(req: RolesRequest, catalog: Sequence[PartSpec]) -> Roles:
@@ -458,20 +489,41 @@ _HALLS: dict[tuple, tuple[RackLayout, str]] = {}  # bom.layout.hall_layout by it
 
 
 def cable_reach_checks(links, layout: RackLayout) -> list[dict]:
-    """bom.layout.reach_checks over the link classes (plane, segment) of a link table or of link records."""
-    from bom.layout import rack_of_key_arrays
+    """bom.layout.reach_checks over the link classes (plane, segment) of a link table or of link records. The
+    rows of a class are first merged by (bought length, between halls), their links summed: the checks read only
+    sums, maxima and any/all of those, so they are the same, from a few rows a class."""
     from bom.link_table import LinkTable
 
     t = links if isinstance(links, LinkTable) else LinkTable.from_links(links)
     key = t.plane * len(t.segments) + t.segment
-    ends = [rack_of_key_arrays(k) for k in (t.a_rack, t.z_rack)]
-    between = layout.hall_of(*ends[0]) != layout.hall_of(*ends[1])
+    lengths, length_code = np.unique(t.length_m, return_inverse=True)
+    between = _between_halls(t, layout)
+    first, group = group_rows([key, length_code.reshape(-1), between.astype(np.int64)])
+    weight = np.bincount(group, weights=t.weight, minlength=first.size).astype(np.int64)
+    key, length, between = key[first], lengths[length_code.reshape(-1)[first]], between[first]
     classes = []
-    for k in np.unique(key).tolist():
-        pick = key == k
-        plane, segment = divmod(k, len(t.segments))
-        classes.append((t.planes[plane], t.segments[segment], t.length_m[pick], t.weight[pick], between[pick]))
+    starts = [*np.flatnonzero(np.r_[True, key[1:] != key[:-1]]).tolist(), key.size] if key.size else []
+    for lo, hi in itertools.pairwise(starts):  # the groups ascend by class
+        plane, segment = divmod(int(key[lo]), len(t.segments))
+        classes.append((t.planes[plane], t.segments[segment], length[lo:hi], weight[lo:hi], between[lo:hi]))
     return reach_checks(classes, layout.max_run_m, layout.between_halls_max_run_m)
+
+
+def _between_halls(t, layout: RackLayout) -> np.ndarray:
+    """Whether each row's ends stand in two halls: the hall of every (row, column) of the floor's span once, then
+    looked up by each end's rack."""
+    from bom.layout import rack_of_key_arrays
+
+    if not layout.hall_starts or not t.plane.size:
+        return np.zeros(t.plane.size, dtype=bool)
+    (ar, ac), (zr, zc) = rack_of_key_arrays(t.a_rack), rack_of_key_arrays(t.z_rack)
+    r0, c0 = min(int(ar.min()), int(zr.min())), min(int(ac.min()), int(zc.min()))
+    rows, cols = max(int(ar.max()), int(zr.max())) - r0 + 1, max(int(ac.max()), int(zc.max())) - c0 + 1
+    if rows * cols > 2 * t.plane.size:  # a sparse floor: each end's hall directly
+        return np.asarray(layout.hall_of(ar, ac)) != np.asarray(layout.hall_of(zr, zc))
+    grid_r, grid_c = np.divmod(np.arange(rows * cols, dtype=np.int64), cols)
+    halls = np.asarray(layout.hall_of(grid_r + r0, grid_c + c0))
+    return halls[(ar - r0) * cols + (ac - c0)] != halls[(zr - r0) * cols + (zc - c0)]
 
 
 def _group_words(rows: int) -> str:
@@ -586,8 +638,7 @@ def floor_sheets(
     """The positioned cut sheet and the rack elevations, from one list of links and one choice of parts."""
     floor = floor_plan(req, plan, storage, mgmt, catalog)
     links = list(all_links(plan, storage, mgmt, req.shape, floor.layout))
-    chooser = chooser_for(req, catalog)
-    parts = [chooser.parts(link) for link in links]
+    parts = link_parts(links, chooser_for(req, catalog))  # the chooser's, with odd ports paired as the BOM does
     trunk = [
         p.optical and link.a_role in SWITCH_ROLES and link.z_role in SWITCH_ROLES and not floor.layout.point_to_point
         for link, p in zip(links, parts, strict=True)
@@ -648,9 +699,33 @@ def network_bom(
     floor: Floor | None = None,
 ) -> Bom:
     """The priced BOM of the three planes and their racks. ``cables``: count from per-link records instead
-    of link classes; ``racks``: the design's rack plan (planned here when not given)."""
+    of link classes; ``racks``: the design's rack plan (planned here when not given). Counted by link class, it is
+    remembered by its inputs (:data:`BOMS`: a keystroke of the live form that changes no network figure, or a
+    search's candidates that differ in cooling or power only, count nothing again); each caller gets its own
+    checks."""
     floor = floor or floor_plan(req, plan, storage, mgmt, catalog)
     racks = racks or floor.racks
+    if cables:
+        return _network_bom(req, plan, storage, mgmt, catalog, cables=True, racks=racks, floor=floor)
+    key = Recent.key(req, plan, storage, mgmt, racks, floor.layout, floor.checks)
+    found = BOMS.get(key, catalog)
+    if found is None:
+        found = _network_bom(req, plan, storage, mgmt, catalog, cables=False, racks=racks, floor=floor)
+        BOMS.put(key, catalog, found)
+    return replace(found, checks=copy.deepcopy(found.checks), media_counts=dict(found.media_counts))
+
+
+def _network_bom(
+    req: BomRequest,
+    plan: FabricPlan,
+    storage: StoragePlan,
+    mgmt: ManagementPlan,
+    catalog: Catalog,
+    *,
+    cables: bool,
+    racks: RackPlan,
+    floor: Floor,
+) -> Bom:
     roles = bom_roles(req.roles, catalog.parts)
     if cables:
         links = list(plane_links(req, plan, storage, mgmt, catalog))

@@ -10,6 +10,7 @@ API; every figure in it carries a derivation.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from dataclasses import dataclass
 from decimal import Decimal
@@ -19,7 +20,7 @@ from bom.accessories import INFRASTRUCTURE
 from bom.build import Bom
 from bom.links import FabricManagerPortsError
 from bom.media import NoPartReaches
-from bom.plan import Catalog, floor_plan, network_bom
+from bom.plan import Catalog, floor_plan, network_bom, same_catalog
 from cluster.collectives import collectives_summary
 from cluster.growth import growth_option
 from cluster.requests import (
@@ -377,7 +378,7 @@ def plan_cluster(
     """Run every engine on validated requirements. ``cables``: count the BOM from per-link records;
     ``collectives=False`` (a design search's candidates, cluster/search.py): no collectives table at a glance
     (``collectives`` is then empty) — nothing else reads it, and the model's refusals are caught there anyway."""
-    catalog = catalog or Catalog.built_in()
+    catalog = same_catalog(catalog or Catalog.built_in())  # one object per catalog: the BOM's memos know it by id
     inputs, r = r, resolve(r)
     planes = plan_planes(r)
     scheduler = plan_scheduler(r)
@@ -400,7 +401,8 @@ def plan_cluster(
     glance = collectives_summary(r, planes.fabric) if collectives else {}
     roce = roce_sheet(r, planes.fabric, bom, catalog)
     growth = growth_option(planes.fabric_request, planes.fabric, planes.storage, planes.management, bom, breq, catalog)
-    plan = ClusterPlan(r, planes, bom, power, glance, catalog.price_book, inputs, scheduler, roce, growth)
+    book = copy.deepcopy(catalog.price_book)  # the plan's own: the catalog may be shared (same_catalog)
+    plan = ClusterPlan(r, planes, bom, power, glance, book, inputs, scheduler, roce, growth)
     check_fits_batch(plan)  # the workload's classes against the batch partition
     return plan
 

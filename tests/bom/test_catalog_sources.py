@@ -27,7 +27,7 @@ def catalog():
 
 def test_file_is_the_catalog(catalog):
     assert catalog.version == CATALOG_VERSION >= 1
-    assert catalog.parts == DEFAULT_PARTS and len(catalog.parts) == 169
+    assert catalog.parts == DEFAULT_PARTS and len(catalog.parts) == 169 + 12  # + the 2FR4 QSFP-DD and 11 CS cords
 
 
 def test_every_part_has_a_source_url_and_date(catalog):
@@ -75,6 +75,19 @@ NUMBERS = {
     # https://github.com/netbox-community/devicetype-library (device-types/Arista/DCS-7050CX3-32S-F.yaml, citing
     # Arista's 7050X3 data sheet): part_number DCS-7050CX3-32S-F
     "7050CX3-32S": ("Arista", "DCS-7050CX3-32S-F"),
+    # https://github.com/netbox-community/devicetype-library (device-types/Nvidia/Q3400-RA.yaml, citing NVIDIA's
+    # Quantum-X800 product page and XDR switch manual): part_number 920-9B36F-00RX-8S0
+    "Q3400": ("NVIDIA", "920-9B36F-00RX-8S0"),
+    # https://github.com/dell/omnia (README, supported devices): "NVIDIA MQM8700-HS2F Quantum HDR InfiniBand Switch
+    # 40 QSFP56"
+    "QM8700": ("NVIDIA", "MQM8700-HS2F"),
+    # https://www.colfaxdirect.com/store/pc/viewPrd.asp?idproduct=4135: "MSN4700-WS2FC, NVIDIA Mellanox Spectrum-3
+    # Based 32-Port Ethernet L3 Data Center Switch, 32 x 400Gb QSFP-DD"
+    "SN4700-200G": ("NVIDIA", "MSN4700-WS2FC"),
+    # https://docs.nvidia.com/networking/display/connectx8supernic/supported+interfaces (ConnectX-8 SuperNIC user
+    # manual): "C8180 SuperNICs • 900-9X81E-00EX-ST0 • 900-9X81E-00EX-DT0"; the C8180 is the one-OSFP-cage card
+    # (XDR 800Gb/s or 2 × 400GbE, ConnectX-8 firmware release notes)
+    "CX8-800G": ("NVIDIA", "900-9X81E-00EX-ST0"),
 }
 
 
@@ -82,6 +95,14 @@ NUMBERS = {
 def test_orderable_part_numbers(catalog, sku):
     part = next(p for p in catalog.parts if p.sku == sku)
     assert (part.manufacturer, part.mfr_part_number) == NUMBERS[sku]
+
+
+def test_the_single_port_dr4_reaches_what_its_data_sheet_says(catalog):
+    """MMS4X00-NS400's product specification: "can link to the 400G OSFP MMS4X00-NS400 transceiver up to
+    100-meters" (docs.nvidia.com/networking/display/mms4x00ns400/overview); the QM97xx manual lists it as
+    980-9I31N-00NM00 (100m). The catalog said 500 m (a DR4's IEEE reach), which NVIDIA's module does not give."""
+    part = next(p for p in catalog.parts if p.sku == "MMS4X00-NS400")
+    assert part.reach_m == 100 and "100 m" in part.description and "500 m" not in part.description
 
 
 def _broken_copy(tmp_path: Path, old: str, new: str) -> Path:
@@ -132,7 +153,7 @@ def test_the_validator_catches_each_rule():
         ("port_count = 64", 'port_count = "64"', r"part 3 \('QM9700'\): field 'port_count' must be int"),
         ("port_count = 64", "port_count = 64\nports = 2", r"part 3 \('QM9700'\): unknown field 'ports'"),
         ('source_date = "2026-12-05"', 'source_date = "5 Dec 2026"', r"NVL5-SWITCH-TRAY: source_date must be an ISO"),
-        ("catalog_version = 1", "catalog_version = 0", r"catalog_version must be a whole number"),
+        ("catalog_version = 2", "catalog_version = 0", r"catalog_version must be a whole number"),
         ('price_source = "{SEED}"', 'price_source = "{NOPE}"', r"part 3 \('QM9700'\): field 'price_source'"),
     ],
 )

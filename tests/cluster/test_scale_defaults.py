@@ -40,10 +40,13 @@ def test_100k_h100_with_only_count_and_model_builds_all_three_planes():
     assert plan.requirements.storage.node_count >= 8 and plan.storage.switch_count > 0 and plan.management.tor_count > 0
     assert plan.power.racks.nodes_per_rack == 4 and plan.power.racks.compute_rack_count == 3125
     result = plan.result()
-    # Known and left open in #34 (item 2): the cage check finds that this default cannot be installed as bought —
-    # a full QM9700 leaf mixes twin SR4 and twin DR4 modules with an odd port of each (33 cages of 32), and storage
-    # runs past 100 m fall back to single-port 200G FR4 modules (the catalog has no twin single-mode 200G part).
-    # Nothing else may fail; when the BOM pairs odd ports onto the longer-reach module, this list empties.
+    # #34 item 2, closed: a full QM9700 leaf once mixed twin SR4 and twin DR4 modules with an odd port of each (33
+    # cages of 32) and storage runs past 100 m fell back to single-port 200G FR4 modules (48 cages of 32). Now each
+    # switch pairs its odd port onto the longer-reach module (bom.build.pair_odd_ports) and the catalog has a
+    # twin-port 2 × 200G FR4 QSFP-DD: every check passes, the cage checks included.
     failing = _failing(result)
-    assert failing and all("cages" in f and "the BOM can" in f for f in failing), failing
+    assert failing == [], failing
+    cages = [c for c in result["bom"]["checks"] if c["field"] == "cages"]
+    assert {c["message"].split(" (")[0] for c in cages} >= {"compute compute switches", "storage storage switches"}
+    assert all(c["ok"] for c in cages)
     assert result["bom"]["lines"], "the network BOM is built"

@@ -7,6 +7,8 @@ plan."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -37,7 +39,7 @@ SPEC = {
 
 
 def forget() -> None:
-    for memo in (plan_mod.FLOORS, plan_mod.TABLES, plan_mod.ROLES):
+    for memo in (plan_mod.FLOORS, plan_mod.TABLES, plan_mod.ROLES, plan_mod.BOMS):
         memo.clear()
     build.CHOOSERS.clear()
     plan_mod._HALLS.clear()
@@ -86,3 +88,20 @@ def test_group_rows_counted_or_sorted_gives_np_unique_groups(n: int, high: int):
     key = cols[0] * 5 + cols[1]
     _, ref_first, ref_inverse = np.unique(key, return_index=True, return_inverse=True)
     assert first.tolist() == ref_first.tolist() and inverse.tolist() == ref_inverse.reshape(-1).tolist()
+
+
+def test_an_equal_catalog_shares_the_remembered_bom_a_repriced_one_does_not():
+    """The live form reads a new catalog object per request (bom.plan.same_catalog): an equal one is served the
+    remembered BOM (the same result), a catalog with one price changed counts and prices its own."""
+    forget()
+    r = validate_flat({"gpu_count": 2048})
+    catalog = Catalog.built_in()
+    first = plan_cluster(r, catalog)
+    hits = plan_mod.BOMS.hits
+    assert plan_cluster(r, Catalog.built_in()).result() == first.result()
+    assert plan_mod.BOMS.hits == hits + 1
+    sku = first.bom.lines[0].sku
+    parts = tuple(replace(p, unit_price_usd=p.unit_price_usd + 1) if p.sku == sku else p for p in catalog.parts)
+    repriced = plan_cluster(r, Catalog(parts, catalog.price_book))
+    assert repriced.bom.total_usd() > first.bom.total_usd()
+    assert [(ln.sku, ln.quantity) for ln in repriced.bom.lines] == [(ln.sku, ln.quantity) for ln in first.bom.lines]

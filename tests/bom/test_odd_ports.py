@@ -1,0 +1,121 @@
+"""Issue #34 item 2: a twin-port cage holds one module, so a switch never splits a cage between two module kinds —
+its odd port is paired onto the longer-reach module, and that link is then single-mode end to end.
+
+Hand derivation (catalog figures: bom/data/catalog.toml, from the NVIDIA product specifications cited there):
+- QM9700 leaf: 32 OSFP cages of 2 × 400G ports (MMA4Z00-NS twin SR4, 50 m multimode; MMS4X00-NM twin DR4, 500 m
+  single-mode — catalog sku OSFP-800G-2xDR4);
+- the leaf has 3 NIC links of 10 m (SR4 reaches: twin SR4 at the leaf, single-port SR4 MMA4Z00-NS400 at the NIC,
+  an MPO-12 multimode trunk) and 3 spine links of 100 m (past SR4's 50 m: twin DR4 both ends, MPO-12 OS2 trunk);
+- as chosen link by link: ⌈3 ÷ 2⌉ + ⌈3 ÷ 2⌉ = 2 + 2 = 4 modules in 4 cages for 6 ports, where ⌈6 ÷ 2⌉ = 3 cages do;
+- paired: one 10 m NIC link moves onto the twin DR4 (a NIC end is preferred: its single-port cage changes alone):
+  leaf SR4 ports 2 → 1 module, DR4 ports 3 + 1 = 4 → 2 modules: 3 modules = 3 cages;
+- that link's NIC end becomes the single-port DR4 MMS4X00-NS400 (100 m, MPO-12 APC, 8 fibres: it mates the twin
+  DR4) and its trunk the 10 m single-mode MPO-12 OS2 (MPO12-OS2-10M); the other two NIC links keep MMA4Z00-NS400;
+- the spine's 3 DR4 ports stay as they were: ⌈3 ÷ 2⌉ = 2 twin DR4 — one kind alone, nothing to pair.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from bom.build import count_links, link_parts
+from bom.catalog import DEFAULT_PARTS
+from bom.link_table import LinkTable
+from bom.links import Link
+from bom.media import EndSpec, PartChooser
+
+QM9700 = next(p for p in DEFAULT_PARTS if p.sku == "QM9700")
+
+
+def _chooser() -> PartChooser:
+    ends = {
+        ("compute", "compute_switch"): EndSpec(QM9700.ports_per_cage, "", QM9700.lane_gbps, QM9700.form_factor),
+        ("compute", "nic"): EndSpec(1, "OSFP", 100.0),
+    }
+    return PartChooser(DEFAULT_PARTS, media_policy="by_reach", ends=ends)
+
+
+def _links() -> list[Link]:
+    nic = [
+        Link("compute", "node–leaf", f"cn{i:05d}", "ib0", "nic", "leaf0001", f"osfp{i}", "compute_switch", 400.0, 10, 2)
+        for i in (1, 2, 3)
+    ]
+    up = [
+        Link(
+            "compute",
+            "leaf–spine",
+            "leaf0001",
+            f"up{i}",
+            "compute_switch",
+            "spine0001",
+            f"d{i}",
+            "compute_switch",
+            400.0,
+            100,
+            2,
+        )
+        for i in (1, 2, 3)
+    ]
+    return nic + up
+
+
+def test_link_by_link_the_leaf_would_buy_four_modules_for_six_ports():
+    chooser = _chooser()
+    parts = [chooser.parts(ln) for ln in _links()]
+    assert [p.z_module.sku for p in parts[:3]] == ["MMA4Z00-NS"] * 3  # twin SR4 at the leaf
+    assert [p.a_module.sku for p in parts[3:]] == ["OSFP-800G-2xDR4"] * 3  # twin DR4 at the leaf
+    assert -(-3 // 2) + -(-3 // 2) == 4 > -(-6 // 2) == 3
+
+
+def test_the_odd_port_goes_onto_the_longer_reach_module_and_the_link_turns_single_mode():
+    chooser = _chooser()
+    counts = count_links(LinkTable.from_links(_links()), chooser)
+    modules = {sku: qty for (_plane, _group, sku), (_part, qty, _why) in counts.modules.items()}
+    assert modules == {
+        "MMA4Z00-NS": 1,  # leaf: 2 SR4 ports in one cage
+        "OSFP-800G-2xDR4": 2 + 2,  # leaf: 1 + 3 DR4 ports in 2 cages; spine: 3 DR4 ports in 2 cages
+        "MMA4Z00-NS400": 2,  # the two NIC links left on SR4
+        "MMS4X00-NS400": 1,  # the moved link's NIC end: single-port DR4
+    }
+    leaf = counts.cages[("compute", "compute_switch")]
+    assert (leaf.ports, leaf.cages) == (6, 3)  # the busiest switch: the leaf, 6 ports in ⌈6 ÷ 2⌉ = 3 cages
+    cables = {sku: entry[1] for by_sku in counts.cables.values() for sku, entry in by_sku.items()}
+    assert cables == {"MPO12-10M": 2, "MPO12-OS2-10M": 1, "MPO12-OS2-100M": 3}
+
+
+def test_the_cut_sheet_names_the_module_and_trunk_the_moved_link_gets():
+    parts = link_parts(_links(), _chooser())
+    nic = [(p.a_module.sku, p.cable.sku, p.z_module.sku) for p in parts[:3]]
+    # one of the three identical 10 m NIC links moves (ties broken by NIC port: the first); the rest stay multimode
+    assert sorted(nic) == [
+        ("MMA4Z00-NS400", "MPO12-10M", "MMA4Z00-NS"),
+        ("MMA4Z00-NS400", "MPO12-10M", "MMA4Z00-NS"),
+        ("MMS4X00-NS400", "MPO12-OS2-10M", "OSFP-800G-2xDR4"),
+    ]
+    assert all(p.a_module.sku == p.z_module.sku == "OSFP-800G-2xDR4" for p in parts[3:])
+
+
+def test_a_grouped_row_gives_up_one_link_as_per_link_records_do():
+    """The live table groups identical links (a weight): leaf0001 ↔ spine0001 × 3 at 30 m (twin SR4 both ends) and
+    leaf0001 ↔ spine0002 × 1 at 100 m (twin DR4). The leaf holds 3 SR4 and 1 DR4 ports (2 + 1 = 3 cages for 4
+    ports); one of the three 30 m links moves onto DR4 — spine0001 then holds 2 SR4 + 1 DR4 ports, ⌈2 ÷ 2⌉ + ⌈1 ÷ 2⌉
+    = 2 cages, as ⌈3 ÷ 2⌉ = 2 before — so the leaf buys 1 SR4 + 1 DR4, spine0001 1 SR4 + 1 DR4, spine0002 1 DR4;
+    the grouped row is split (2 links stay, 1 moves) and counts as the four records do."""
+    chooser = _chooser()
+    short = Link(
+        "compute", "leaf–spine", "leaf0001", "u1", "compute_switch", "spine0001", "d1", "compute_switch", 400.0, 30, 2
+    )
+    long = Link(
+        "compute", "leaf–spine", "leaf0001", "u4", "compute_switch", "spine0002", "d1", "compute_switch", 400.0, 100, 2
+    )
+    per_link = count_links(LinkTable.from_links([short, short, short, long]), chooser)
+    grouped = LinkTable.from_links([short, long])
+    live = count_links(replace(grouped, weight=np.array([3, 1], dtype=np.int64)), chooser)
+    for counts in (per_link, live):
+        modules = {sku: qty for (_plane, _group, sku), (_part, qty, _why) in counts.modules.items()}
+        assert modules == {"MMA4Z00-NS": 1 + 1, "OSFP-800G-2xDR4": 1 + 1 + 1}
+        cables = {sku: entry[1] for by_sku in counts.cables.values() for sku, entry in by_sku.items()}
+        assert cables == {"MPO12-30M": 2, "MPO12-OS2-30M": 1, "MPO12-OS2-100M": 1}
+        assert counts.cages[("compute", "compute_switch")].cages == 2
