@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import tempfile
+import textwrap
 from collections.abc import Iterable, Iterator
 from decimal import Decimal
 from typing import Any
@@ -388,21 +389,43 @@ def bom_xlsx(
     return buf.getvalue()
 
 
+CHECKS_COL_WIDTHS_CHARS = (24, 72, 12, 20)  # Field, message (wrapped), Section, Check: 128 characters in all
+
+
+ROW_HEIGHT_PT = 15  # one line of 11 pt Calibri, the sheets' default row height
+
+
+def checks_row_height_pt(message: str) -> int:
+    """A Checks row tall enough for its wrapped message: lines × 15 pt, the lines counted by wrapping at the message
+    column's width in characters (a width counts '0' digits, wider than the average letter, so this never falls
+    short). E.g. 170 characters in a 72-character column: 3 lines × 15 pt = 45 pt."""
+    lines = len(textwrap.wrap(message, width=CHECKS_COL_WIDTHS_CHARS[1])) or 1
+    return lines * ROW_HEIGHT_PT
+
+
 def _checks_sheet(wb, fmt, checks: list[dict[str, Any]], total: int | None = None) -> None:
-    """First sheet when a check fails: a banner, then each failing check, the field to change and its section."""
+    """First sheet when a check fails: a banner, then each failing check, the field to change and its section.
+    Printed as exported: landscape, one page wide (as many tall as it takes), the header row on every page, the
+    banner merged across the four columns and the message column wrapped, so no text is cut at a cell edge."""
     ws = wb.add_worksheet("Checks")
     of = f" of {total}" if total is not None else ""
-    ws.write_string(0, 0, f"{len(checks)} check(s) fail{of}: review them before ordering from this BOM", fmt["banner"])
+    last_col = len(CHECKS_COL_WIDTHS_CHARS) - 1
+    banner = f"{len(checks)} check(s) fail{of}: review them before ordering from this BOM"
+    ws.merge_range(0, 0, 0, last_col, banner, fmt["banner"])
     for c, head in enumerate(("Field", "What fails and what to change", "Section", "Check")):
         ws.write_string(2, c, head, fmt["head"])
     for i, check in enumerate(checks, start=3):
-        ws.write_string(i, 0, str(check["field"]))
-        ws.write_string(i, 1, str(check["message"]))
-        ws.write_string(i, 2, str(check.get("section", "bom")))
-        ws.write_string(i, 3, str(check.get("name", "")))
-    ws.set_column(0, 0, 24)
-    ws.set_column(1, 1, 120)
-    ws.set_column(2, 3, 18)
+        message = str(check["message"])
+        ws.set_row(i, checks_row_height_pt(message))  # readers (LibreOffice) do not grow a wrapped row themselves
+        ws.write_string(i, 0, str(check["field"]), fmt["top"])
+        ws.write_string(i, 1, message, fmt["top_wrap"])
+        ws.write_string(i, 2, str(check.get("section", "bom")), fmt["top"])
+        ws.write_string(i, 3, str(check.get("name", "")), fmt["top"])
+    for c, width_chars in enumerate(CHECKS_COL_WIDTHS_CHARS):
+        ws.set_column(c, c, width_chars)
+    ws.set_landscape()
+    ws.fit_to_pages(1, 0)  # one page wide, any number tall
+    ws.repeat_rows(2)  # the header row on every printed page
     ws.activate()
 
 
@@ -416,6 +439,8 @@ def _formats(wb) -> dict[str, Any]:
         "pct": wb.add_format({"num_format": "0.0%"}),
         "qty": wb.add_format({"num_format": "#,##0"}),
         "wrap": wb.add_format({"text_wrap": False, "font_color": "#5B6475"}),
+        "top": wb.add_format({"valign": "top"}),
+        "top_wrap": wb.add_format({"valign": "top", "text_wrap": True}),
     }
 
 

@@ -313,11 +313,34 @@ def hall_layout(layout: RackLayout, row_count: int, row_racks: int, spine_racks:
     return hall, (
         f"one block would run {one:,.1f} m > {layout.max_run_m:g} m, so {split} {left + middle + right} blocks of "
         f"up to {depth} rows side by side, each {width} racks × {layout.rack_width_m:g} m + a {layout.aisle_m:g} m "
-        f"aisle wide: ⌈{spine_racks} spine-row racks ÷ {width}⌉ = {spine_rows} spine rows, {spines} a hall in "
-        f"{middle} middle blocks behind their front row; the rows run in order as one snake through {left} "
-        f"blocks on the left, the middle blocks' front row and {right} on the right; longest switch-to-spine run "
-        f"{run:,.1f} m {verdict} {layout.max_run_m:g} m (the depth with the shortest)"
+        f"aisle wide: ⌈{spine_racks} spine-row racks ÷ {width}⌉ = {spine_rows} spine rows"
+        f"{_middle_blocks_text(halls, spine_rows, spines, depth, middle)}; the rows run in order as one snake "
+        f"through {_count(left, 'block')} on the left, {_front_text(middle)} and {_count(right, 'block')} on the "
+        f"right; longest switch-to-spine run {run:,.1f} m {verdict} {layout.max_run_m:g} m (the depth with the "
+        f"shortest)"
     )
+
+
+def _count(n: int, noun: str) -> str:
+    """ "1 block", "2 blocks", "0 blocks"."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _middle_blocks_text(halls: int, spine_rows: int, spines: int, depth: int, middle: int) -> str:
+    """Where a hall's spine rows stand: ", 6 in each hall's ⌈6 ÷ (4 − 1)⌉ = 2 middle blocks behind their front
+    row" (one hall: "in the hall's"); every slot of a middle block but its front one holds a spine row."""
+    if not spine_rows:
+        return " (no middle blocks)"
+    up_to = "up to " if spine_rows % halls else ""  # ⌈spine rows ÷ halls⌉ a hall, the last one holding the rest
+    where = f"{up_to}{spines} in each hall's" if halls > 1 else "in the hall's"
+    its = "its" if middle == 1 else "their"
+    return f", {where} ⌈{spines} ÷ ({depth} − 1)⌉ = {_count(middle, 'middle block')} behind {its} front row"
+
+
+def _front_text(middle: int) -> str:
+    if not middle:
+        return "no middle block"
+    return "the middle block's front row" if middle == 1 else "the middle blocks' front row"
 
 
 MAX_HALLS = 16

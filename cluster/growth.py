@@ -71,7 +71,14 @@ def growth_option(
         "derivation": (
             f"uplinks for the whole leaf split instead of the used down ports: {words} switches, "
             f"{extra_links:+,} switch links ({sized.switch_link_count:,} → {grown.switch_link_count:,}); network BOM "
-            f"${sized_usd:,.2f} → ${grown_usd:,.2f} = ${extra_usd:+,.2f} for the growth headroom "
+            f"${sized_usd:,.2f} → ${grown_usd:,.2f} = {signed_usd(extra_usd)} for the growth headroom "
             f"(the same requirements, the same catalog; this design has {chosen})"
         ),
     }
+
+
+def signed_usd(amount: Decimal) -> str:
+    """A signed dollar amount, the sign before the dollar: "+$13,202,905.00", "−$1,200.50", "$0.00"."""
+    if not amount:
+        return "$0.00"
+    return f"{'+' if amount > 0 else '−'}${abs(amount):,.2f}"

@@ -329,6 +329,9 @@ def rail_view(result: dict[str, Any]) -> dict[str, Any] | None:
     su_nodes = [min(su, nodes - s * su) for s in range(su_count)]
     z = [[n for n in su_nodes] for _ in range(rails)]
     text = [[f"{math.ceil(n / leaf_down)} leaf/{n} nodes" for n in su_nodes] for _ in range(rails)]
+    # every SU the same size: one colour, and a colour bar would only span ±0.5 round it — say the value instead
+    equal = min(su_nodes) == max(su_nodes)
+    every = f"; all equal: {su_nodes[0]:,} nodes a cell" if equal else ""
     fig = go.Figure(
         go.Heatmap(
             z=z,
@@ -338,11 +341,14 @@ def rail_view(result: dict[str, Any]) -> dict[str, Any] | None:
             texttemplate="%{text}" if su_count * rails <= 400 else None,
             colorscale="Blues",
             colorbar={"title": "nodes"},
+            showscale=not equal,
+            zmin=0 if equal else None,  # one mid-blue for the one value
+            zmax=2 * su_nodes[0] if equal else None,
             hovertemplate="%{y}, %{x}: %{text}<extra></extra>",
         )
     )
     fig.update_layout(
-        title=f"Rail view — NIC r of every node lands on its SU's rail-r leaf ({rails} rails × {su_count} SUs)",
+        title=f"Rail view — NIC r of every node lands on its SU's rail-r leaf ({rails} rails × {su_count} SUs{every})",
         height=max(260, 34 * rails + 120),
         margin={"l": 70, "r": 20, "t": 50, "b": 40},
     )
@@ -532,9 +538,14 @@ def capping_chart(result: dict[str, Any]) -> dict[str, Any] | None:
         title="Power capping: per-GPU throughput and total throughput under a fixed budget",
         xaxis_title="power cap [% of TDP]",
         height=420,
-        margin={"l": 60, "r": 60, "t": 50, "b": 40},
+        margin={"l": 70, "r": 80, "t": 50, "b": 40},
         legend={"orientation": "h", "y": -0.2},
     )
+    fig.update_yaxes(title_text="per GPU [× full power]", secondary_y=False)
+    # the right axis ticks on its own round steps (plotly.js otherwise syncs it to the left axis's grid, ticking
+    # at 598.8, 631.8, …); no second grid, the left axis's lines stay the only ones
+    fig.update_yaxes(title_text="total [GPU-equivalents]", tickmode="auto", nticks=6, tickformat=",d",
+                     showgrid=False, secondary_y=True)  # fmt: skip
     return _fig_json(fig)
 
 

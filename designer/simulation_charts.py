@@ -224,7 +224,7 @@ def capacity_charts(result: dict[str, Any]) -> dict[str, Any]:
         legend={"orientation": "h", "y": -0.14},
         bargap=0.3,
     )
-    _capacity_axes(fig, log, floor, max(tco_m, default=1))
+    _capacity_axes(fig, log, floor, max(tco_m, default=1), [*drawn, t["p95_wait_h"]])
     fig.update_xaxes(tickvals=sizes)  # the candidate sizes, not round numbers between them
     return {"capacity": _fig(fig)}
 
@@ -267,10 +267,15 @@ def _tco_bars(fig: go.Figure, sizes: list[int], tco_m: list[float], per_h: list[
     )
 
 
-def _capacity_axes(fig: go.Figure, log: bool, floor: float, tco_top: float) -> None:
+def _capacity_axes(fig: go.Figure, log: bool, floor: float, tco_top: float, waits_h: list[float]) -> None:
+    """``waits_h``: the wait values drawn on the top panel's left axis (the target's line among them); a log axis
+    is ticked by designer.charts.log_ticks, each step labelled in full ("5,000", not plotly's bare "5")."""
+    from designer.charts import log_ticks
+
     fig.update_xaxes(title_text="GPUs in the design", tickformat=",", row=2, col=1)
     if log:
-        fig.update_yaxes(title_text=f"p95 wait [h, log; 0 at {floor:g}]", type="log", row=1, col=1, secondary_y=False)
+        fig.update_yaxes(title_text=f"p95 wait [h, log; 0 at {floor:g}]", type="log", **log_ticks(waits_h),
+                         row=1, col=1, secondary_y=False)  # fmt: skip
     else:
         fig.update_yaxes(title_text="p95 wait [h]", rangemode="tozero", row=1, col=1, secondary_y=False)
     fig.update_yaxes(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from decimal import Decimal
 
 from django.conf import settings
 from django.contrib import messages
@@ -176,7 +177,29 @@ def _detail_context(design: Design, revision: DesignRevision, *, shared_view: bo
         "cut_sheet_max_rows": WORKBOOK_CUT_SHEET_MAX_ROWS,  # above it bom.xlsx leaves the cut sheet to cabling.xlsx
         "is_latest": revision.number == design.revisions.order_by("-number").values_list("number", flat=True)[0],
         "hall_svg": _hall_drawing(r),
+        "plane_cards": plane_cost_cards(r.get("bom") or {}),
     }
+
+
+PLANE_LABELS = {"nvlink": "NVLink"}  # a plane's name as written, not str.title()'s "Nvlink"
+
+
+def plane_cost_cards(bom: dict) -> list[dict[str, str]]:
+    """One cost card a plane: its label, its subtotal, and for a plane whose every line is priced inside another
+    (an NVL72 rack's NVLink trays and spines, $0 each: "included in the rack-scale system"), what it holds and where
+    its cost is, in place of a bare "$0"."""
+    cards = []
+    for plane, total in (bom.get("totals_usd") or {}).items():
+        label = PLANE_LABELS.get(plane, plane.capitalize())
+        lines = [line for line in bom.get("lines", []) if line["plane"] == plane]
+        included = [line for line in lines if str(line.get("price_source", "")).startswith("included in")]
+        if Decimal(total) == 0 and lines and len(included) == len(lines):
+            held = " + ".join(f"{line['quantity']:,} × {line['category']}" for line in lines)
+            where = "; ".join(dict.fromkeys(line["price_source"] for line in lines))
+            cards.append({"label": label, "value": "in the rack price", "detail": f"{held}: {where}"})
+        else:
+            cards.append({"label": label, "value": f"${Decimal(total):,.0f}", "detail": ""})
+    return cards
 
 
 def _hall_drawing(result: dict) -> str:

@@ -19,6 +19,15 @@ def compact(value):
 
 
 @register.filter
+def bytes_size(value):
+    """A message size in binary units where it is a whole number of them: 1 MiB (1,048,576 B), 4 GiB
+    (4,294,967,296 B) — not Django's filesizeformat, which divides by 1,024 and writes "MB"."""
+    from designer.charts import bytes_label
+
+    return bytes_label(int(value))
+
+
+@register.filter
 def signed(value):
     if isinstance(value, float) and not value.is_integer():
         return f"{value:+,.4g}"

@@ -223,6 +223,26 @@ def test_a_failing_check_leads_every_export():
     assert "check(s) fail" in wb["Checks"]["A1"].value
     assert "growth headroom" in wb["Checks"]["B4"].value
     assert bom_csv(bom).startswith("# CHECK FAILED (growth_headroom_pct): compute leaf:")
+    # printed as exported (tests/browser/test_screens_more.py prints it untouched): landscape, one page wide and
+    # any number tall, the banner merged over the four columns, the message column wrapped and wider than the rest
+    ws = wb["Checks"]
+    assert ws.page_setup.orientation == "landscape"
+    assert ws.sheet_properties.pageSetUpPr.fitToPage is True
+    fit_width_pages = 1 if ws.page_setup.fitToWidth is None else ws.page_setup.fitToWidth  # absent: OOXML's default 1
+    assert (fit_width_pages, ws.page_setup.fitToHeight) == (1, 0)
+    assert [str(r) for r in ws.merged_cells.ranges] == ["A1:D1"]
+    messages = [row[1] for row in ws.iter_rows(min_row=4, max_col=2) if row[0].value]
+    assert messages and all(cell.alignment.wrap_text for cell in messages)
+    assert not ws["A4"].alignment.wrap_text  # field names stay on one line
+    # LibreOffice does not grow a wrapped row itself: each row is 15 pt a line, lines = the message wrapped at B's width
+    import textwrap
+
+    for cell in messages:
+        lines = len(textwrap.wrap(cell.value, width=int(ws.column_dimensions["B"].width)))
+        assert ws.row_dimensions[cell.row].height == 15 * lines and lines >= 2, (cell.value, lines)
+    widths_chars = [ws.column_dimensions[col].width for col in "ABCD"]
+    assert widths_chars[1] == max(widths_chars) and sum(widths_chars) <= 140  # ~ a landscape page at 100%
+    assert ws.print_title_rows == "$3:$3"  # the header row repeats on every printed page
     clean = plan_cluster(validate_flat({"gpu_count": 2000})).result()["bom"]
     assert openpyxl.load_workbook(io.BytesIO(bom_xlsx(clean, design_name="x"))).sheetnames[0] == "Summary"
     assert bom_csv(clean).startswith("line_id,plane,category,manufacturer,mfr_part_number,sku,")

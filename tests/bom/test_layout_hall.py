@@ -68,6 +68,28 @@ def test_one_block_while_it_holds():
     )
 
 
+def test_the_hall_sentence_says_where_the_spine_rows_stand():
+    """The 16,384-GPU default's hall (53 rows of up to 12 racks, 71 spine-row racks): one block would run
+    53 × 2.4 m + (71 − 1) × 0.6 m + 3 m = 172.2 m; ⌈71 ÷ 12⌉ = 6 spine rows stand in one middle block 9 deep
+    (⌈6 ÷ (9 − 1)⌉ = 1), not "6 spine rows, 6 a hall in 1 middle blocks". Two halls (100k GPUs: 315 rows of 13,
+    938 spine-row racks): ⌈938 ÷ 13⌉ = 73 spine rows, ⌈73 ÷ 2⌉ = 37 in the first hall and 36 in the second."""
+    _, why = hall_layout(RackLayout(), 53, 12, 71)
+    assert why.startswith("one block would run 172.2 m > 100 m, so a hall of 7 blocks of up to 9 rows side by side")
+    assert (
+        "⌈71 spine-row racks ÷ 12⌉ = 6 spine rows, in the hall's ⌈6 ÷ (9 − 1)⌉ = 1 middle block behind its front "
+        "row; the rows run in order as one snake through 3 blocks on the left, the middle block's front row and 3 "
+        "blocks on the right;"
+    ) in why
+    assert "a hall in" not in why and "1 middle blocks" not in why
+    _, two = hall_layout(RackLayout(), 315, 13, 938)
+    assert "⌈73 spine rows ÷ 2⌉ = 37" in two
+    assert (
+        "⌈938 spine-row racks ÷ 13⌉ = 73 spine rows, up to 37 in each hall's ⌈37 ÷ (20 − 1)⌉ = 2 middle blocks "
+        "behind their front row;"
+    ) in two
+    assert "the middle blocks' front row and 4 blocks on the right" in two
+
+
 def test_the_snake_keeps_consecutive_rows_side_by_side():
     """1 left, 1 middle and 1 right block, 3 deep, 2 spine rows and 7 rows: spines behind the middle block's front
     row, (1, 1) and (1, 2); the rows down the left block (depth 2, 1, 0), across the middle's front (1, 0), up the

@@ -81,6 +81,13 @@ def test_gb200_and_16k_design_pages_with_the_hall(page, django_user_model):  # n
     page.goto(f"{page.base}/designs/{gb200.pk}/")
     page.wait_for_selector("#chart-compute .main-svg")
     assert "OSFP-1.6T-2xDR4" in page.text_content("body")  # twin-port 1.6T modules on the Q3400s
+    # the NVLink plane is priced in the rack; the rail view of equal SUs draws no colour bar; the capping chart's
+    # right axis ticks at round totals of its own (not 598.8, 631.8 synced to the left axis's grid)
+    assert "in the rack price" in page.inner_text("#bom .cards")
+    assert page.locator("#chart-rail .colorbar").count() == 0
+    page.wait_for_selector("#chart-capping .y2tick text")
+    right = [t.replace(",", "") for t in page.locator("#chart-capping .y2tick text").all_text_contents()]
+    assert len(right) >= 3 and all(t.isdigit() and int(t) % 10 == 0 for t in right), right
     page.screenshot(path=str(ARTIFACTS / "design-gb200.png"), full_page=True)
 
     big = _design(user, gpu_count=16384, name="16k default")

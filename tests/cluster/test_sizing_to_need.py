@@ -47,6 +47,9 @@ def test_gb200_preset_buys_576_leaf_spine_links_and_prices_the_growth_option():
     assert Decimal(growth["growth_network_usd"]) - Decimal(growth["sized_network_usd"]) == Decimal(growth["extra_usd"])
     assert Decimal(growth["sized_network_usd"]) == plan.bom.total_usd()
     assert "+24 leaf, +14 spine switches, +1,728 switch links (576 → 2,304)" in growth["derivation"]
+    # the sign before the dollar: "= +$13,202,905.00", never "= $+13,202,905.00"
+    assert f"= +${Decimal(growth['extra_usd']):,.2f} for the growth headroom" in growth["derivation"]
+    assert "$+" not in growth["derivation"]
 
     grown = plan_cluster(validate_flat(_preset("gb200-nvl72", uplinks_for_full_leaf=True)))
     assert [(t.name, t.switch_count) for t in grown.fabric.tiers] == [("leaf", 32), ("spine", 18)]

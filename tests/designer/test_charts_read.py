@@ -57,6 +57,12 @@ def test_capacity_without_an_answer_draws_no_star_and_far_waits_go_log():
     assert not any("★" in str(t.get("name")) for t in fig["data"])
     assert "no size meets the target" in fig["layout"]["title"]["text"]
     assert fig["layout"]["yaxis"]["type"] == "log"  # 5,000 h > 20 × 100 h
+    # every log tick labelled in full, none a bare step digit ("5" for 5,000 h): 1, 2, 5 per decade, from the
+    # target's 100 h (the lowest value drawn; every wait is above the floor 100 h ÷ 100 = 1 h) to the 5,000 h wait
+    y = fig["layout"]["yaxis"]
+    assert y["tickvals"] == [100.0, 200.0, 500.0, 1000.0, 2000.0, 5000.0]
+    assert y["ticktext"] == ["100", "200", "500", "1,000", "2,000", "5,000"]
+    assert all(float(text.replace(",", "")) == v for v, text in zip(y["tickvals"], y["ticktext"], strict=True))
     wait = _trace_named(fig, "fine-tuning p95 wait")
     assert [c[2] for c in wait["customdata"]] == [5000.0, 1500.0, 400.0, 150.0]  # the hover keeps the true waits
 

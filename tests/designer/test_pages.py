@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -185,6 +186,36 @@ def test_every_preset_evaluates(alice, preset):
         assert r["power"]["cooling"]["cooling_type"] == "direct_to_chip"
     if preset == "fat-tree-16k":
         assert [t["switch_count"] for t in r["compute_fabric"]["tiers"]] == [512, 512, 256]
+
+
+def test_the_gb200_page_reads(client, alice):
+    """The GB200 NVL72 preset's page: the NVLink plane's trays and spines are priced inside the rack (each $0,
+    "included in the rack-scale system"), so its card says where its cost is, not "Nvlink $0"; the growth option
+    writes its extra as +$…; the collectives' sizes are binary (1 MiB = 1,048,576 B, not Django's "1.0 MB");
+    the rail view of 8 SUs of 18 nodes each draws no colour bar (a bar 17.5–18.5 says nothing) but the value;
+    the capping chart's right axis ticks on its own round steps."""
+    design = make_design(alice, "gb200-nvl72")
+    client.force_login(alice)
+    page = client.get(f"/designs/{design.pk}/")
+    body = page.content.decode()
+    cards = {card["label"]: card for card in page.context["plane_cards"]}
+    assert list(cards) == ["NVLink", "Compute", "Storage", "Management", "Infrastructure"]
+    assert cards["NVLink"]["value"] == "in the rack price"
+    assert cards["NVLink"]["detail"] == (
+        "72 × NVLink switch tray + 8 × NVLink spine: included in the rack-scale system (priced with its compute trays)"
+    )
+    assert cards["Compute"]["value"] == f"${Decimal(design.head.results['bom']['totals_usd']['compute']):,.0f}"
+    assert "Nvlink" not in body and '<div class="k">NVLink</div><div class="v">in the rack price</div>' in body
+    growth = design.head.results["compute_fabric"]["growth_option"]
+    assert f"= +${Decimal(growth['extra_usd']):,.2f} for the growth headroom" in body and "$+" not in body
+    assert "1 MiB (1,048,576 B)" in body and "4 GiB (4,294,967,296 B)" in body
+    assert "1.0 MB" not in body and "4.0 GB" not in body
+    charts = page.context["charts"]
+    rail = charts["rail"]
+    assert rail["data"][0]["showscale"] is False
+    assert rail["layout"]["title"]["text"].endswith("(4 rails × 8 SUs; all equal: 18 nodes a cell)")
+    right = charts["capping"]["layout"]["yaxis2"]
+    assert right["tickmode"] == "auto" and right["tickformat"] == ",d" and right["showgrid"] is False
 
 
 def test_compare_rows_are_keyed_not_dumped(client, alice):
