@@ -53,7 +53,7 @@ def fat_tree_leaf_layer(req: FabricRequest, tiers: int) -> LeafLayer:
             up, note = _even_spine_uplinks(math.ceil(n / down), up, req.spine_radix or k, k - down)
         ratio = down * req.nic_gbps / (up * req.switch_port_gbps)
         return LeafLayer(n, 1, req.node_count, 0, 1, down, up, req.nic_gbps, ratio, endpoints_per_node=per_node,
-                         free_down_ports=split.down - down, uplink_note=note)  # fmt: skip
+                         uplink_note=note)  # fmt: skip
     return LeafLayer(n, 1, req.node_count, 0, 1, down, up, req.nic_gbps, ratio, endpoints_per_node=req.nics_per_node)
 
 
