@@ -88,6 +88,37 @@ NUMBERS = {
     # manual): "C8180 SuperNICs • 900-9X81E-00EX-ST0 • 900-9X81E-00EX-DT0"; the C8180 is the one-OSFP-cage card
     # (XDR 800Gb/s or 2 × 400GbE, ConnectX-8 firmware release notes)
     "CX8-800G": ("NVIDIA", "900-9X81E-00EX-ST0"),
+    # Issue #38: the optics that were generic, now the host maker's number.
+    # https://docs.nvidia.com/networking/display/800g200gpam4list (XDR 200G-PAM4 part-number list): "IHS transceivers
+    # or copper cables are only used in air-cooled switches (Q3400, Q3200)"; the IHS 1.6T twin-port 2 × 800G DR4
+    # (MPO-12/APC, 500 m) is MMS4A00, ordering number 980-9IAH1-00XM00 (NVIDIA product page 9iahx00xmosfptcvr1600, as
+    # tabulated in public inventories of NVIDIA's LinkX pages; the same 980- number in a vendor's Business Wire notice)
+    "OSFP-1.6T-2xDR4": ("NVIDIA", "980-9IAH1-00XM00"),
+    # same list: "RHS devices are used in ConnectX-8 cages"; the RHS single-port 800G DR4 (1 × MPO-12/APC, 500 m)
+    # is MMS4A20, ordering number 980-9IAT0-00XM00 (NVIDIA page 9iat0mosfp800sprhs; a server maker's configurator
+    # lists "Transceiver 800G XDR OSFP SM Solo … NVIDIA 980-9IAT0-00XM00")
+    "OSFP-800G-DR4": ("NVIDIA", "980-9IAT0-00XM00"),
+    # NVIDIA's product specification "MMS4X00-NM16 NVIDIA Ethernet 800Gbps OSFP … finned transceiver, OSFP,
+    # 1xMPO16, 1310nm SMF, up to 500m" (docs.nvidia.com PDF, the source_url): ordering number 980-9I30J-F4NM00
+    "OSFP-800G-DR8": ("NVIDIA", "MMS4X00-NM16"),
+    # NVIDIA's QSFP112 single-port DR4 (product page mms1x00ns400, ordering number 980-9I068-00NM00); reach from
+    # https://docs.nvidia.com/networking/display/mms4x00nm800g500m/application+overview: the twin-port "can also link
+    # to single port 400G OSFP or QSFP112 form-factor transceivers … but only up to their 100-meter maximum reach"
+    "QSFP112-400G-DR4": ("NVIDIA", "MMS1X00-NS400"),
+    # NVIDIA's product specification mms1w50hmspec: 200Gb/s QSFP56 FR4, 1310 nm, single mode, duplex LC, 2 km
+    "QSFP56-200G-FR4": ("NVIDIA", "MMS1W50-HM"),
+    # https://github.com/CumulusNetworks/docs (NVIDIA's Cumulus Linux 5.10 docs, Switch-Port-Attributes.md):
+    # "100GBASE-DR1 modules, such as NVIDIA MMS1V70-CM, include internal RS FEC processing"
+    "QSFP28-100G-DR": ("NVIDIA", "MMS1V70-CM"),
+    # https://github.com/Qumulo/docs/blob/b98164007641d0af6c9ac81c6a77e545f1c84b8e/nics-transceivers-cables.md:
+    # "100 Gbps LR4 | MMA1L10-CR | Mellanox QSFP28 Long-Range Transceiver", "100 Gbps SR4 | MMA1B00-C100D | Mellanox
+    # QSFP28 Short-Range Transceiver", "25 Gbps LR | MMA2L20-AR | Mellanox SFP28 Long-Range Transceiver"
+    "QSFP28-100G-LR4": ("NVIDIA", "MMA1L10-CR"),
+    "QSFP28-100G-SR4": ("NVIDIA", "MMA1B00-C100D"),
+    "SFP28-25G-LR": ("NVIDIA", "MMA2L20-AR"),
+    # https://docs.nvidia.com/networking/display/mma2p00asspec/data+rate+control: "MMA2P00-AS 25GbE SFP28 MMF
+    # Transceiver Product Specifications … a 25.78Gbps nominal rate"
+    "SFP28-25G-SR": ("NVIDIA", "MMA2P00-AS"),
 }
 
 
@@ -102,6 +133,14 @@ def test_the_single_port_dr4_reaches_what_its_data_sheet_says(catalog):
     100-meters" (docs.nvidia.com/networking/display/mms4x00ns400/overview); the QM97xx manual lists it as
     980-9I31N-00NM00 (100m). The catalog said 500 m (a DR4's IEEE reach), which NVIDIA's module does not give."""
     part = next(p for p in catalog.parts if p.sku == "MMS4X00-NS400")
+    assert part.reach_m == 100 and "100 m" in part.description and "500 m" not in part.description
+
+
+def test_the_qsfp112_dr4_reaches_what_nvidia_says(catalog):
+    """Issue #38: named MMS1X00-NS400, the QSFP112 DR4 takes NVIDIA's single-port reach: the MMS4X00-NM application
+    overview links single-port OSFP or QSFP112 transceivers "only up to their 100-meter maximum reach". It said
+    500 m (a DR4's IEEE reach) while generic."""
+    part = next(p for p in catalog.parts if p.sku == "QSFP112-400G-DR4")
     assert part.reach_m == 100 and "100 m" in part.description and "500 m" not in part.description
 
 
@@ -153,7 +192,7 @@ def test_the_validator_catches_each_rule():
         ("port_count = 64", 'port_count = "64"', r"part 3 \('QM9700'\): field 'port_count' must be int"),
         ("port_count = 64", "port_count = 64\nports = 2", r"part 3 \('QM9700'\): unknown field 'ports'"),
         ('source_date = "2026-12-05"', 'source_date = "5 Dec 2026"', r"NVL5-SWITCH-TRAY: source_date must be an ISO"),
-        ("catalog_version = 2", "catalog_version = 0", r"catalog_version must be a whole number"),
+        ("catalog_version = 3", "catalog_version = 0", r"catalog_version must be a whole number"),
         ('price_source = "{SEED}"', 'price_source = "{NOPE}"', r"part 3 \('QM9700'\): field 'price_source'"),
     ],
 )
