@@ -1,6 +1,6 @@
 """Large exports are background jobs (issue #32, item 2): the request answers at once, one job per export.
 
-The tests lower EXPORT_INLINE_MAX_LINKS so that the 2,000-GPU test design (5,710 links) is "large"."""
+The tests lower EXPORT_INLINE_MAX_LINKS so that the 2,000-GPU test design (5,727 links) is "large"."""
 
 from __future__ import annotations
 
@@ -70,12 +70,13 @@ def _same_content(fmt: str, a: bytes, b: bytes) -> None:
 
 
 def test_below_the_limit_the_export_is_served_in_the_request(alice, alice_design):
-    """The default limit (6,000 links) keeps the 2,000-GPU design (5,710 links) inline, as before."""
-    assert alice_design.head.results["bom"]["link_count"] < 6000
+    """The default limit (6,000 links) keeps the 2,000-GPU design (5,727 links) inline, as before."""
+    links = alice_design.head.results["bom"]["link_count"]
+    assert links < 6000
     resp = _client(alice).get(f"/api/v1/designs/{alice_design.pk}/racks.csv")
     assert resp.status_code == 200 and resp["Content-Type"].startswith("text/csv")
     assert not ExportJob.objects.exists()
-    with override_settings(EXPORT_INLINE_MAX_LINKS=5710):  # the limit is inclusive
+    with override_settings(EXPORT_INLINE_MAX_LINKS=links):  # the limit is inclusive
         assert _client(alice).get(f"/designs/{alice_design.pk}/export/racks.csv").status_code == 200
 
 
@@ -305,7 +306,7 @@ def test_a_workbook_without_its_cut_sheet_says_where_it_is(alice, alice_design, 
     cables = alice_design.head.results["bom"]["link_count"]
     c = _client(alice)
     job_page = c.get(c.get(f"/designs/{alice_design.pk}/export/bom.xlsx")["Location"]).content.decode()
-    assert 'id="export-cut-sheet-note"' not in job_page  # 5,710 cables: within the default 20,000
+    assert 'id="export-cut-sheet-note"' not in job_page  # 5,727 cables: within the default 20,000
     monkeypatch.setattr(views, "WORKBOOK_CUT_SHEET_MAX_ROWS", cables - 1)
     job_page = c.get(f"/exports/{ExportJob.objects.get().pk}/").content.decode()
     assert 'id="export-cut-sheet-note"' in job_page and f"its {cables:,} cables" in job_page

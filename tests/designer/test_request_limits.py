@@ -103,7 +103,7 @@ def test_one_step_above_the_largest_search_is_refused_on_its_field(api, alice_de
     assert not DesignSearch.objects.exists()
 
 
-@override_settings(EXPORT_INLINE_MAX_LINKS=1000)  # the 2,000-GPU design (5,710 links) stands for 100k GPUs
+@override_settings(EXPORT_INLINE_MAX_LINKS=1000)  # the 2,000-GPU design (5,727 links) stands for 100k GPUs
 def test_an_export_of_a_design_at_the_gpu_ceiling_is_queued_not_built(api, alice_design, monkeypatch, settings,
                                                                        django_capture_on_commit_callbacks):  # fmt: skip
     """Exports have no refusal: any design a request may plan (MAX_REQUEST_GPUS) is exported, above
