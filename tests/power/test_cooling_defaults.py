@@ -53,17 +53,18 @@ def test_a_100k_h100_design_gets_an_economised_air_site(hyperscale_h100):
     assert fac.pue == 1.2
     assert fac.facility_kw_billed == round(it * 1.2)
     assert fac.annual_kwh == fac.facility_kw_billed * 8760
-    # by hand: 127,500 + 500 + 13.5 + 13,084.8 (network: the BOM's switches 7,508.1 + transceivers 5,563.6 — modules
-    # bought a cage at a time, twin-port where the cage is (#34.2) — + active
-    # cables 13.1 kW, in the two-hall floor plan, bom/layout.py hall_layout: its runs stay ≤ 100 m in a hall, so
-    # short-reach optics replace the 2 km FR4/LR4 runs of one 1.3 km-deep block) = 141,098.3 kW IT × 1.2 =
-    # 169,318.0 → 169,318 kW × 8,760 h = 1,483,225,680 kWh a year, against 141,098.3 × 1.5 = 211,647.5 → 211,647 kW ×
-    # 8,760 = 1,854,027,720 kWh at the small-site air PUE of 1.5 (−20 %)
-    assert fac.network_kw == pytest.approx(13_084.80, abs=0.01)
-    assert fac.annual_kwh == 169_318 * 8760 == 1_483_225_680
-    assert fac.derivations["pue"].startswith("IT load 141,098 kW ≥ 20,000 kW: a site of this size cools its air halls")
+    # by hand: 127,500 + 500 + 13.5 + 13,075.08 (network: the BOM's switches 7,508.1 + transceivers 5,553.9 — modules
+    # bought a cage at a time, twin-port where the cage is (#34.2), an odd port paired onto the longer-reach twin
+    # module and storage runs past 100 m on twin 2×200G-FR4 modules, so 9.7 kW of modules fewer than one a port —
+    # + active cables 13.1 kW, in the two-hall floor plan, bom/layout.py hall_layout: its runs stay ≤ 100 m in a hall,
+    # so short-reach optics replace the 2 km FR4/LR4 runs of one 1.3 km-deep block) = 141,088.6 kW IT × 1.2 =
+    # 169,306.3 → 169,306 kW × 8,760 h = 1,483,120,560 kWh a year, against 141,088.6 × 1.5 = 211,632.9 → 211,633 kW ×
+    # 8,760 = 1,853,905,080 kWh at the small-site air PUE of 1.5 (−20 %)
+    assert fac.network_kw == pytest.approx(13_075.08, abs=0.01)
+    assert fac.annual_kwh == 169_306 * 8760 == 1_483_120_560
+    assert fac.derivations["pue"].startswith("IT load 141,089 kW ≥ 20,000 kW: a site of this size cools its air halls")
     assert fac.derivations["pue"].endswith("→ PUE 1.2 (a smaller site's air: 1.5)")
-    assert fac.derivations["annual_kwh"] == "169,318 kW × 8,760 h = 1,483,225,680 kWh/year"
+    assert fac.derivations["annual_kwh"] == "169,306 kW × 8,760 h = 1,483,120,560 kWh/year"
 
 
 def test_a_value_given_wins_at_any_size():

@@ -50,11 +50,14 @@ def test_the_superpod_racks_by_role_against_the_ra(superpod):
     """By hand, from the RA's rules. Compute: ⌊41 kW ÷ 10.2 kW⌋ = 4 DGX H100 a rack, ⌈127 ÷ 4⌉ = 32 (RA: 32).
     Rows: an SU of 32 nodes ÷ 4 a rack = 8 racks, one SU a row (≤ the 10 asked) → 4 SU rows, then the
     infrastructure row. Leaves and ToRs by their first endpoint's row: 32 compute leaves (8 rails × 4 SUs), 9
-    storage leaves and 18 management ToRs = 59; each SU row 8 + 2 + 4 = 14, the infrastructure row 1 + 2 = 3.
-    Bare 1U switches: ⌊42U ÷ 1U⌋ = 42 a rack, so one network rack an SU row: 4 (RA: one per SU). The
-    infrastructure row's 3 switches stand in its one rack beside 8 storage servers × 2U + 9 management and
-    login servers × 1U = 25U → 28U ≤ 42U. Spine row: 16 compute spines and 8 storage spines of 1U and 2
-    management spines of 2U, bare: 16 + 8 + 2 × 2 = 28U ≤ 42U → 1 rack. Storage and management: 8 storage
+    storage leaves and 18 management ToRs = 59. The storage plane has 127 × 2 + 8 × 2 = 270 ports on 32-down
+    leaves: ⌈270 ÷ 32⌉ = 9 leaves, spread evenly ⌈270 ÷ 9⌉ = 30 a leaf (sized to the need), so leaf i starts at
+    port 30i = node 15i's first storage NIC: rows 0, 0, 0, 1, 1, 2, 2, 3, 3 (a row is 32 nodes). SU rows 8 + 3 + 4
+    = 15, 8 + 2 + 4 = 14 three times; the infrastructure row holds 2 management ToRs. Bare 1U switches: ⌊42U ÷ 1U⌋
+    = 42 a rack, so one network rack an SU row: 4 (RA: one per SU). The infrastructure row's 2 switches stand in
+    its one rack beside 8 storage servers × 2U + 9 management and login servers × 1U = 25U → 27U ≤ 42U. Spine
+    row: 16 compute spines and 5 storage spines (9 leaves × 30 up = 5 spines × 6 links: the fewest, ⌈9 × 30 ÷
+    64⌉ = 5) of 1U and 2 management spines of 2U, bare: 16 + 5 + 2 × 2 = 25U ≤ 42U → 1 rack. Storage and management: 8 storage
     servers (16 a rack) leave room for ⌊(1 − 8 ÷ 16) × 27⌋ = 13 management servers, so the 9 stand there → 1.
     32 + 4 + 1 + 1 = 38 = RA Table 7; the RA's "2 for the spines and the management rack" are the last two."""
     _, plan, _, _, elev = superpod
@@ -77,19 +80,20 @@ def test_the_superpod_racks_by_role_against_the_ra(superpod):
     assert racks.derivations["infra_switches"].startswith(
         "the infrastructure row's switches: in the last rack: 8 storage × 2U + 9 management × 1U = 25U"
     )
-    assert "+ 3 switches × (1U" in racks.derivations["infra_switches"]
+    assert "+ 2 switches × (1U" in racks.derivations["infra_switches"]
     assert (
-        "(24 × 1U, 2 × 2U): the largest k whose every k switches fit 42U: 26" in racks.derivations["network_rack_fill"]
+        "(21 × 1U, 2 × 2U): the largest k whose every k switches fit 42U: 23" in racks.derivations["network_rack_fill"]
     )
     assert (
-        "⌈14 ÷ 42⌉ + ⌈14 ÷ 42⌉ + ⌈14 ÷ 42⌉ + ⌈14 ÷ 42⌉ = 4 end-of-row racks" in racks.derivations["network_rack_fill"]
+        "⌈15 ÷ 42⌉ + ⌈14 ÷ 42⌉ + ⌈14 ÷ 42⌉ + ⌈14 ÷ 42⌉ = 4 end-of-row racks" in racks.derivations["network_rack_fill"]
     )
-    # the elevations: 4 SU network racks of 14 bare switches, one spine rack of 28U, the management rack with 3
+    # the elevations: SU network racks of 15, 14, 14, 14 bare switches, one spine rack of 25U, the management rack
+    # with 2
     network = sorted((r.name, r.used_u) for r in elev.racks if r.kind == "network")
-    assert network == [("R01-09", 14), ("R02-09", 14), ("R03-09", 14), ("R04-09", 14), ("RN-01", 28)]
+    assert network == [("R01-09", 15), ("R02-09", 14), ("R03-09", 14), ("R04-09", 14), ("RN-01", 25)]
     server = [r for r in elev.racks if r.kind == "server"]
-    assert [(r.name, r.used_u) for r in server] == [("R05-01", 28)]
-    assert sum(1 for p in server[0].placements if p.kind == "switch") == 3
+    assert [(r.name, r.used_u) for r in server] == [("R05-01", 27)]
+    assert sum(1 for p in server[0].placements if p.kind == "switch") == 2
     kinds = {p.kind for r in elev.racks for p in r.placements}
     assert "patch panel" not in kinds and "cable manager" not in kinds  # point to point, as RA Table 8
 
@@ -108,7 +112,7 @@ def test_the_ras_six_non_compute_racks_cannot_hold_this_designs_network_with_its
     the packing: Σ ÷ 42U racks > 6."""
     r, plan, req, _, _ = superpod
     switches = sum(n for *_, n, _ in switch_counts(plan.fabric, plan.storage, plan.management))
-    assert switches == 32 + 16 + 9 + 8 + 18 + 2 == 85
+    assert switches == 32 + 16 + 9 + 5 + 18 + 2 == 82
     links = list(plane_links(req, plan.fabric, plan.storage, plan.management, CATALOG))
     from bom.plan import chooser_for
 
@@ -126,7 +130,7 @@ def test_every_switch_stands_once_and_no_rack_is_over_its_units_or_power(superpo
     _, plan, _, _, elev = superpod
     placed = Counter(p.device for rack in elev.racks for p in rack.placements if p.kind == "switch")
     assert set(placed.values()) == {1}
-    assert sum(placed.values()) == 85
+    assert sum(placed.values()) == 82
     assert elev.overflows == [] and not [rack for rack in elev.racks if rack.over_budget]
     assert len(elev.racks) == plan.power.racks.rack_count
 
