@@ -14,6 +14,7 @@ Counting rules, each stated in the line's derivation:
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
@@ -433,20 +434,107 @@ def _link_classes(
     return classes, inverse, counts
 
 
+@dataclass(frozen=True)
+class _Ends:
+    """One end ("a" or "z") of a table's rows grouped by (link class, device, NIC cage): the links that count alike
+    — a switch's links of one class, a class's NIC ends — summed into one group (≈ 42k groups for the 392k rows of
+    the 100k default), so the per-policy counting (modules per holder, cages per switch, odd ports) reads groups."""
+
+    cls: np.ndarray  # each group's link class
+    dev: np.ndarray  # its switch (NO_DEVICE: a NIC, BMC or device end)
+    cage: np.ndarray  # its NIC cage, nic // the grouping's cage width (−1: none, or the NIC ends lumped)
+    rack: np.ndarray  # its rack (bom.layout.rack_key)
+    weight: np.ndarray  # its links
+    group: np.ndarray | None  # each table row's group (None: groups made from others, see :func:`_paired`)
+
+
+class _Grouped:
+    """What count_links reads of a link table: its link classes (:func:`_link_classes`) and its ends grouped by
+    class (:class:`_Ends`) — none of it reads a part, so a table that cannot change (bom.plan.link_table freezes
+    what it remembers) keeps it (:meth:`of`): a search's candidates that share a table (the same fabric under two
+    media policies) group its rows once."""
+
+    def __init__(self, t: LinkTable) -> None:
+        self.speeds, speed_code = np.unique(t.speed_gbps, return_inverse=True)
+        self.classes, self.inverse, self.counts = _link_classes(t, speed_code.reshape(-1))
+        self._ends: dict[int | None, dict[str, _Ends]] = {}
+        self._order: dict[str, tuple[np.ndarray, np.ndarray]] | None = None
+        self._names: np.ndarray | None = None
+
+    @classmethod
+    def of(cls, t: LinkTable) -> _Grouped:
+        found = t.__dict__.get("_grouped")
+        if found is None:
+            found = cls(t)
+            if not any(v.flags.writeable for v in t.__dict__.values() if isinstance(v, np.ndarray)):
+                object.__setattr__(t, "_grouped", found)  # lives and dies with the table (no reference back)
+        return found
+
+    def ends(self, t: LinkTable, width: int | None) -> dict[str, _Ends]:
+        """Both ends grouped; ``width``: NIC ends told apart by nic // width (twin-port NIC cages), None: lumped."""
+        if width not in self._ends:
+            self._ends[width] = {end: _group_end(t, self.inverse, end, width) for end in ("a", "z")}
+        return self._ends[width]
+
+    def rows_per_class(self) -> np.ndarray:
+        return np.bincount(self.inverse, minlength=len(self.classes))
+
+    def name_rank(self, t: LinkTable) -> np.ndarray:
+        """Each device's place in the order of the devices' names."""
+        if self._names is None:
+            by_name = np.array(sorted(range(len(t.devices)), key=t.devices.__getitem__), dtype=np.int64)
+            self._names = np.empty(by_name.size, dtype=np.int64)
+            self._names[by_name] = np.arange(by_name.size)
+        return self._names
+
+    def dev_order(self, t: LinkTable) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """Per end: the rows sorted by the end's device, and those devices (a switch's rows: a searchsorted)."""
+        if self._order is None:
+            self._order = {}
+            for end, col in (("a", t.a_dev), ("z", t.z_dev)):
+                small = len(t.devices) < 65_535  # a 16-bit key: numpy's stable sort is a radix sort
+                by_dev = np.argsort((col - NO_DEVICE).astype(np.uint16) if small else col, kind="stable")
+                self._order[end] = (by_dev, col[by_dev])
+        return self._order
+
+
+def _group_end(t: LinkTable, inverse: np.ndarray, end: str, width: int | None) -> _Ends:
+    """One end's rows grouped (:class:`_Ends`); a group's rack is read only where the end is a switch's (a trunk's
+    end): rows of a switch and class in two racks would be told apart by rack too (a switch stands in one)."""
+    dev, nic, rack = (t.a_dev, t.a_nic, t.a_rack) if end == "a" else (t.z_dev, t.z_nic, t.z_rack)
+    cage = nic // width if width else np.full(nic.size, NO_DEVICE, dtype=np.int64)
+    cols = [inverse, dev - NO_DEVICE, cage - NO_DEVICE]
+    first, group = group_rows(cols)
+    at_switch = ~np.isin(
+        t.a_role if end == "a" else t.z_role, [t.roles.index(r) for r in NON_SWITCH_ROLES if r in t.roles]
+    )
+    if not np.array_equal(rack[first][group][at_switch], rack[at_switch]):
+        _, rack_code = np.unique(rack, return_inverse=True)
+        first, group = group_rows([*cols, np.where(at_switch, rack_code.reshape(-1), 0)])
+    weight = np.bincount(group, weights=t.weight, minlength=first.size).astype(np.int64)
+    return _Ends(inverse[first], dev[first], cage[first], rack[first], weight, group)
+
+
+def _nic_cage_width(t: LinkTable, classes: np.ndarray, parts: list[LinkParts]) -> int | None:
+    """How NIC ends are grouped for counting modules per NIC cage: None where no NIC-end module is twin-port (the
+    ends lumped), the one twin width where there is one, else 1 (every NIC port apart)."""
+    nic_roles = {t.roles.index(r) for r in NON_SWITCH_ROLES if r in t.roles}
+    widths = set()
+    for row, p in zip(classes.tolist(), parts, strict=True):
+        for role, m in ((row[2], p.a_module), (row[3], p.z_module)):
+            if role in nic_roles and m is not None and m.ports_per_module > 1:
+                widths.add(m.ports_per_module)
+    return None if not widths else widths.pop() if len(widths) == 1 else 1
+
+
 def _classes_and_parts(t: LinkTable, chooser: PartChooser):
-    """Link classes (see :func:`_link_classes`), the row → class map, links per class and each class's parts —
-    with each twin-port cage's odd port paired onto its longer-reach module (:func:`pair_odd_ports`)."""
-    speeds, speed_code = np.unique(t.speed_gbps, return_inverse=True)
-    classes, inverse, counts = _link_classes(t, speed_code.reshape(-1))
-    parts = [chooser.parts(_probe(t, speeds, row)) for row in classes.tolist()]
-    paired = pair_odd_ports(t, chooser, inverse, parts)
-    if paired is None:
-        return t, classes, inverse, counts, parts
-    t, variant, forced = paired
-    speeds, speed_code = np.unique(t.speed_gbps, return_inverse=True)
-    classes, inverse, counts = _link_classes(t, speed_code.reshape(-1), variant)
-    parts = [forced[row[-1] - 1] if row[-1] else chooser.parts(_probe(t, speeds, row)) for row in classes.tolist()]
-    return t, classes, inverse, counts, parts
+    """The table's grouping (:class:`_Grouped`), each class's parts, the NIC cage width of its ends
+    (:func:`_nic_cage_width`) and the links moved to pair each twin-port cage's odd port onto its longer-reach
+    module (:func:`pair_odd_ports`)."""
+    g = _Grouped.of(t)
+    parts = [chooser.parts(_probe(t, g.speeds, row)) for row in g.classes.tolist()]
+    width = _nic_cage_width(t, g.classes, parts)
+    return g, parts, width, pair_odd_ports(t, chooser, g, parts, width)
 
 
 def _probe(t: LinkTable, speeds: np.ndarray, row) -> Link:
@@ -460,15 +548,30 @@ def link_parts(links: list[Link], chooser: PartChooser) -> list[LinkParts]:
     where :func:`pair_odd_ports` moved a twin-port cage's odd port onto the cage's longer-reach module (then the
     link's far-end module and its fibre are of that module's kind too)."""
     t = LinkTable.from_links(links)
-    t, _classes, inverse, _counts, parts = _classes_and_parts(t, chooser)
+    g, parts, _width, moves = _classes_and_parts(t, chooser)
+    if not moves:
+        return [parts[k] for k in g.inverse.tolist()]
+    t, variant, forced = _apply_moves(t, moves)
     assert t.weight.size == len(links)  # one row a link: a pairing sets a row's variant, never splits one
+    speeds, speed_code = np.unique(t.speed_gbps, return_inverse=True)
+    classes, inverse, _counts = _link_classes(t, speed_code.reshape(-1), variant)
+    parts = [forced[row[-1] - 1] if row[-1] else chooser.parts(_probe(t, speeds, row)) for row in classes.tolist()]
     return [parts[k] for k in inverse.tolist()]
+
+
+def _counted_classes(t: LinkTable, chooser: PartChooser):
+    """(classes, links per class, parts per class, both ends grouped, NIC cage width) of the table as the BOM buys
+    it: after odd ports are paired, each moved link in a class of its own (its class and variant, :func:`_paired`)."""
+    g, parts, width, moves = _classes_and_parts(t, chooser)
+    if not moves:
+        return g.classes, g.counts, parts, g.ends(t, width), width
+    return _paired(t, g, parts, moves)
 
 
 def count_links(t: LinkTable, chooser: PartChooser) -> _Counts:
     """Choose the parts of every link class and count cables, fibres and transceivers."""
     c = _Counts(link_count=t.link_count)
-    t, classes, inverse, counts, class_parts = _classes_and_parts(t, chooser)
+    classes, counts, class_parts, ends, nic_width = _counted_classes(t, chooser)
     modules: list[PartSpec] = []
     codes: dict[str, int] = {}
     end_module = {"a": np.full(len(classes), NO_DEVICE), "z": np.full(len(classes), NO_DEVICE)}
@@ -499,23 +602,27 @@ def count_links(t: LinkTable, chooser: PartChooser) -> _Counts:
                     codes[module.sku] = len(modules)
                     modules.append(module)
                 end_module[end][k] = codes[module.sku]
-    _count_modules(t, {e: m[inverse] for e, m in end_module.items()}, modules, c)
-    c.trunk_ends = trunk_ends_per_rack(t, trunk_class[inverse])
-    c.cages = cage_use(t, {e: end_width[e][inverse] for e in end_width}, {e: end_part[e][inverse] for e in end_part})
+    _count_modules(t, classes, ends, nic_width, end_module, modules, c)
+    c.trunk_ends = trunk_ends_per_rack(ends, trunk_class)
+    c.cages = cage_use(t, classes, ends, end_width, end_part)
     return c
 
 
-def cage_use(t: LinkTable, width: dict[str, np.ndarray], filler: dict[str, np.ndarray]) -> dict:
+def cage_use(t: LinkTable, classes: np.ndarray, ends: dict[str, _Ends], width: dict, filler: dict) -> dict:
     """(plane, switch role) → :class:`CageUse` of the role's busiest switch: per switch, its cabled ports by link
     class (the one part that fills the cage: a module, or a copper/AOC cable's end), ⌈ports ÷ ports per module⌉
-    cages a class, summed. ``width`` < 0 marks a cable end (−width: the cage's ports, one cable end a cage)."""
+    cages a class, summed. ``width`` < 0 marks a cable end (−width: the cage's ports, one cable end a cage);
+    ``width`` and ``filler`` are per class, ``ends`` the table's ends grouped by class (:class:`_Ends`)."""
     cols: list[list[np.ndarray]] = [[], [], [], [], []]
     weights = []
-    for end, role, dev in (("a", t.a_role, t.a_dev), ("z", t.z_role, t.z_dev)):
-        at_switch = dev != NO_DEVICE
-        for i, col in enumerate((t.plane, role, dev, filler[end], width[end])):
-            cols[i].append(col[at_switch])
-        weights.append(t.weight[at_switch])
+    for end, role_col in (("a", 2), ("z", 3)):
+        e = ends[end]
+        at_switch = e.dev != NO_DEVICE
+        cls = e.cls[at_switch]
+        for i, col in enumerate((classes[cls, 0], classes[cls, role_col], e.dev[at_switch], filler[end][cls])):
+            cols[i].append(col)
+        cols[4].append(width[end][cls])
+        weights.append(e.weight[at_switch])
     keys = [np.concatenate(x) for x in cols]
     if not keys[0].size:
         return {}
@@ -547,8 +654,8 @@ def _busiest(dev: np.ndarray, ports: np.ndarray, width: np.ndarray) -> CageUse:
 
 
 def pair_odd_ports(
-    t: LinkTable, chooser: PartChooser, inverse: np.ndarray, parts: list[LinkParts]
-) -> tuple[LinkTable, np.ndarray, list[LinkParts]] | None:
+    t: LinkTable, chooser: PartChooser, g: _Grouped, parts: list[LinkParts], width: int | None
+) -> list[tuple[int, LinkParts]]:
     """A twin-port cage holds one module: where two twin-port module kinds each fill an odd number of a switch's
     ports (a full QM9700 leaf with 31 SR4 and 33 DR4 ports: 16 + 17 = 33 modules for 32 cages), one link of the
     shorter-reach kind moves onto the longer-reach module — a twin DR4 serves one short and one long link — and is
@@ -556,18 +663,19 @@ def pair_odd_ports(
     module (PartChooser.parts_with). The link moved is, in this order, one to a NIC or other device with
     single-port cages, one to a switch with the same two odd kinds (both mended at once), one to a switch whose
     cages do not grow; then the longest; then by device name and NIC port — the same choice, up to identical
-    links, from the live table and from per-link records. ``inverse``: each row's class; ``parts``: each class's.
+    links, from the live table and from per-link records. ``g``: the table's classes and grouped ends (its
+    ``width``, see :func:`_nic_cage_width`); ``parts``: each class's.
 
-    Returns None where no switch needs it; else the table (a grouped row that gives up links is split), each
-    row's variant (0: its class's parts; v: ``forced[v − 1]``) and the forced parts."""
-    state = _OddPorts.of(t, inverse, parts)
+    Returns the links moved, in order: (row, the parts it gets) — none where no switch needs it (see
+    :func:`_apply_moves` for the table that makes, :func:`_paired` for its counts)."""
+    state = _OddPorts.of(t, g, parts, width)
     if state is None:
-        return None
+        return []
     moves: list[tuple[int, LinkParts]] = []
     for s in sorted(state.defective, key=lambda d: t.devices[d]):
         while (path := state.best_path(s, chooser)) is not None:
             moves += path
-    return _apply_moves(t, moves) if moves else None
+    return moves
 
 
 @dataclass
@@ -577,17 +685,23 @@ class _OddPorts:
     t: LinkTable
     inverse: np.ndarray
     parts: list[LinkParts]
-    ports: dict[tuple[int, str], int]  # (switch, module sku) → ports
+    ports: np.ndarray  # [switch, twin-port module kind (its column in ``kind_col``)] → ports
+    kind_col: dict[str, int]
     kinds: dict[int, set[str]]  # switch → its twin-port module skus
     twins: dict[str, PartSpec]
     defective: list[int]  # switches with two or more twin-port kinds of odd port counts
-    order: dict[str, np.ndarray]  # rows sorted by the end's device ("a", "z"), for a switch's rows
+    order: dict[str, tuple[np.ndarray, np.ndarray]]  # per end ("a", "z"): rows sorted by device, and their devices
     left: np.ndarray  # links of each row not yet moved
+    mine: dict[str, np.ndarray]  # per end: each class's module there (its code in sku_code; −1: none)
+    sku_code: dict[str, int]
+    name_rank: np.ndarray  # each device's place in name order (a step's key compares names by it)
+    segment_rank: np.ndarray  # each class's segment's place in name order
+    moves: dict[tuple[int, str, str], tuple | None] = field(default_factory=dict)  # see :meth:`_class_move`
 
     MAX_HOPS = 8  # links changed for one pairing at most (a path of switches, see :meth:`best_path`)
 
     @classmethod
-    def of(cls, t: LinkTable, inverse: np.ndarray, parts: list[LinkParts]) -> _OddPorts | None:
+    def of(cls, t: LinkTable, g: _Grouped, parts: list[LinkParts], width: int | None) -> _OddPorts | None:
         twins: dict[str, PartSpec] = {}
         code = {e: np.full(len(parts), -1, dtype=np.int64) for e in "az"}
         skus: list[str] = []
@@ -601,10 +715,10 @@ class _OddPorts:
         if not twins:
             return None
         cols: list[list[np.ndarray]] = [[], [], []]
-        for e, dev in (("a", t.a_dev), ("z", t.z_dev)):
-            row_code = code[e][inverse]
-            pick = (row_code >= 0) & (dev != NO_DEVICE)
-            for i, col in enumerate((dev, row_code, t.weight)):
+        for e, ends in g.ends(t, width).items():  # a switch's ports of a class: one group
+            group_code = code[e][ends.cls]
+            pick = (group_code >= 0) & (ends.dev != NO_DEVICE)
+            for i, col in enumerate((ends.dev, group_code, ends.weight)):
                 cols[i].append(col[pick])
         dev, mod, weight = (np.concatenate(c) for c in cols)
         if not dev.size:
@@ -617,29 +731,36 @@ class _OddPorts:
         defective = odd_devs[odd_kinds >= 2]
         if not defective.size:
             return None
-        table: dict[tuple[int, str], int] = {}
+        table = np.zeros((len(t.devices), len(skus)), dtype=np.int64)
+        table[g_dev, g_mod] = ports
         kinds: dict[int, set[str]] = defaultdict(set)
-        for d, m, n in zip(g_dev.tolist(), g_mod.tolist(), ports.tolist(), strict=True):
-            table[(d, skus[m])] = n
+        for d, m in zip(g_dev.tolist(), g_mod.tolist(), strict=True):
             kinds[d].add(skus[m])
-        order = {"a": np.argsort(t.a_dev, kind="stable"), "z": np.argsort(t.z_dev, kind="stable")}
-        return cls(t, inverse, parts, table, kinds, twins, defective.tolist(), order, t.weight.copy())
+        sku_code: dict[str, int] = {}
+        mine = {e: np.full(len(parts), -1, dtype=np.int64) for e in "az"}
+        for k, p in enumerate(parts):
+            for e, m in (("a", p.a_module), ("z", p.z_module)):
+                if m is not None:
+                    mine[e][k] = sku_code.setdefault(m.sku, len(sku_code))
+        segments = sorted(range(len(t.segments)), key=t.segments.__getitem__)
+        segment_rank = np.argsort(np.array(segments, dtype=np.int64))[g.classes[:, 1]]
+        return cls(
+            t, g.inverse, parts, table, {s: i for i, s in enumerate(skus)}, kinds, twins, defective.tolist(),
+            g.dev_order(t), t.weight.copy(), mine, sku_code, g.name_rank(t), segment_rank,
+        )  # fmt: skip
 
-    def rows(self, dev: int) -> list[tuple[int, str]]:
-        """(row, end) of every link end at switch ``dev``."""
-        out = []
-        for end, col in (("a", self.t.a_dev), ("z", self.t.z_dev)):
-            order = self.order[end]
-            lo, hi = np.searchsorted(col[order], [dev, dev + 1])
-            out += [(r, end) for r in order[lo:hi].tolist()]
-        return out
+    def port_count(self, dev: int, sku: str) -> int:
+        col = self.kind_col.get(sku)
+        return 0 if col is None else int(self.ports[dev, col])
 
-    def cage_change(self, dev: int, module: PartSpec | None, change: int) -> int:
-        """How a switch's cages change when ``change`` ports move onto (+) or off (−) a module kind."""
+    def cage_change(self, dev, module: PartSpec | None, change: int):
+        """How a switch's cages change when ``change`` ports move onto (+) or off (−) a module kind (``dev``: one
+        switch, or an array of them)."""
         if module is None:
             return 0
         width = max(module.ports_per_module, 1)
-        n = self.ports.get((dev, module.sku), 0) if width > 1 else 0
+        col = self.kind_col.get(module.sku) if width > 1 else None
+        n = self.ports[dev, col] if col is not None else 0
         return -(-(n + change) // width) - -(-n // width)
 
     def best_path(self, s: int, chooser: PartChooser) -> list[tuple[int, LinkParts]] | None:
@@ -648,7 +769,7 @@ class _OddPorts:
         between keeps its cages: two ports change kind), to a NIC or a switch whose cages do not grow. The
         fewest links changed, then the ranking of :meth:`_steps`. None where no such path is found."""
         odd = sorted(
-            (k for k in self.kinds[s] if self.ports[(s, k)] % self.twins[k].ports_per_module),
+            (k for k in self.kinds[s] if self.port_count(s, k) % self.twins[k].ports_per_module),
             key=lambda k: (self.twins[k].reach_m, k),
         )
         for i, short in enumerate(odd):
@@ -661,71 +782,143 @@ class _OddPorts:
         return None
 
     def _search(self, s: int, short: str, long: PartSpec, chooser: PartChooser) -> list | None:
+        """The path of :meth:`best_path`: hop by hop, the best step (rank, then the keys of the path's steps) that
+        ends it; else on from each far switch reached (by its best path so far), at most :data:`MAX_HOPS` hops."""
         frontier: list[tuple[tuple, list, int, str, PartSpec]] = [((), [], s, short, long)]
         seen = {s}
         for _ in range(self.MAX_HOPS):
             done: list[tuple[tuple, list]] = []
-            reached: dict[int, tuple[tuple, list, int, str, PartSpec]] = {}
+            reached: dict[int, tuple] = {}
             for keys, path, dev, kind, module in frontier:
                 used = Counter(step[2] for step in path)
-                for rank, key, r, forced, far, old, new in self._steps(dev, kind, module, chooser):
-                    if self.left[r] - used[r] <= 0:
-                        continue
-                    step = (rank, key, r, forced, dev, kind, module, far, old, new)
-                    if rank < 3:
-                        done.append(((rank, *keys, key), [*path, step]))
-                    elif far not in seen and (far not in reached or (*keys, key) < reached[far][0]):
-                        reached[far] = ((*keys, key), [*path, step], far, old.sku, new)
+                best, onward = self._steps(dev, kind, module, chooser, used, seen)
+                if best is not None:
+                    done.append(((best[0], *keys, best[1]), [*path, (*self._step(best, module), dev, kind, module)]))
+                for far, found in onward.items():
+                    if far not in reached or (*keys, found[1]) < reached[far][0]:
+                        reached[far] = ((*keys, found[1]), path, found, dev, kind, module)
             if done:
                 return min(done, key=lambda d: d[0])[1]
             seen.update(reached)
-            frontier = [reached[d] for d in sorted(reached)]
+            frontier = []
+            for far in sorted(reached):
+                keys, path, found, dev, kind, module = reached[far]
+                step = (*self._step(found, module), dev, kind, module)
+                frontier.append((keys, [*path, step], far, step[5].sku, step[6]))
             if not frontier:
                 return None
         return None
 
-    def _steps(self, dev: int, kind: str, module: PartSpec, chooser: PartChooser) -> list:
-        """Links of switch ``dev`` that can move from module ``kind`` onto ``module``: (rank, key, row, parts, far
-        switch, its old and new module). Rank 0: the far end is a NIC or device with single-port cages; 1: a
-        switch whose cages shrink; 2: one whose cages stay; 3: one that would need a cage more (go on from it).
-        Then the longest link, then by name and port (the same links from the live table and from records)."""
-        t, out = self.t, []
-        for r, end in self.rows(dev):
-            cls_parts = self.parts[self.inverse[r]]
-            mine, far_module = (
-                (cls_parts.a_module, cls_parts.z_module) if end == "a" else (cls_parts.z_module, cls_parts.a_module)
-            )
-            if mine is None or mine.sku != kind or self.left[r] <= 0:
-                continue
-            link = _row_link(t, r)
-            forced = chooser.parts_with(link, end, module)
-            if forced is None:
-                continue
-            far_end = "z" if end == "a" else "a"
-            far = int((t.z_dev if end == "a" else t.a_dev)[r])
-            new = forced.z_module if end == "a" else forced.a_module
-            if far == NO_DEVICE:
-                role = link.z_role if end == "a" else link.a_role
-                if chooser.ends.get((link.plane, role), EndSpec()).ppm > 1:
-                    continue  # a twin-port NIC cage's other port keeps its module: one cage, two modules
-                rank = 0
-            else:
-                grows = self.cage_change(far, far_module, -1) + self.cage_change(far, new, 1)
-                rank = 1 if grows < 0 else 2 if grows == 0 else 3
-            nic = int((t.z_nic if end == "a" else t.a_nic)[r])
-            name = t.devices[far] if far != NO_DEVICE else ""
-            key = (-int(t.length_m[r]), name, nic, link.segment, far_end, int(t.a_rack[r]), int(t.z_rack[r]), r)
-            out.append((rank, key, r, forced, far, far_module, new))
-        return out
+    def _steps(self, dev: int, kind: str, module: PartSpec, chooser: PartChooser, used: Counter, seen: set[int]):
+        """Links of switch ``dev`` that can move from module ``kind`` onto ``module`` (links left, less those the
+        path ``used``), ranked — 0: the far end is a NIC or device with single-port cages; 1: a switch whose cages
+        shrink; 2: one whose cages stay; 3: one that would need a cage more (go on from it) — then keyed: the
+        longest link, then by name and port (the same links from the live table and from per-link records). The
+        best of rank < 3 (or None), and the best of rank 3 to each far switch not ``seen``: (rank, key, row, far
+        switch, class, end) each (:meth:`_step` makes a step of it)."""
+        best: tuple | None = None
+        onward: dict[int, tuple] = {}
+        for end in ("a", "z"):
+            for rank, key, r, far, k in self._end_steps(dev, end, kind, module, chooser, used):
+                if rank < 3:
+                    if best is None or (rank, key) < best[:2]:
+                        best = (rank, key, r, far, k, end)
+                elif far not in seen and (far not in onward or key < onward[far][1]):
+                    onward[far] = (rank, key, r, far, k, end)
+        return best, onward
 
-    def _move(self, r: int, _forced, dev: int, kind: str, module: PartSpec, far: int, old, new) -> None:
+    def _step(self, found: tuple, module: PartSpec) -> tuple:
+        """(rank, key, row, parts, far switch, its old and new module) of a link :meth:`_steps` found."""
+        rank, key, r, far, k, end = found
+        forced, far_module, new, _twin = self.moves[(k, end, module.sku)]
+        return rank, key, r, forced, far, far_module, new
+
+    def _end_steps(self, dev: int, end: str, kind: str, module: PartSpec, chooser: PartChooser, used: Counter):
+        """:meth:`_steps` at one end of the rows: (rank, key, row, far switch, class) of each link that can move —
+        the key: the longest link first, then the far end's name and NIC port, the segment, which end is far, the
+        racks, the row (each compared as those fields themselves: the same order from the live table and records)."""
+        t = self.t
+        order, devs = self.order[end]
+        lo, hi = np.searchsorted(devs, [dev, dev + 1])
+        rows = order[lo:hi]
+        cls = self.inverse[rows]
+        if not rows.size:
+            return []
+        left = self.left[rows]
+        if used:  # the rows ascend (a stable sort by device)
+            u = np.fromiter(used, dtype=np.int64, count=len(used))
+            at = np.minimum(np.searchsorted(rows, u), rows.size - 1)
+            hit = rows[at] == u
+            left[at[hit]] -= np.fromiter(used.values(), dtype=np.int64, count=len(used))[hit]
+        pick = (self.mine[end][cls] == self.sku_code.get(kind, -2)) & (left > 0)  # its end holds ``kind``, links left
+        if not pick.any():
+            return []
+        rows, cls = rows[pick], cls[pick]
+        far_dev, far_nic, far_end = (t.z_dev, t.z_nic, 1) if end == "a" else (t.a_dev, t.a_nic, 0)  # 0 < 1: a < z
+        far = far_dev[rows]
+        rank = np.full(rows.size, -1, dtype=np.int64)  # −1: cannot move
+        for k in set(cls.tolist()):
+            at = cls == k
+            move = self._class_move(k, int(rows[np.argmax(at)]), end, module, chooser)
+            if move is None:
+                continue
+            _forced, far_module, new, twin_far_cage = move
+            to_switch = at & (far != NO_DEVICE)
+            grows = self.cage_change(far[to_switch], far_module, -1) + self.cage_change(far[to_switch], new, 1)
+            rank[to_switch] = np.where(grows < 0, 1, np.where(grows == 0, 2, 3))
+            if not twin_far_cage:  # a twin-port NIC cage's other port keeps its module: one cage, two modules
+                rank[at & (far == NO_DEVICE)] = 0
+        ok = rank >= 0
+        rows, cls, far, rank = rows[ok], cls[ok], far[ok], rank[ok]
+        name = np.where(far != NO_DEVICE, self.name_rank[np.maximum(far, 0)], -1)  # "" (no device) first
+        columns = zip(
+            rank.tolist(),
+            (-t.length_m[rows]).tolist(),
+            name.tolist(),
+            far_nic[rows].tolist(),
+            self.segment_rank[cls].tolist(),
+            t.a_rack[rows].tolist(),
+            t.z_rack[rows].tolist(),
+            rows.tolist(),
+            far.tolist(),
+            cls.tolist(),
+            strict=True,
+        )
+        return [
+            (rk, (ln, nm, nic, sg, far_end, ar, zr, r), r, f, k) for rk, ln, nm, nic, sg, ar, zr, r, f, k in columns
+        ]
+
+    def _class_move(self, k: int, r: int, end: str, module: PartSpec, chooser: PartChooser):
+        """What moving a link of class ``k`` (row ``r`` is one) onto ``module`` at ``end`` makes of it — (its parts,
+        the far end's old and new module, whether the far end is a twin-port NIC cage) — or None where it cannot
+        move: the same for every link of the class (a class fixes all that :func:`_row_link` reads)."""
+        key = (k, end, module.sku)
+        if key not in self.moves:
+            self.moves[key] = None
+            link = _row_link(self.t, r)
+            forced = chooser.parts_with(link, end, module)
+            if forced is not None:
+                cls_parts = self.parts[k]
+                far_module, new, role = (
+                    (cls_parts.z_module, forced.z_module, link.z_role)
+                    if end == "a"
+                    else (cls_parts.a_module, forced.a_module, link.a_role)
+                )
+                twin = chooser.ends.get((link.plane, role), EndSpec()).ppm > 1
+                self.moves[key] = (forced, far_module, new, twin)
+        return self.moves[key]
+
+    def _move(self, r: int, _forced, far: int, old, new, dev: int, kind: str, module: PartSpec) -> None:
         self.left[r] -= 1
         for d, off, on in ((dev, self.twins.get(kind), module), (far, old, new)):
             if d == NO_DEVICE:
                 continue
             for m, change in ((off, -1), (on, 1)):
                 if m is not None and m.ports_per_module > 1:
-                    self.ports[(d, m.sku)] = self.ports.get((d, m.sku), 0) + change
+                    if m.sku not in self.kind_col:
+                        self.kind_col[m.sku] = self.ports.shape[1]
+                        self.ports = np.hstack([self.ports, np.zeros((self.ports.shape[0], 1), dtype=np.int64)])
+                    self.ports[d, self.kind_col[m.sku]] += change
                     self.kinds[d].add(m.sku)
                     self.twins.setdefault(m.sku, m)
 
@@ -746,8 +939,8 @@ def _row_link(t: LinkTable, r: int) -> Link:
     )
 
 
-def _apply_moves(t: LinkTable, moves: list[tuple[int, LinkParts]]) -> tuple[LinkTable, np.ndarray, list[LinkParts]]:
-    """The table with the moved links as rows of their own (variant v > 0), a row of one link changed in place."""
+def _move_variants(moves: list[tuple[int, LinkParts]]) -> tuple[dict[int, Counter], list[LinkParts]]:
+    """Row → {variant: links moved} and the parts of each variant v (``listed[v − 1]``), numbered as first moved."""
     forced: dict[tuple[str, ...], int] = {}
     listed: list[LinkParts] = []
     per_row: dict[int, Counter] = defaultdict(Counter)
@@ -757,6 +950,12 @@ def _apply_moves(t: LinkTable, moves: list[tuple[int, LinkParts]]) -> tuple[Link
             forced[key] = len(listed) + 1
             listed.append(p)
         per_row[r][forced[key]] += 1
+    return per_row, listed
+
+
+def _apply_moves(t: LinkTable, moves: list[tuple[int, LinkParts]]) -> tuple[LinkTable, np.ndarray, list[LinkParts]]:
+    """The table with the moved links as rows of their own (variant v > 0), a row of one link changed in place."""
+    per_row, listed = _move_variants(moves)
     weight = t.weight.copy()
     variant = np.zeros(weight.size, dtype=np.int64)
     src, src_weight, src_variant = [], [], []
@@ -783,35 +982,105 @@ def _apply_moves(t: LinkTable, moves: list[tuple[int, LinkParts]]) -> tuple[Link
     return replace(t, **columns), np.concatenate([variant, np.array(src_variant, dtype=np.int64)]), listed
 
 
-def trunk_ends_per_rack(t: LinkTable, trunk_row: np.ndarray) -> dict[int, int]:
-    """Rack key → ends of switch-to-switch optical trunks in that rack (each trunk lands at both ends)."""
-    keys = np.concatenate([t.a_rack[trunk_row], t.z_rack[trunk_row]])
+def _paired(t: LinkTable, g: _Grouped, parts: list[LinkParts], moves: list[tuple[int, LinkParts]]):
+    """:func:`_counted_classes` after odd ports were paired: the classes, links per class, parts and grouped ends
+    of the table :func:`_apply_moves` makes — classes (class, variant) in its order, each moved link in the class
+    of its variant — from the table's own grouping, less the links moved, plus one group per (row, variant)
+    moved; a class or group all of whose rows moved whole is gone, as from that table. Nothing re-grouped."""
+    per_row, listed = _move_variants(moves)
+    rows = np.array(sorted(per_row), dtype=np.int64)
+    moved = np.array([sum(per_row[r].values()) for r in rows.tolist()], dtype=np.int64)
+    whole = rows[moved == t.weight[rows]]  # rows every link of which moved: their class (k, 0) loses them
+    n_classes = len(parts)
+    row_class = g.inverse[rows].tolist()
+    kept = g.rows_per_class() > np.bincount(g.inverse[whole], minlength=n_classes)
+    lost = np.bincount(g.inverse[rows], weights=moved, minlength=n_classes).astype(np.int64)
+    links: dict[tuple[int, int], int] = defaultdict(int)  # (class, variant) → links moved there
+    for r, k in zip(rows.tolist(), row_class, strict=True):
+        for v, n in per_row[r].items():
+            links[(k, v)] += n
+    index0 = np.full(n_classes, -1, dtype=np.int64)  # class k → its (k, 0)
+    index: dict[tuple[int, int], int] = {}  # (k, v > 0) → its class
+    order: list[tuple[int, int]] = []
+    new_parts, counts = [], []
+    variants = sorted(links)
+    for k in range(n_classes):  # (k, 0) then each (k, v): _link_classes orders the variant column last
+        if kept[k]:
+            index0[k] = len(order)
+            order.append((k, 0))
+            new_parts.append(parts[k])
+            counts.append(int(g.counts[k] - lost[k]))
+        for kv in variants[bisect_left(variants, (k, 0)) : bisect_left(variants, (k + 1, 0))]:
+            index[kv] = len(order)
+            order.append(kv)
+            new_parts.append(listed[kv[1] - 1])
+            counts.append(links[kv])
+    keys = np.array(order, dtype=np.int64).reshape(-1, 2)
+    classes = np.column_stack([g.classes[keys[:, 0], :7], keys[:, 1]])
+    width = _nic_cage_width(t, classes, new_parts)
+    moved_rows = [r for r in rows.tolist() for _ in per_row[r]]
+    moved_class = [index[(k, v)] for r, k in zip(rows.tolist(), row_class, strict=True) for v in per_row[r]]
+    moved_links = [n for r in rows.tolist() for n in per_row[r].values()]
+    ends = {
+        end: _less_moved(t, e, end, index0, rows, moved, whole, (moved_rows, moved_class, moved_links), width)
+        for end, e in g.ends(t, width).items()
+    }
+    return classes, np.array(counts, dtype=np.int64), new_parts, ends, width
+
+
+def _less_moved(t: LinkTable, e: _Ends, end: str, index0, rows, moved, whole, added, width: int | None) -> _Ends:
+    """One end's groups with the moved links taken out (a group all of whose rows moved whole: gone) and the
+    moved ones added, one group per (row, variant) (groups that coincide are summed by whoever counts them)."""
+    dev, nic, rack = (t.a_dev, t.a_nic, t.a_rack) if end == "a" else (t.z_dev, t.z_nic, t.z_rack)
+    weight = e.weight - np.bincount(e.group[rows], weights=moved, minlength=e.weight.size).astype(np.int64)
+    keep = np.bincount(e.group, minlength=e.weight.size) > np.bincount(e.group[whole], minlength=e.weight.size)
+    r, cls, n = (np.array(x, dtype=np.int64) for x in added)
+    cage = nic[r] // width if width else np.full(r.size, NO_DEVICE, dtype=np.int64)
+    return _Ends(
+        np.concatenate([index0[e.cls[keep]], cls]),
+        np.concatenate([e.dev[keep], dev[r]]),
+        np.concatenate([e.cage[keep], cage]),
+        np.concatenate([e.rack[keep], rack[r]]),
+        np.concatenate([weight[keep], n]),
+        None,
+    )
+
+
+def trunk_ends_per_rack(ends: dict[str, _Ends], trunk_class: np.ndarray) -> dict[int, int]:
+    """Rack key → ends of switch-to-switch optical trunks in that rack (each trunk lands at both ends);
+    ``trunk_class``: whether each link class is a trunk."""
+    keys = np.concatenate([e.rack[trunk_class[e.cls]] for e in ends.values()])
     if keys.size == 0:
         return {}
     racks, index = np.unique(keys, return_inverse=True)
-    weights = np.concatenate([t.weight[trunk_row], t.weight[trunk_row]])
-    ends = np.bincount(index.reshape(-1), weights=weights, minlength=racks.size).astype(np.int64)
-    return dict(zip(racks.tolist(), ends.tolist(), strict=True))
+    weights = np.concatenate([e.weight[trunk_class[e.cls]] for e in ends.values()])
+    per_rack = np.bincount(index.reshape(-1), weights=weights, minlength=racks.size).astype(np.int64)
+    return dict(zip(racks.tolist(), per_rack.tolist(), strict=True))
 
 
-def _count_modules(t: LinkTable, row_module: dict[str, np.ndarray], modules: list[PartSpec], c: _Counts) -> None:
-    """Modules per link end: a module serves ``ports_per_module`` ports of one switch or one NIC cage."""
+def _count_modules(t: LinkTable, classes, ends, nic_width, end_module, modules: list[PartSpec], c: _Counts) -> None:
+    """Modules per link end: a module serves ``ports_per_module`` ports of one switch or one NIC cage. The ends
+    come grouped by class (:class:`_Ends`), NIC ends by cage where ``nic_width`` says so (:func:`_nic_cage_width`);
+    ``end_module``: each class's module code at each end (−1: none)."""
     if not modules:
         return
     ppm = np.array([max(m.ports_per_module, 1) for m in modules], dtype=np.int64)
     nic_roles = [t.roles.index(r) for r in NON_SWITCH_ROLES if r in t.roles]
     cols: list[list[np.ndarray]] = [[], [], [], []]
     weights = []
-    for end, role, dev, nic in (("a", t.a_role, t.a_dev, t.a_nic), ("z", t.z_role, t.z_dev, t.z_nic)):
-        mod = row_module[end]
+    for end, role_col in (("a", 2), ("z", 3)):
+        e = ends[end]
+        mod = end_module[end][e.cls]
         has = mod >= 0
-        width = ppm[mod]  # a row without a module (mod −1) reads the last module's width: dropped below by `has`
+        width = ppm[mod]  # a group without a module (mod −1) reads the last module's width: dropped below by `has`
+        role = classes[e.cls, role_col]
         at_nic = np.isin(role, nic_roles)
         # who holds the module: a switch, or a NIC cage of a node (only twin-port cages need telling apart)
-        holder = np.where(at_nic, np.where((nic >= 0) & (width > 1), nic // width, NO_DEVICE), dev)
-        for i, col in enumerate((t.plane, mod, role, holder)):
+        cage = np.where((e.cage >= 0) & (width > 1), e.cage * (nic_width or 1) // width, NO_DEVICE)
+        holder = np.where(at_nic, cage, e.dev)
+        for i, col in enumerate((classes[e.cls, 0], mod, role, holder)):
             cols[i].append(col[has])
-        weights.append(t.weight[has])
+        weights.append(e.weight[has])
     keys = [np.concatenate(x) for x in cols]
     if not sum(int(w.size) for w in weights):  # no end with a module
         return

@@ -52,6 +52,18 @@ class _Codes:
             self.names.append(name)
         return i
 
+    def codes(self, names: Sequence[str]) -> np.ndarray:
+        """:meth:`code` of each name; names all new and distinct (a plane's switches) coded in one go."""
+        start, index = len(self.names), self.index
+        if not any(n in index for n in names):
+            index.update(zip(names, range(start, start + len(names)), strict=True))
+            if len(index) == start + len(names):  # all distinct: coded in order, as one by one
+                self.names.extend(names)
+                return np.arange(start, start + len(names), dtype=np.int64)
+            for n in names:  # a name twice: undone, then one by one
+                index.pop(n, None)
+        return np.array([self.code(n) for n in names], dtype=np.int64)
+
 
 @dataclass(frozen=True)
 class LinkTable:
@@ -143,7 +155,7 @@ class _Builder:
             self.cols[name].append(np.asarray(values))
 
     def device_codes(self, names: Sequence[str]) -> np.ndarray:
-        return np.array([self.devices.code(s) for s in names], dtype=np.int64)
+        return self.devices.codes(names)
 
     def table(self) -> LinkTable:
         if self.rows:
@@ -151,7 +163,7 @@ class _Builder:
             for name, values in zip(_COLUMNS, arr, strict=True):
                 self.cols[name].append(np.asarray(values))
         cat = {
-            k: np.concatenate(v).astype(_DTYPES[k]) if v else np.zeros(0, dtype=_DTYPES[k])
+            k: np.concatenate(v).astype(_DTYPES[k], copy=False) if v else np.zeros(0, dtype=_DTYPES[k])
             for k, v in self.cols.items()
         }
         return LinkTable(
@@ -274,9 +286,10 @@ def compute_table(b: _Builder, plan: FabricPlan, shape: ClusterShape, layout: Ra
     )
     k = len(names)
     roles = shape.compute_tier_roles
+    pair = np.where(down, -1, tier[u] * k + tier[v])  # switch–switch links: (lower tier, upper tier); −1 down links
     for lower in range(k):
         for upper in range(k):
-            pick = ~down & (tier[u] == lower) & (tier[v] == upper)
+            pick = pair == lower * k + upper
             if not pick.any():
                 continue
             uu, uv = u[pick], v[pick]

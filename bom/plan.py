@@ -166,6 +166,10 @@ def same_catalog(catalog: Catalog) -> Catalog:
     """The catalog seen before whose parts and price book have the same exact text (repr), else this one: the live
     form reads its catalog from the price book on every request (designer.services.current_catalog), a new object
     each time, and the memos above know a catalog by its identity. At most 4 kept."""
+    for h, seen in _CATALOGS.items():
+        if any(found is catalog for _, found in seen):  # this very object (a search's, every candidate): no repr
+            _CATALOGS.move_to_end(h)
+            return catalog
     h = hash(catalog.parts)
     text = repr(catalog.parts) + "\x1f" + repr(catalog.price_book)
     for seen, found in _CATALOGS.get(h, ()):

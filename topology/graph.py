@@ -10,6 +10,7 @@ diagrams and small checks.
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -296,7 +297,34 @@ def torus_edges(plan: FabricPlan) -> FabricEdges:
     )
 
 
+_EDGES: OrderedDict[str, FabricEdges] = OrderedDict()
+"""The last few fabrics' graphs by the exact text (repr) of their plan: a plan's graph is asked for by the link
+table, the leaf positions, the fabric managers' ports, the storage plane … (≈ 8 times a 100k-GPU design, 6 ms
+each), and a design search's candidates share fabrics. Their arrays are read-only. At most :data:`EDGES_BUDGET`
+edges kept (≈ 32 B an edge), oldest dropped first."""
+EDGES_BUDGET = 2_000_000
+
+
 def fabric_edges(plan: FabricPlan) -> FabricEdges:
+    """The plan's explicit graph (see the module's docstring); remembered by the plan's exact text (:data:`_EDGES`):
+    the same arrays, read-only, for equal plans."""
+    key = repr(plan)
+    if " at 0x" in key or "..." in key:  # not an exact text: never remembered
+        return _fabric_edges(plan)
+    found = _EDGES.get(key)
+    if found is None:
+        found = _fabric_edges(plan)
+        for value in found.__dict__.values():
+            if isinstance(value, np.ndarray):
+                value.flags.writeable = False
+        _EDGES[key] = found
+        while len(_EDGES) > 1 and sum(e.u.size for e in _EDGES.values()) > EDGES_BUDGET:
+            _EDGES.popitem(last=False)
+    _EDGES.move_to_end(key)
+    return found
+
+
+def _fabric_edges(plan: FabricPlan) -> FabricEdges:
     if isinstance(plan.wiring, ClosWiring):
         return clos_edges(plan)
     if isinstance(plan.wiring, DragonflyWiring):

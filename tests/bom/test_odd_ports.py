@@ -119,3 +119,59 @@ def test_a_grouped_row_gives_up_one_link_as_per_link_records_do():
         cables = {sku: entry[1] for by_sku in counts.cables.values() for sku, entry in by_sku.items()}
         assert cables == {"MPO12-30M": 2, "MPO12-OS2-30M": 1, "MPO12-OS2-100M": 1}
         assert counts.cages[("compute", "compute_switch")].cages == 2
+
+
+def _grouped_ends(ends) -> dict:
+    """(end, class, device, NIC cage, rack) → links (groups that coincide summed; a rack is read at a switch only)."""
+    out: dict = {}
+    for end, e in ends.items():
+        cols = (e.cls.tolist(), e.dev.tolist(), e.cage.tolist(), e.rack.tolist(), e.weight.tolist())
+        for cls, dev, cage, rack, n in zip(*cols, strict=True):
+            key = (end, cls, dev, cage, rack if dev >= 0 else None)
+            out[key] = out.get(key, 0) + n
+    return out
+
+
+def _paired_cases():
+    from bom.plan import Catalog, chooser_for, floor_plan, link_table
+    from cluster.pipeline import plan_planes
+    from cluster.requests import bom_request, resolve
+    from cluster.validate import validate
+
+    short = Link(
+        "compute", "leaf–spine", "leaf0001", "u1", "compute_switch", "spine0001", "d1", "compute_switch", 400.0, 30, 2
+    )
+    long = Link(
+        "compute", "leaf–spine", "leaf0001", "u4", "compute_switch", "spine0002", "d1", "compute_switch", 400.0, 100, 2
+    )
+    grouped = LinkTable.from_links([short, long])
+    yield replace(grouped, weight=np.array([3, 1], dtype=np.int64)), _chooser()  # a row gives up one of 3 links
+    yield LinkTable.from_links(_links()), _chooser()
+    r = resolve(validate({"gpu_count": 8192, "gpu_model": "H100-SXM5"}))  # 4 links moved on the live table
+    p, req, catalog = plan_planes(r), bom_request(r), Catalog.built_in()
+    layout = floor_plan(req, p.fabric, p.storage, p.management, catalog).layout
+    yield link_table(p.fabric, p.storage, p.management, req.shape, layout), chooser_for(req, catalog)
+
+
+def test_the_counts_after_pairing_are_those_of_the_table_the_moves_make():
+    """count_links counts a pairing from the table's own grouping, less the moved links plus the moved ones
+    (bom.build._paired): the same classes, links per class, parts and grouped ends as grouping the table
+    _apply_moves makes (each moved link a row of its class and variant)."""
+    import bom.build as build
+
+    for t, chooser in _paired_cases():
+        g, parts, _width, moves = build._classes_and_parts(t, chooser)
+        assert moves
+        classes, counts, new_parts, ends, width = build._counted_classes(t, chooser)
+        moved, variant, forced = build._apply_moves(t, moves)
+        _speeds, speed_code = np.unique(moved.speed_gbps, return_inverse=True)
+        ref_classes, inverse, ref_counts = build._link_classes(moved, speed_code.reshape(-1), variant)
+        assert classes.tolist() == ref_classes.tolist() and counts.tolist() == ref_counts.tolist()
+        assert new_parts == [forced[row[-1] - 1] if row[-1] else parts[_base(g, row)] for row in ref_classes.tolist()]
+        reference = {end: build._group_end(moved, inverse, end, width) for end in ("a", "z")}
+        assert _grouped_ends(ends) == _grouped_ends(reference)
+
+
+def _base(g, row) -> int:
+    """The table's own class of a class row (its variant dropped)."""
+    return next(k for k, base in enumerate(g.classes.tolist()) if base[:7] == row[:7])

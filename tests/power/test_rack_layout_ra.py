@@ -57,8 +57,9 @@ def test_the_superpod_racks_by_role_against_the_ra(superpod):
     = 42 a rack, so one network rack an SU row: 4 (RA: one per SU). The infrastructure row's 2 switches stand in
     its one rack beside 8 storage servers × 2U + 9 management and login servers × 1U = 25U → 27U ≤ 42U. Spine
     row: 16 compute spines and 5 storage spines (9 leaves × 30 up = 5 spines × 6 links: the fewest, ⌈9 × 30 ÷
-    64⌉ = 5) of 1U and 2 management spines of 2U, bare: 16 + 5 + 2 × 2 = 25U ≤ 42U → 1 rack. Storage and management: 8 storage
-    servers (16 a rack) leave room for ⌊(1 − 8 ÷ 16) × 27⌋ = 13 management servers, so the 9 stand there → 1.
+    64⌉ = 5) of 1U and 2 management spines of 2U, bare: 16 + 5 + 2 × 2 = 25U ≤ 42U → 1 rack. Storage and
+    management: 8 storage servers (16 a rack) leave room for ⌊(1 − 8 ÷ 16) × 27⌋ = 13 management servers, so the 9
+    stand there → 1.
     32 + 4 + 1 + 1 = 38 = RA Table 7; the RA's "2 for the spines and the management rack" are the last two."""
     _, plan, _, _, elev = superpod
     racks = plan.power.racks

@@ -205,3 +205,25 @@ def test_a_torus_chip_with_the_wrong_link_count_is_caught():
     plan = plan_fabric(FabricRequest(topology=Topology.TORUS_3D, node_count=12, torus_dims=(3, 2, 2)))
     bad = dataclasses.replace(plan, extras={**plan.extras, "links_per_chip": 5})
     assert verify_plan(bad).problems == ("a chip does not use exactly 5 links",)
+
+
+def test_equal_plans_share_one_read_only_graph():
+    """topology.graph.fabric_edges remembers a graph by its plan's exact text: an equal plan (a search's candidates,
+    the link table and the leaf positions of one design) gets the same arrays, which nobody can change."""
+    from topology.graph import _EDGES
+
+    _EDGES.clear()
+    first = fabric_edges(
+        plan_fabric(FabricRequest(topology=Topology.FAT_TREE, node_count=256, nics_per_node=8, switch_radix=64))
+    )
+    again = fabric_edges(
+        plan_fabric(FabricRequest(topology=Topology.FAT_TREE, node_count=256, nics_per_node=8, switch_radix=64))
+    )
+    assert again is first and len(_EDGES) == 1
+    with pytest.raises(ValueError, match="read-only"):
+        first.u[0] = 1
+    other = fabric_edges(
+        plan_fabric(FabricRequest(topology=Topology.FAT_TREE, node_count=128, nics_per_node=8, switch_radix=64))
+    )
+    assert other is not first and other.endpoint_count < first.endpoint_count
+    assert isinstance(other.links, np.ndarray) and not other.links.flags.writeable
