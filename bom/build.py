@@ -788,17 +788,18 @@ class _OddPorts:
         seen = {s}
         for _ in range(self.MAX_HOPS):
             done: list[tuple[tuple, list]] = []
-            reached: dict[int, tuple] = {}
-            for keys, path, dev, kind, module in frontier:
-                used = Counter(step[2] for step in path)
-                best, onward = self._steps(dev, kind, module, chooser, used, seen)
+            useds = [Counter(step[2] for step in path) for _keys, path, *_ in frontier]
+            for (keys, path, dev, kind, module), used in zip(frontier, useds, strict=True):
+                best = self._steps(dev, kind, module, chooser, used, seen, onward=False)
                 if best is not None:
                     done.append(((best[0], *keys, best[1]), [*path, (*self._step(best, module), dev, kind, module)]))
-                for far, found in onward.items():
-                    if far not in reached or (*keys, found[1]) < reached[far][0]:
-                        reached[far] = ((*keys, found[1]), path, found, dev, kind, module)
             if done:
                 return min(done, key=lambda d: d[0])[1]
+            reached: dict[int, tuple] = {}  # only where no step ends the path: the onward steps, on demand
+            for (keys, path, dev, kind, module), used in zip(frontier, useds, strict=True):
+                for far, found in self._steps(dev, kind, module, chooser, used, seen, onward=True).items():
+                    if far not in reached or (*keys, found[1]) < reached[far][0]:
+                        reached[far] = ((*keys, found[1]), path, found, dev, kind, module)
             seen.update(reached)
             frontier = []
             for far in sorted(reached):
@@ -809,23 +810,25 @@ class _OddPorts:
                 return None
         return None
 
-    def _steps(self, dev: int, kind: str, module: PartSpec, chooser: PartChooser, used: Counter, seen: set[int]):
+    def _steps(
+        self, dev: int, kind: str, module: PartSpec, chooser: PartChooser, used: Counter, seen: set[int], onward: bool
+    ):
         """Links of switch ``dev`` that can move from module ``kind`` onto ``module`` (links left, less those the
         path ``used``), ranked — 0: the far end is a NIC or device with single-port cages; 1: a switch whose cages
         shrink; 2: one whose cages stay; 3: one that would need a cage more (go on from it) — then keyed: the
         longest link, then by name and port (the same links from the live table and from per-link records). The
-        best of rank < 3 (or None), and the best of rank 3 to each far switch not ``seen``: (rank, key, row, far
-        switch, class, end) each (:meth:`_step` makes a step of it)."""
+        best of rank < 3 (or None); with ``onward``, instead, the best of rank 3 to each far switch not ``seen``:
+        (rank, key, row, far switch, class, end) each (:meth:`_step` makes a step of it)."""
         best: tuple | None = None
-        onward: dict[int, tuple] = {}
+        ahead: dict[int, tuple] = {}
         for end in ("a", "z"):
-            for rank, key, r, far, k in self._end_steps(dev, end, kind, module, chooser, used):
-                if rank < 3:
+            for rank, key, r, far, k in self._end_steps(dev, end, kind, module, chooser, used, onward):
+                if not onward:
                     if best is None or (rank, key) < best[:2]:
                         best = (rank, key, r, far, k, end)
-                elif far not in seen and (far not in onward or key < onward[far][1]):
-                    onward[far] = (rank, key, r, far, k, end)
-        return best, onward
+                elif far not in seen and (far not in ahead or key < ahead[far][1]):
+                    ahead[far] = (rank, key, r, far, k, end)
+        return ahead if onward else best
 
     def _step(self, found: tuple, module: PartSpec) -> tuple:
         """(rank, key, row, parts, far switch, its old and new module) of a link :meth:`_steps` found."""
@@ -833,10 +836,14 @@ class _OddPorts:
         forced, far_module, new, _twin = self.moves[(k, end, module.sku)]
         return rank, key, r, forced, far, far_module, new
 
-    def _end_steps(self, dev: int, end: str, kind: str, module: PartSpec, chooser: PartChooser, used: Counter):
-        """:meth:`_steps` at one end of the rows: (rank, key, row, far switch, class) of each link that can move —
+    def _end_steps(
+        self, dev: int, end: str, kind: str, module: PartSpec, chooser: PartChooser, used: Counter, onward: bool
+    ):
+        """:meth:`_steps` at one end of the rows: (rank, key, row, far switch, class) of the links that can move —
         the key: the longest link first, then the far end's name and NIC port, the segment, which end is far, the
-        racks, the row (each compared as those fields themselves: the same order from the live table and records)."""
+        racks, the row (each compared as those fields themselves: the same order from the live table and records).
+        Only those :meth:`_steps` can pick leave numpy: the least (rank, key) of rank < 3, or with ``onward`` each
+        far switch's least key of rank 3 — found by a lexsort of the key's fields (the row last: no ties)."""
         t = self.t
         order, devs = self.order[end]
         lo, hi = np.searchsorted(devs, [dev, dev + 1])
@@ -868,22 +875,21 @@ class _OddPorts:
             rank[to_switch] = np.where(grows < 0, 1, np.where(grows == 0, 2, 3))
             if not twin_far_cage:  # a twin-port NIC cage's other port keeps its module: one cage, two modules
                 rank[at & (far == NO_DEVICE)] = 0
-        ok = rank >= 0
+        ok = rank == 3 if onward else (rank >= 0) & (rank < 3)
+        if not ok.any():
+            return []
         rows, cls, far, rank = rows[ok], cls[ok], far[ok], rank[ok]
         name = np.where(far != NO_DEVICE, self.name_rank[np.maximum(far, 0)], -1)  # "" (no device) first
-        columns = zip(
-            rank.tolist(),
-            (-t.length_m[rows]).tolist(),
-            name.tolist(),
-            far_nic[rows].tolist(),
-            self.segment_rank[cls].tolist(),
-            t.a_rack[rows].tolist(),
-            t.z_rack[rows].tolist(),
-            rows.tolist(),
-            far.tolist(),
-            cls.tolist(),
-            strict=True,
-        )
+        fields = (
+            -t.length_m[rows], name, far_nic[rows], self.segment_rank[cls], t.a_rack[rows], t.z_rack[rows], rows
+        )  # fmt: skip
+        order = np.lexsort((*fields[::-1], rank))  # the last key sorts first: rank, then the key's fields in order
+        if onward:
+            _, first = np.unique(far[order], return_index=True)
+            keep = order[first]
+        else:
+            keep = order[:1]
+        columns = zip(*(c[keep].tolist() for c in (rank, *fields, far, cls)), strict=True)
         return [
             (rk, (ln, nm, nic, sg, far_end, ar, zr, r), r, f, k) for rk, ln, nm, nic, sg, ar, zr, r, f, k in columns
         ]
