@@ -789,8 +789,9 @@ class _OddPorts:
         for _ in range(self.MAX_HOPS):
             done: list[tuple[tuple, list]] = []
             useds = [Counter(step[2] for step in path) for _keys, path, *_ in frontier]
-            for (keys, path, dev, kind, module), used in zip(frontier, useds, strict=True):
-                best = self._steps(dev, kind, module, chooser, used, seen, onward=False)
+            bests = self._best_steps([(dev, kind, module, used) for (_k, _p, dev, kind, module), used in
+                                      zip(frontier, useds, strict=True)], chooser)  # fmt: skip
+            for (keys, path, dev, kind, module), best in zip(frontier, bests, strict=True):
                 if best is not None:
                     done.append(((best[0], *keys, best[1]), [*path, (*self._step(best, module), dev, kind, module)]))
             if done:
@@ -835,6 +836,80 @@ class _OddPorts:
         rank, key, r, far, k, end = found
         forced, far_module, new, _twin = self.moves[(k, end, module.sku)]
         return rank, key, r, forced, far, far_module, new
+
+    def _best_steps(self, entries: list[tuple[int, str, PartSpec, Counter]], chooser: PartChooser) -> list:
+        """:meth:`_steps` without ``onward`` for many (switch, kind, module, used) at once — a hop's whole frontier
+        in one numpy pass per end instead of one per switch: each entry's best (rank, key, row, far switch, class,
+        end) of rank < 3, or None. The same ranking and keys as :meth:`_end_steps` (a test compares them)."""
+        best: list[tuple | None] = [None] * len(entries)
+        for end in ("a", "z"):
+            for i, found in self._best_end_steps(entries, end, chooser).items():
+                if best[i] is None or found[:2] < best[i][:2]:
+                    best[i] = found
+        return best
+
+    def _best_end_steps(self, entries: list, end: str, chooser: PartChooser) -> dict[int, tuple]:
+        t = self.t
+        order, devs = self.order[end]
+        dev_of = np.array([e[0] for e in entries], dtype=np.int64)
+        lo, hi = np.searchsorted(devs, dev_of), np.searchsorted(devs, dev_of + 1)
+        sizes = hi - lo
+        total = int(sizes.sum())
+        if not total:
+            return {}
+        ent = np.repeat(np.arange(len(entries)), sizes)
+        within = np.arange(total) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+        rows = order[np.repeat(lo, sizes) + within]  # each entry's rows, ascending (a stable sort by device)
+        left = self.left[rows]
+        span = len(t.weight) + 1
+        used = [(i, r, n) for i, e in enumerate(entries) for r, n in e[3].items()]
+        if used:
+            at_key = ent * span + rows  # ascending: by entry, then row
+            u = np.array([i * span + r for i, r, _ in used], dtype=np.int64)
+            at = np.minimum(np.searchsorted(at_key, u), total - 1)
+            hit = at_key[at] == u
+            np.subtract.at(left, at[hit], np.array([n for *_, n in used], dtype=np.int64)[hit])
+        kind_code = np.array([self.sku_code.get(e[1], -2) for e in entries], dtype=np.int64)
+        cls = self.inverse[rows]
+        pick = (self.mine[end][cls] == kind_code[ent]) & (left > 0)
+        if not pick.any():
+            return {}
+        rows, cls, ent = rows[pick], cls[pick], ent[pick]
+        far_dev, far_nic, far_end = (t.z_dev, t.z_nic, 1) if end == "a" else (t.a_dev, t.a_nic, 0)  # 0 < 1: a < z
+        far = far_dev[rows]
+        modules = {e[2].sku: e[2] for e in entries}
+        mod_names = sorted(modules)
+        mod_of = np.array([mod_names.index(e[2].sku) for e in entries], dtype=np.int64)[ent]
+        pair = cls * len(mod_names) + mod_of
+        rank = np.full(rows.size, -1, dtype=np.int64)  # −1: cannot move
+        for p, first in zip(*np.unique(pair, return_index=True), strict=True):
+            at = pair == p
+            move = self._class_move(int(cls[first]), int(rows[first]), end, modules[mod_names[int(mod_of[first])]],
+                                    chooser)  # fmt: skip
+            if move is None:
+                continue
+            _forced, far_module, new, twin_far_cage = move
+            to_switch = at & (far != NO_DEVICE)
+            grows = self.cage_change(far[to_switch], far_module, -1) + self.cage_change(far[to_switch], new, 1)
+            rank[to_switch] = np.where(grows < 0, 1, np.where(grows == 0, 2, 3))
+            if not twin_far_cage:
+                rank[at & (far == NO_DEVICE)] = 0
+        ok = (rank >= 0) & (rank < 3)
+        if not ok.any():
+            return {}
+        rows, cls, far, rank, ent = rows[ok], cls[ok], far[ok], rank[ok], ent[ok]
+        name = np.where(far != NO_DEVICE, self.name_rank[np.maximum(far, 0)], -1)
+        fields = (
+            -t.length_m[rows], name, far_nic[rows], self.segment_rank[cls], t.a_rack[rows], t.z_rack[rows], rows
+        )  # fmt: skip
+        order_ = np.lexsort((*fields[::-1], rank, ent))  # by entry, then rank, then the key's fields
+        _, first = np.unique(ent[order_], return_index=True)
+        keep = order_[first]
+        columns = zip(*(c[keep].tolist() for c in (ent, rank, *fields, far, cls)), strict=True)
+        return {
+            i: (rk, (ln, nm, nic, sg, far_end, ar, zr, r), r, f, k, end)
+            for i, rk, ln, nm, nic, sg, ar, zr, r, f, k in columns
+        }
 
     def _end_steps(
         self, dev: int, end: str, kind: str, module: PartSpec, chooser: PartChooser, used: Counter, onward: bool

@@ -175,3 +175,54 @@ def test_the_counts_after_pairing_are_those_of_the_table_the_moves_make():
 def _base(g, row) -> int:
     """The table's own class of a class row (its variant dropped)."""
     return next(k for k, base in enumerate(g.classes.tolist()) if base[:7] == row[:7])
+
+
+SN5600_102K = {  # benchmarks/bom.py SCALES[102_400]: 218 switches to pair, paths of 1 and 2 links
+    "gpu_count": 102400,
+    "switch_model": "SN5600-400G",
+    "switch_radix": 128,
+    "switch_port_gbps": 400,
+    "storage_node_count": 200,
+    "storage_switch_radix": 64,
+    "storage_switch_port_gbps": 400,
+}
+
+
+def _table_of(flat: dict):
+    from bom.plan import Catalog, chooser_for, floor_plan, link_table
+    from cluster.pipeline import plan_planes
+    from cluster.requests import bom_request, resolve
+    from cluster.validate import validate_flat
+
+    r = resolve(validate_flat(flat))
+    p, req, catalog = plan_planes(r), bom_request(r), Catalog.built_in()
+    layout = floor_plan(req, p.fabric, p.storage, p.management, catalog).layout
+    return link_table(p.fabric, p.storage, p.management, req.shape, layout), chooser_for(req, catalog)
+
+
+def test_a_frontier_ranked_at_once_picks_what_each_switch_ranked_alone_picks():
+    """The pairing search ranks a hop's whole frontier in one numpy pass (_OddPorts._best_steps); each entry's pick
+    — rank, key, row, far switch, class, end — equals _steps on that switch alone, with and without links already
+    used by the path (every switch with twin-port modules, every pair of twin kinds, in the cases above)."""
+    from collections import Counter
+
+    import bom.build as build
+
+    checked = 0
+    for t, chooser in [*_paired_cases(), _table_of(SN5600_102K)]:
+        g, parts, width, _moves = build._classes_and_parts(t, chooser)
+        state = build._OddPorts.of(t, g, parts, width)
+        entries = []
+        for s in sorted(state.kinds):  # every switch with twin-port modules, not only those the search starts from
+            kinds = sorted(state.twins)
+            order, devs = state.order["a"]
+            some_row = int(order[np.searchsorted(devs, s)]) if s in devs else 0
+            for short in kinds:
+                for long in kinds:
+                    if short != long:
+                        entries.append((s, short, state.twins[long], Counter()))
+                        entries.append((s, short, state.twins[long], Counter({some_row: 1})))
+        alone = [state._steps(d, k, m, chooser, u, set(), onward=False) for d, k, m, u in entries]
+        assert state._best_steps(entries, chooser) == alone
+        checked += sum(a is not None for a in alone)
+    assert checked > 0
