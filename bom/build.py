@@ -820,16 +820,15 @@ class _OddPorts:
         longest link, then by name and port (the same links from the live table and from per-link records). The
         best of rank < 3 (or None); with ``onward``, instead, the best of rank 3 to each far switch not ``seen``:
         (rank, key, row, far switch, class, end) each (:meth:`_step` makes a step of it)."""
-        best: tuple | None = None
+        if not onward:
+            return self._best_steps([(dev, kind, module, used)], chooser)[0]
         ahead: dict[int, tuple] = {}
         for end in ("a", "z"):
-            for rank, key, r, far, k in self._end_steps(dev, end, kind, module, chooser, used, onward):
-                if not onward:
-                    if best is None or (rank, key) < best[:2]:
-                        best = (rank, key, r, far, k, end)
-                elif far not in seen and (far not in ahead or key < ahead[far][1]):
-                    ahead[far] = (rank, key, r, far, k, end)
-        return ahead if onward else best
+            for found in self._end_steps([(dev, kind, module, used)], end, chooser, onward=True).get(0, []):
+                far, key = found[3], found[1]
+                if far not in seen and (far not in ahead or key < ahead[far][1]):
+                    ahead[far] = found
+        return ahead
 
     def _step(self, found: tuple, module: PartSpec) -> tuple:
         """(rank, key, row, parts, far switch, its old and new module) of a link :meth:`_steps` found."""
@@ -840,15 +839,21 @@ class _OddPorts:
     def _best_steps(self, entries: list[tuple[int, str, PartSpec, Counter]], chooser: PartChooser) -> list:
         """:meth:`_steps` without ``onward`` for many (switch, kind, module, used) at once — a hop's whole frontier
         in one numpy pass per end instead of one per switch: each entry's best (rank, key, row, far switch, class,
-        end) of rank < 3, or None. The same ranking and keys as :meth:`_end_steps` (a test compares them)."""
+        end) of rank < 3, or None."""
         best: list[tuple | None] = [None] * len(entries)
         for end in ("a", "z"):
-            for i, found in self._best_end_steps(entries, end, chooser).items():
+            for i, (found,) in self._end_steps(entries, end, chooser, onward=False).items():
                 if best[i] is None or found[:2] < best[i][:2]:
                     best[i] = found
         return best
 
-    def _best_end_steps(self, entries: list, end: str, chooser: PartChooser) -> dict[int, tuple]:
+    def _end_steps(self, entries: list, end: str, chooser: PartChooser, onward: bool) -> dict[int, list[tuple]]:
+        """:meth:`_steps` at one end of the rows, for each (switch, kind, module, used) entry: (rank, key, row, far
+        switch, class, end) of the links that can move — the key: the longest link first, then the far end's name
+        and NIC port, the segment, which end is far, the racks, the row (each compared as those fields themselves:
+        the same order from the live table and records). Only those :meth:`_steps` can pick leave numpy: an
+        entry's least (rank, key) of rank < 3, or with ``onward`` its least key of rank 3 to each far switch —
+        found by a lexsort of the key's fields (the row last: no ties)."""
         t = self.t
         order, devs = self.order[end]
         dev_of = np.array([e[0] for e in entries], dtype=np.int64)
@@ -892,82 +897,25 @@ class _OddPorts:
             to_switch = at & (far != NO_DEVICE)
             grows = self.cage_change(far[to_switch], far_module, -1) + self.cage_change(far[to_switch], new, 1)
             rank[to_switch] = np.where(grows < 0, 1, np.where(grows == 0, 2, 3))
-            if not twin_far_cage:
-                rank[at & (far == NO_DEVICE)] = 0
-        ok = (rank >= 0) & (rank < 3)
-        if not ok.any():
-            return {}
-        rows, cls, far, rank, ent = rows[ok], cls[ok], far[ok], rank[ok], ent[ok]
-        name = np.where(far != NO_DEVICE, self.name_rank[np.maximum(far, 0)], -1)
-        fields = (
-            -t.length_m[rows], name, far_nic[rows], self.segment_rank[cls], t.a_rack[rows], t.z_rack[rows], rows
-        )  # fmt: skip
-        order_ = np.lexsort((*fields[::-1], rank, ent))  # by entry, then rank, then the key's fields
-        _, first = np.unique(ent[order_], return_index=True)
-        keep = order_[first]
-        columns = zip(*(c[keep].tolist() for c in (ent, rank, *fields, far, cls)), strict=True)
-        return {
-            i: (rk, (ln, nm, nic, sg, far_end, ar, zr, r), r, f, k, end)
-            for i, rk, ln, nm, nic, sg, ar, zr, r, f, k in columns
-        }
-
-    def _end_steps(
-        self, dev: int, end: str, kind: str, module: PartSpec, chooser: PartChooser, used: Counter, onward: bool
-    ):
-        """:meth:`_steps` at one end of the rows: (rank, key, row, far switch, class) of the links that can move —
-        the key: the longest link first, then the far end's name and NIC port, the segment, which end is far, the
-        racks, the row (each compared as those fields themselves: the same order from the live table and records).
-        Only those :meth:`_steps` can pick leave numpy: the least (rank, key) of rank < 3, or with ``onward`` each
-        far switch's least key of rank 3 — found by a lexsort of the key's fields (the row last: no ties)."""
-        t = self.t
-        order, devs = self.order[end]
-        lo, hi = np.searchsorted(devs, [dev, dev + 1])
-        rows = order[lo:hi]
-        cls = self.inverse[rows]
-        if not rows.size:
-            return []
-        left = self.left[rows]
-        if used:  # the rows ascend (a stable sort by device)
-            u = np.fromiter(used, dtype=np.int64, count=len(used))
-            at = np.minimum(np.searchsorted(rows, u), rows.size - 1)
-            hit = rows[at] == u
-            left[at[hit]] -= np.fromiter(used.values(), dtype=np.int64, count=len(used))[hit]
-        pick = (self.mine[end][cls] == self.sku_code.get(kind, -2)) & (left > 0)  # its end holds ``kind``, links left
-        if not pick.any():
-            return []
-        rows, cls = rows[pick], cls[pick]
-        far_dev, far_nic, far_end = (t.z_dev, t.z_nic, 1) if end == "a" else (t.a_dev, t.a_nic, 0)  # 0 < 1: a < z
-        far = far_dev[rows]
-        rank = np.full(rows.size, -1, dtype=np.int64)  # −1: cannot move
-        for k in set(cls.tolist()):
-            at = cls == k
-            move = self._class_move(k, int(rows[np.argmax(at)]), end, module, chooser)
-            if move is None:
-                continue
-            _forced, far_module, new, twin_far_cage = move
-            to_switch = at & (far != NO_DEVICE)
-            grows = self.cage_change(far[to_switch], far_module, -1) + self.cage_change(far[to_switch], new, 1)
-            rank[to_switch] = np.where(grows < 0, 1, np.where(grows == 0, 2, 3))
             if not twin_far_cage:  # a twin-port NIC cage's other port keeps its module: one cage, two modules
                 rank[at & (far == NO_DEVICE)] = 0
         ok = rank == 3 if onward else (rank >= 0) & (rank < 3)
         if not ok.any():
-            return []
-        rows, cls, far, rank = rows[ok], cls[ok], far[ok], rank[ok]
+            return {}
+        rows, cls, far, rank, ent = rows[ok], cls[ok], far[ok], rank[ok], ent[ok]
         name = np.where(far != NO_DEVICE, self.name_rank[np.maximum(far, 0)], -1)  # "" (no device) first
         fields = (
             -t.length_m[rows], name, far_nic[rows], self.segment_rank[cls], t.a_rack[rows], t.z_rack[rows], rows
         )  # fmt: skip
-        order = np.lexsort((*fields[::-1], rank))  # the last key sorts first: rank, then the key's fields in order
-        if onward:
-            _, first = np.unique(far[order], return_index=True)
-            keep = order[first]
-        else:
-            keep = order[:1]
-        columns = zip(*(c[keep].tolist() for c in (rank, *fields, far, cls)), strict=True)
-        return [
-            (rk, (ln, nm, nic, sg, far_end, ar, zr, r), r, f, k) for rk, ln, nm, nic, sg, ar, zr, r, f, k in columns
-        ]
+        order_ = np.lexsort((*fields[::-1], rank, ent))  # by entry, then rank, then the key's fields
+        group = ent[order_] * (len(t.devices) + 1) + (far[order_] - NO_DEVICE if onward else 0)  # entry (, far)
+        _, first = np.unique(group, return_index=True)
+        keep = order_[first]
+        out: dict[int, list[tuple]] = {}
+        columns = zip(*(c[keep].tolist() for c in (ent, rank, *fields, far, cls)), strict=True)
+        for i, rk, ln, nm, nic, sg, ar, zr, r, f, k in columns:
+            out.setdefault(i, []).append((rk, (ln, nm, nic, sg, far_end, ar, zr, r), r, f, k, end))
+        return out
 
     def _class_move(self, k: int, r: int, end: str, module: PartSpec, chooser: PartChooser):
         """What moving a link of class ``k`` (row ``r`` is one) onto ``module`` at ``end`` makes of it — (its parts,
