@@ -35,6 +35,7 @@ import numpy as np
 
 from bom.build import Bom, BomLine
 from bom.plan import Catalog, floor_plan, floor_sheets, network_bom
+from cluster.growth import signed_usd
 from cluster.pipeline import ClusterPlan, plan_planes
 from cluster.requests import bom_request, resolve
 from cluster.requirements import Requirements
@@ -533,7 +534,7 @@ def phase_report(plan: ClusterPlan, phases: Sequence[Phase], catalog: Catalog | 
         "extra_day1_lines": diff,
         "derivation": (
             f"day 1 ({phases[0].name}): end-state core ${runs['end_state'].built[0].bom.total_usd():,.2f} − cheapest "
-            f"${runs['cheapest'].built[0].bom.total_usd():,.2f} = {'+' if extra >= 0 else '−'}${abs(extra):,.2f} "
+            f"${runs['cheapest'].built[0].bom.total_usd():,.2f} = {signed_usd(extra)} "
             f"({words or 'the same lines'}); "
             f"over all phases ${Decimal(e['cost_usd']):,.2f} against ${Decimal(c['cost_usd']):,.2f} (present value "
             f"${Decimal(e['present_value_usd']):,.2f} against ${Decimal(c['present_value_usd']):,.2f} at "
