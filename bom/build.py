@@ -697,6 +697,11 @@ class _OddPorts:
     name_rank: np.ndarray  # each device's place in name order (a step's key compares names by it)
     segment_rank: np.ndarray  # each class's segment's place in name order
     moves: dict[tuple[int, str, str], tuple | None] = field(default_factory=dict)  # see :meth:`_class_move`
+    # switch → {(kind, module sku): its best step of :meth:`_best_steps` where that is of rank 0 (to a NIC)}: a path's
+    # frontier reaching the same leaf again ranks nothing twice. A rank-0 step reads only the switch's own rows and
+    # their links left — never a far switch's cages — and moves only ever take links off rows (a moved link joins no
+    # candidate set), so the remembered least stays the least for as long as its own row has a link left
+    to_nic: dict[int, dict[tuple[str, str], tuple]] = field(default_factory=dict)
 
     MAX_HOPS = 8  # links changed for one pairing at most (a path of switches, see :meth:`best_path`)
 
@@ -841,10 +846,28 @@ class _OddPorts:
         in one numpy pass per end instead of one per switch: each entry's best (rank, key, row, far switch, class,
         end) of rank < 3, or None."""
         best: list[tuple | None] = [None] * len(entries)
+        todo: list[int] = []
+        for i, (dev, kind, module, used) in enumerate(entries):
+            hit = self.to_nic.get(dev, {}).get((kind, module.sku))
+            if hit is not None and self.left[hit[2]] > used.get(hit[2], 0):
+                best[i] = hit  # still a link left to move: the least of a set that only shrank since
+            else:
+                todo.append(i)
+        if not todo:
+            return best
+        batch = [entries[i] for i in todo]
         for end in ("a", "z"):
-            for i, (found,) in self._end_steps(entries, end, chooser, onward=False).items():
+            for j, (found,) in self._end_steps(batch, end, chooser, onward=False).items():
+                i = todo[j]
                 if best[i] is None or found[:2] < best[i][:2]:
                     best[i] = found
+        t = self.t
+        for i in todo:
+            dev, kind, module, used = entries[i]
+            # remembered where the path's own links (``used``, taken off the rows) could not have been rank 0: both
+            # their ends are switches — then the rank-0 candidates were all the switch's links to NICs still left
+            if best[i] is not None and best[i][0] == 0 and all(t.a_dev[r] != NO_DEVICE != t.z_dev[r] for r in used):
+                self.to_nic.setdefault(dev, {})[(kind, module.sku)] = best[i]
         return best
 
     def _end_steps(self, entries: list, end: str, chooser: PartChooser, onward: bool) -> dict[int, list[tuple]]:

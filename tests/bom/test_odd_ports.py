@@ -215,7 +215,11 @@ def test_a_frontier_ranked_at_once_picks_what_each_switch_ranked_alone_picks():
                     if short != long:
                         entries.append((s, short, state.twins[long], Counter()))
                         entries.append((s, short, state.twins[long], Counter({some_row: 1})))
-        alone = [state._best_steps([e], chooser)[0] for e in entries]
+        alone = []
+        for e in entries:
+            state.to_nic.clear()  # ranked afresh, not remembered (see the test below for the memory)
+            alone.append(state._best_steps([e], chooser)[0])
+        state.to_nic.clear()
         assert state._best_steps(entries, chooser) == alone
         entries = entries[:200]  # onward: each entry's least key to each far switch, batched as alone
         for end in ("a", "z"):
@@ -228,3 +232,34 @@ def test_a_frontier_ranked_at_once_picks_what_each_switch_ranked_alone_picks():
             }
         checked += sum(a is not None for a in alone)
     assert checked > 0
+
+
+def test_remembered_steps_to_nics_change_no_pairing(monkeypatch):
+    """_OddPorts.to_nic keeps a switch's best step of rank 0 (to a NIC) until a move touches the switch, so a path's
+    frontier that reaches the same leaf again ranks nothing twice. It is only a shortcut: forgotten before every
+    ranking, the search moves the same links in the same order — and on the 102,400-GPU design it saves ranking."""
+    import bom.build as build
+    from benchmarks.bench_search import SCALES
+
+    ranked = {"kept": 0, "forgotten": 0}
+    real_best, real_end = build._OddPorts._best_steps, build._OddPorts._end_steps
+    mode = ["kept"]
+
+    def counting(self, entries, end, chooser, onward):
+        ranked[mode[0]] += len(entries)
+        return real_end(self, entries, end, chooser, onward)
+
+    def forgetful(self, entries, chooser):
+        self.to_nic.clear()
+        return real_best(self, entries, chooser)
+
+    monkeypatch.setattr(build._OddPorts, "_end_steps", counting)
+    for t, chooser in [*_paired_cases(), _table_of(SCALES[102_400])]:
+        g, parts, width, _ = build._classes_and_parts(t, chooser)
+        mode[0] = "kept"
+        kept = build.pair_odd_ports(t, chooser, g, parts, width)
+        mode[0] = "forgotten"
+        with monkeypatch.context() as m:
+            m.setattr(build._OddPorts, "_best_steps", forgetful)
+            assert build.pair_odd_ports(t, chooser, g, parts, width) == kept
+    assert ranked["kept"] < ranked["forgotten"] / 2, ranked
