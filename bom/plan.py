@@ -521,13 +521,26 @@ def _between_halls(t, layout: RackLayout) -> np.ndarray:
     if not layout.hall_starts or not t.plane.size:
         return np.zeros(t.plane.size, dtype=bool)
     (ar, ac), (zr, zc) = rack_of_key_arrays(t.a_rack), rack_of_key_arrays(t.z_rack)
-    r0, c0 = min(int(ar.min()), int(zr.min())), min(int(ac.min()), int(zc.min()))
-    rows, cols = max(int(ar.max()), int(zr.max())) - r0 + 1, max(int(ac.max()), int(zc.max())) - c0 + 1
-    if rows * cols > 2 * t.plane.size:  # a sparse floor: each end's hall directly
-        return np.asarray(layout.hall_of(ar, ac)) != np.asarray(layout.hall_of(zr, zc))
-    grid_r, grid_c = np.divmod(np.arange(rows * cols, dtype=np.int64), cols)
-    halls = np.asarray(layout.hall_of(grid_r + r0, grid_c + c0))
-    return halls[(ar - r0) * cols + (ac - c0)] != halls[(zr - r0) * cols + (zc - c0)]
+    return _halls_of(layout, ar, ac) != _halls_of(layout, zr, zc)
+
+
+def _halls_of(layout: RackLayout, row: np.ndarray, col: np.ndarray) -> np.ndarray:
+    """layout.hall_of over many racks: each (row, column) of the racks' span once, then looked up — the spine row
+    (row −1, the widest: its racks run across the blocks) a span of its own, so the grid stays the size of the
+    floor's racks, not rows × the spine row's width."""
+    out = np.empty(row.size, dtype=np.int64)
+    for pick in (row < 0, row >= 0):
+        r, c = row[pick], col[pick]
+        if not r.size:
+            continue
+        r0, c0 = int(r.min()), int(c.min())
+        rows, cols = int(r.max()) - r0 + 1, int(c.max()) - c0 + 1
+        if rows * cols > 2 * r.size:  # sparse: each rack's hall directly
+            out[pick] = layout.hall_of(r, c)
+            continue
+        grid_r, grid_c = np.divmod(np.arange(rows * cols, dtype=np.int64), cols)
+        out[pick] = np.asarray(layout.hall_of(grid_r + r0, grid_c + c0))[(r - r0) * cols + (c - c0)]
+    return out
 
 
 def _group_words(rows: int) -> str:

@@ -27,7 +27,7 @@ from bom.layout import (
     su_row_racks,
 )
 from bom.link_table import plane_link_table
-from bom.plan import Catalog, cable_reach_checks, floor_plan
+from bom.plan import Catalog, _between_halls, cable_reach_checks, floor_plan
 from cluster.pipeline import plan_planes, resolve
 from cluster.requests import bom_request
 from cluster.validate import load_requirements_file, validate
@@ -156,6 +156,7 @@ def test_100k_gpus_take_two_halls_and_hold():
     floor, table = _floor(validate({"gpu_count": 100_000}))
     ends = [floor.layout.hall_of(*rack_of_key_arrays(k)) for k in (table.a_rack, table.z_rack)]
     between = ends[0] != ends[1]
+    assert np.array_equal(_between_halls(table, floor.layout), between)  # its per-span grids: hall_of rack by rack
     assert between.any() and table.length_m[between].max() <= 500 and table.length_m[~between].max() <= 100
     assert floor.racks.derivations["hall"].startswith("one block would run 1,321.2 m > 100 m, so 2 halls side by side")
     assert len(floor.layout.hall_starts) == 1
