@@ -827,13 +827,8 @@ class _OddPorts:
         (rank, key, row, far switch, class, end) each (:meth:`_step` makes a step of it)."""
         if not onward:
             return self._best_steps([(dev, kind, module, used)], chooser)[0]
-        ahead: dict[int, tuple] = {}
-        for end in ("a", "z"):
-            for found in self._end_steps([(dev, kind, module, used)], end, chooser, onward=True).get(0, []):
-                far, key = found[3], found[1]
-                if far not in seen and (far not in ahead or key < ahead[far][1]):
-                    ahead[far] = found
-        return ahead
+        found = self._end_steps([(dev, kind, module, used)], chooser, onward=True).get(0, [])
+        return {f[3]: f for f in found if f[3] not in seen}  # one least step to each far switch (both ends ranked)
 
     def _step(self, found: tuple, module: PartSpec) -> tuple:
         """(rank, key, row, parts, far switch, its old and new module) of a link :meth:`_steps` found."""
@@ -843,7 +838,7 @@ class _OddPorts:
 
     def _best_steps(self, entries: list[tuple[int, str, PartSpec, Counter]], chooser: PartChooser) -> list:
         """:meth:`_steps` without ``onward`` for many (switch, kind, module, used) at once — a hop's whole frontier
-        in one numpy pass per end instead of one per switch: each entry's best (rank, key, row, far switch, class,
+        in one numpy pass instead of one per switch: each entry's best (rank, key, row, far switch, class,
         end) of rank < 3, or None."""
         best: list[tuple | None] = [None] * len(entries)
         todo: list[int] = []
@@ -855,12 +850,8 @@ class _OddPorts:
                 todo.append(i)
         if not todo:
             return best
-        batch = [entries[i] for i in todo]
-        for end in ("a", "z"):
-            for j, (found,) in self._end_steps(batch, end, chooser, onward=False).items():
-                i = todo[j]
-                if best[i] is None or found[:2] < best[i][:2]:
-                    best[i] = found
+        for j, (found,) in self._end_steps([entries[i] for i in todo], chooser, onward=False).items():
+            best[todo[j]] = found
         t = self.t
         for i in todo:
             dev, kind, module, used = entries[i]
@@ -870,48 +861,55 @@ class _OddPorts:
                 self.to_nic.setdefault(dev, {})[(kind, module.sku)] = best[i]
         return best
 
-    def _end_steps(self, entries: list, end: str, chooser: PartChooser, onward: bool) -> dict[int, list[tuple]]:
-        """:meth:`_steps` at one end of the rows, for each (switch, kind, module, used) entry: (rank, key, row, far
-        switch, class, end) of the links that can move — the key: the longest link first, then the far end's name
-        and NIC port, the segment, which end is far, the racks, the row (each compared as those fields themselves:
-        the same order from the live table and records). Only those :meth:`_steps` can pick leave numpy: an
-        entry's least (rank, key) of rank < 3, or with ``onward`` its least key of rank 3 to each far switch —
-        found by a lexsort of the key's fields (the row last: no ties)."""
+    def _end_steps(self, entries: list, chooser: PartChooser, onward: bool) -> dict[int, list[tuple]]:
+        """:meth:`_steps` for each (switch, kind, module, used) entry, the switch at either end of its rows: (rank,
+        key, row, far switch, class, end) of the links that can move — the key: the longest link first, then the
+        far end's name and NIC port, the segment, which end is far, the racks, the row (each compared as those
+        fields themselves: the same order from the live table and records). Only those :meth:`_steps` can pick
+        leave numpy: an entry's least (rank, key) of rank < 3, or with ``onward`` its least key of rank 3 to each
+        far switch — found by one lexsort of the key's fields over both ends' rows (the row last: no ties)."""
         t = self.t
-        order, devs = self.order[end]
         dev_of = np.array([e[0] for e in entries], dtype=np.int64)
-        lo, hi = np.searchsorted(devs, dev_of), np.searchsorted(devs, dev_of + 1)
-        sizes = hi - lo
-        total = int(sizes.sum())
-        if not total:
-            return {}
-        ent = np.repeat(np.arange(len(entries)), sizes)
-        within = np.arange(total) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-        rows = order[np.repeat(lo, sizes) + within]  # each entry's rows, ascending (a stable sort by device)
-        left = self.left[rows]
+        kind_code = np.array([self.sku_code.get(e[1], -2) for e in entries], dtype=np.int64)
         span = len(t.weight) + 1
         used = [(i, r, n) for i, e in enumerate(entries) for r, n in e[3].items()]
-        if used:
-            at_key = ent * span + rows  # ascending: by entry, then row
-            u = np.array([i * span + r for i, r, _ in used], dtype=np.int64)
-            at = np.minimum(np.searchsorted(at_key, u), total - 1)
-            hit = at_key[at] == u
-            np.subtract.at(left, at[hit], np.array([n for *_, n in used], dtype=np.int64)[hit])
-        kind_code = np.array([self.sku_code.get(e[1], -2) for e in entries], dtype=np.int64)
-        cls = self.inverse[rows]
-        pick = (self.mine[end][cls] == kind_code[ent]) & (left > 0)
-        if not pick.any():
+        picked: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        for side, end in enumerate(("a", "z")):
+            order, devs = self.order[end]
+            lo, hi = np.searchsorted(devs, dev_of), np.searchsorted(devs, dev_of + 1)
+            sizes = hi - lo
+            total = int(sizes.sum())
+            if not total:
+                continue
+            ent = np.repeat(np.arange(len(entries)), sizes)
+            within = np.arange(total) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+            rows = order[np.repeat(lo, sizes) + within]  # each entry's rows, ascending (a stable sort by device)
+            left = self.left[rows]
+            if used:
+                at_key = ent * span + rows  # ascending: by entry, then row
+                u = np.array([i * span + r for i, r, _ in used], dtype=np.int64)
+                at = np.minimum(np.searchsorted(at_key, u), total - 1)
+                hit = at_key[at] == u
+                np.subtract.at(left, at[hit], np.array([n for *_, n in used], dtype=np.int64)[hit])
+            pick = (self.mine[end][self.inverse[rows]] == kind_code[ent]) & (left > 0)
+            if pick.any():
+                picked.append((rows[pick], ent[pick], np.full(int(pick.sum()), side, dtype=np.int64)))
+        if not picked:
             return {}
-        rows, cls, ent = rows[pick], cls[pick], ent[pick]
-        far_dev, far_nic, far_end = (t.z_dev, t.z_nic, 1) if end == "a" else (t.a_dev, t.a_nic, 0)  # 0 < 1: a < z
-        far = far_dev[rows]
+        rows, ent, side = (np.concatenate(c) for c in zip(*picked, strict=True))
+        cls = self.inverse[rows]
+        at_a = side == 0  # the switch is the a end: the far end is z (far_end 1 > 0: a < z)
+        far = np.where(at_a, t.z_dev[rows], t.a_dev[rows])
+        far_nic = np.where(at_a, t.z_nic[rows], t.a_nic[rows])
+        far_end = 1 - side
         modules = {e[2].sku: e[2] for e in entries}
         mod_names = sorted(modules)
         mod_of = np.array([mod_names.index(e[2].sku) for e in entries], dtype=np.int64)[ent]
-        pair = cls * len(mod_names) + mod_of
+        pair = (cls * len(mod_names) + mod_of) * 2 + side
         rank = np.full(rows.size, -1, dtype=np.int64)  # −1: cannot move
         for p, first in zip(*np.unique(pair, return_index=True), strict=True):
             at = pair == p
+            end = "az"[int(side[first])]
             move = self._class_move(int(cls[first]), int(rows[first]), end, modules[mod_names[int(mod_of[first])]],
                                     chooser)  # fmt: skip
             if move is None:
@@ -926,9 +924,10 @@ class _OddPorts:
         if not ok.any():
             return {}
         rows, cls, far, rank, ent = rows[ok], cls[ok], far[ok], rank[ok], ent[ok]
+        far_nic, far_end = far_nic[ok], far_end[ok]
         name = np.where(far != NO_DEVICE, self.name_rank[np.maximum(far, 0)], -1)  # "" (no device) first
         fields = (
-            -t.length_m[rows], name, far_nic[rows], self.segment_rank[cls], t.a_rack[rows], t.z_rack[rows], rows
+            -t.length_m[rows], name, far_nic, self.segment_rank[cls], far_end, t.a_rack[rows], t.z_rack[rows], rows
         )  # fmt: skip
         order_ = np.lexsort((*fields[::-1], rank, ent))  # by entry, then rank, then the key's fields
         group = ent[order_] * (len(t.devices) + 1) + (far[order_] - NO_DEVICE if onward else 0)  # entry (, far)
@@ -936,8 +935,8 @@ class _OddPorts:
         keep = order_[first]
         out: dict[int, list[tuple]] = {}
         columns = zip(*(c[keep].tolist() for c in (ent, rank, *fields, far, cls)), strict=True)
-        for i, rk, ln, nm, nic, sg, ar, zr, r, f, k in columns:
-            out.setdefault(i, []).append((rk, (ln, nm, nic, sg, far_end, ar, zr, r), r, f, k, end))
+        for i, rk, ln, nm, nic, sg, fe, ar, zr, r, f, k in columns:
+            out.setdefault(i, []).append((rk, (ln, nm, nic, sg, fe, ar, zr, r), r, f, k, "za"[fe]))
         return out
 
     def _class_move(self, k: int, r: int, end: str, module: PartSpec, chooser: PartChooser):
