@@ -11,16 +11,14 @@ worker that finishes the last chunk writes the report (any worker may: it is com
 from __future__ import annotations
 
 import json
-import socket
 import zlib
-from datetime import timedelta
 from typing import Any
 
 from celery import shared_task
 from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import F
 from django.utils import timezone
 
 from cluster.search import (
@@ -33,6 +31,7 @@ from cluster.search import (
     parse_spec,
     report,
 )
+from designer.chunk_leases import ChunkJobs, rerun_refusal
 from designer.search_models import DesignSearch, DesignSearchChunk
 
 Status = DesignSearch.Status
@@ -98,17 +97,11 @@ def enqueue(qs) -> int:
     return len(ids)
 
 
+SEARCHES = ChunkJobs(DesignSearch, DesignSearchChunk, "search", lambda chunks: enqueue(chunks))
+
+
 def claim_chunk(chunk_id: int, worker: str = "") -> bool:
-    now = timezone.now()
-    claimable = Q(status=Status.PENDING) | Q(status=Status.RUNNING, lease_until__lt=now)
-    return bool(
-        DesignSearchChunk.objects.filter(claimable, pk=chunk_id).update(
-            status=Status.RUNNING,
-            lease_until=now + timedelta(seconds=settings.SWEEP_LEASE_S),
-            attempts=F("attempts") + 1,
-            worker=worker or socket.gethostname(),
-        )
-    )
+    return SEARCHES.claim(chunk_id, worker)
 
 
 def store_chunk(chunk: DesignSearchChunk, rows: list[dict[str, Any]]) -> bool:
@@ -151,9 +144,7 @@ def run_search_chunk(chunk_id: int, worker: str = "") -> str:
     try:
         rows = evaluate_range(spec_of(search), chunk.start, chunk.stop, current_catalog())
     except Exception as exc:
-        DesignSearchChunk.objects.filter(pk=chunk_id, status=Status.RUNNING).update(
-            status=Status.PENDING, error=f"{type(exc).__name__}: {exc}", lease_until=None
-        )
+        SEARCHES.release(chunk_id, exc)
         raise
     store_chunk(chunk, rows)
     finish_if_complete(search.pk)
@@ -194,50 +185,19 @@ def finish_if_complete(search_id: int) -> None:
 
 
 def reap_stale_search_chunks(search_id: int | None = None) -> int:
-    """Re-enqueue chunks whose lease expired (a killed worker) or whose message was lost (pending for a whole
-    lease while its search shows no progress); a chunk failing SWEEP_MAX_ATTEMPTS times fails its search."""
-    now = timezone.now()
-    lease = timedelta(seconds=settings.SWEEP_LEASE_S)
-    qs = DesignSearchChunk.objects.filter(search__status__in=OPEN)
-    if search_id is not None:
-        qs = qs.filter(search_id=search_id)
-    busy = DesignSearchChunk.objects.filter(
-        Q(status=Status.RUNNING, lease_until__gte=now) | Q(finished_at__gte=now - lease)
-    ).values("search_id")
-    stale = qs.filter(
-        Q(status=Status.RUNNING, lease_until__lt=now)
-        | (Q(status=Status.PENDING, enqueued_at__lt=now - lease) & ~Q(search_id__in=busy))
-    )
-    for chunk in stale.filter(attempts__gte=settings.SWEEP_MAX_ATTEMPTS):
-        DesignSearchChunk.objects.filter(pk=chunk.pk).update(status=Status.FAILED)
-        DesignSearch.objects.filter(pk=chunk.search_id).update(
-            status=Status.FAILED, finished_at=now,
-            error=f"chunk {chunk.number} failed {chunk.attempts} times: {chunk.error or 'worker lost'}",
-        )  # fmt: skip
-    ids = list(stale.exclude(attempts__gte=settings.SWEEP_MAX_ATTEMPTS).values_list("pk", flat=True))
-    if not ids:
-        return 0
-    DesignSearchChunk.objects.filter(pk__in=ids).filter(
-        Q(status=Status.RUNNING, lease_until__lt=now) | Q(status=Status.PENDING)
-    ).update(status=Status.PENDING, lease_until=None)
-    return enqueue(DesignSearchChunk.objects.filter(pk__in=ids, status=Status.PENDING))
+    """Re-enqueue chunks whose lease expired (a killed worker) or whose message was lost (ChunkJobs.reap)."""
+    return SEARCHES.reap(search_id)
 
 
 def cancel_search(search: DesignSearch) -> None:
-    DesignSearch.objects.filter(pk=search.pk, status__in=OPEN).update(
-        status=Status.CANCELLED, finished_at=timezone.now()
-    )
-    DesignSearchChunk.objects.filter(search=search, status=Status.PENDING).update(status=Status.CANCELLED)
+    SEARCHES.cancel(search)
 
 
 def rerun_search(search: DesignSearch, user) -> DesignSearch:
     """Run the same spec again on the same revision — while its user may still read the design."""
-    from designer.models import Design
-
-    if search.revision is None:
-        raise SearchSpecError({"revision": ["the design revision this search ran on is gone"]})
-    if not Design.objects.readable_by(user).filter(pk=search.revision.design_id).exists():
-        raise SearchSpecError({"design": ["you can no longer read the design this search ran on"]})
+    refusal = rerun_refusal(search, user, "search")
+    if refusal:
+        raise SearchSpecError(refusal)
     return create_search(user, search.revision, search.spec, name=search.name, chunk_size=search.chunk_candidates)
 
 

@@ -11,18 +11,17 @@ every finished chunk and every progress poll call.
 from __future__ import annotations
 
 import math
-import socket
-from datetime import timedelta
 from typing import Any
 
 from celery import shared_task
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Count, F, Q
+from django.db.models import Count, F
 from django.utils import timezone
 
 from cluster.collectives import collective_fabric
 from cluster.requirements import Requirements
+from designer.chunk_leases import ChunkJobs, rerun_refusal
 from designer.models import CalibrationProfile, Design, Sweep, SweepChunk, SweepChunkResult
 from topology import FabricRequestError, Topology
 from topology.collectives import Algorithm, Collective
@@ -377,6 +376,9 @@ def enqueue(chunks) -> int:
     return len(ids)
 
 
+SWEEPS = ChunkJobs(Sweep, SweepChunk, "sweep", lambda chunks: enqueue(chunks))
+
+
 def _send(ids: list[int]) -> None:
     from celery import group
 
@@ -385,17 +387,7 @@ def _send(ids: list[int]) -> None:
 
 def claim_chunk(chunk_id: int, worker: str = "") -> bool:
     """Atomically take a pending chunk, or one whose lease went stale, with a fresh lease."""
-    now = timezone.now()
-    lease = timedelta(seconds=settings.SWEEP_LEASE_S)
-    claimable = Q(status=SweepChunk.Status.PENDING) | Q(status=SweepChunk.Status.RUNNING, lease_until__lt=now)
-    return bool(
-        SweepChunk.objects.filter(claimable, pk=chunk_id).update(
-            status=SweepChunk.Status.RUNNING,
-            lease_until=now + lease,
-            attempts=F("attempts") + 1,
-            worker=worker or socket.gethostname(),
-        )
-    )
+    return SWEEPS.claim(chunk_id, worker)
 
 
 def store_chunk_results(chunk: SweepChunk) -> int:
@@ -472,9 +464,7 @@ def run_chunk(chunk_id: int, worker: str = "") -> str:
     try:
         store_chunk_results(chunk)
     except Exception as exc:
-        SweepChunk.objects.filter(pk=chunk_id, status=SweepChunk.Status.RUNNING).update(
-            status=SweepChunk.Status.PENDING, error=f"{type(exc).__name__}: {exc}", lease_until=None
-        )
+        SWEEPS.release(chunk_id, exc)
         raise
     complete_chunk(chunk)
     finish_if_complete(sweep.pk)
@@ -492,54 +482,19 @@ def finish_if_complete(sweep_id: int) -> None:
 
 
 def reap_stale_chunks(sweep_id: int | None = None) -> int:
-    """Re-enqueue chunks whose lease expired (worker died) or whose message was lost.
-
-    A pending chunk is only taken for lost when its sweep shows no progress for a whole lease
-    (no live lease, nothing finished): a chunk that merely waits in a busy queue is not re-sent."""
-    now = timezone.now()
-    lease = timedelta(seconds=settings.SWEEP_LEASE_S)
-    qs = SweepChunk.objects.filter(sweep__status__in=[Sweep.Status.PENDING, Sweep.Status.RUNNING])
-    if sweep_id is not None:
-        qs = qs.filter(sweep_id=sweep_id)
-    busy = SweepChunk.objects.filter(
-        Q(status=SweepChunk.Status.RUNNING, lease_until__gte=now) | Q(finished_at__gte=now - lease)
-    ).values("sweep_id")
-    stale = qs.filter(
-        Q(status=SweepChunk.Status.RUNNING, lease_until__lt=now)
-        | (Q(status=SweepChunk.Status.PENDING, enqueued_at__lt=now - lease) & ~Q(sweep_id__in=busy))
-    )
-    too_many = stale.filter(attempts__gte=settings.SWEEP_MAX_ATTEMPTS)
-    for chunk in too_many.select_related("sweep"):
-        SweepChunk.objects.filter(pk=chunk.pk).update(status=SweepChunk.Status.FAILED)
-        Sweep.objects.filter(pk=chunk.sweep_id).update(
-            status=Sweep.Status.FAILED,
-            finished_at=now,
-            error=f"chunk {chunk.number} failed {chunk.attempts} times: {chunk.error or 'worker lost'}",
-        )
-    ids = list(stale.exclude(attempts__gte=settings.SWEEP_MAX_ATTEMPTS).values_list("pk", flat=True))
-    if not ids:
-        return 0
-    # only chunks still stale at this instant are re-sent (another reaper may have been faster)
-    requeued = SweepChunk.objects.filter(pk__in=ids).filter(
-        Q(status=SweepChunk.Status.RUNNING, lease_until__lt=now) | Q(status=SweepChunk.Status.PENDING)
-    )
-    requeued.update(status=SweepChunk.Status.PENDING, lease_until=None)
-    return enqueue(SweepChunk.objects.filter(pk__in=ids, status=SweepChunk.Status.PENDING))
+    """Re-enqueue chunks whose lease expired (worker died) or whose message was lost (ChunkJobs.reap)."""
+    return SWEEPS.reap(sweep_id)
 
 
 def cancel_sweep(sweep: Sweep) -> None:
-    Sweep.objects.filter(pk=sweep.pk, status__in=[Sweep.Status.PENDING, Sweep.Status.RUNNING]).update(
-        status=Sweep.Status.CANCELLED, finished_at=timezone.now()
-    )
-    SweepChunk.objects.filter(sweep=sweep, status=SweepChunk.Status.PENDING).update(status=SweepChunk.Status.CANCELLED)
+    SWEEPS.cancel(sweep)
 
 
 def rerun_sweep(sweep: Sweep, user) -> Sweep:
     """Run a sweep again — only while its user may still read the design (unsharing revokes it)."""
-    if sweep.revision is None:
-        raise SweepSpecError({"revision": ["the design revision this sweep ran on is gone"]})
-    if not Design.objects.readable_by(user).filter(pk=sweep.revision.design_id).exists():
-        raise SweepSpecError({"design": ["you can no longer read the design this sweep ran on"]})
+    refusal = rerun_refusal(sweep, user, "sweep")
+    if refusal:
+        raise SweepSpecError(refusal)
     return create_sweep(user, sweep.revision, sweep.spec, name=sweep.name, chunk_points=sweep.chunk_points)
 
 
