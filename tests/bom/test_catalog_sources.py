@@ -119,6 +119,11 @@ NUMBERS = {
     # https://docs.nvidia.com/networking/display/mma2p00asspec/data+rate+control: "MMA2P00-AS 25GbE SFP28 MMF
     # Transceiver Product Specifications … a 25.78Gbps nominal rate"
     "SFP28-25G-SR": ("NVIDIA", "MMA2P00-AS"),
+    # Issue #38, catalog 4: https://github.com/netbox-community/devicetype-library/blob/
+    # b39e0ff727d833dd863e3de605cad29e1883b59a/rack-types/APC/AR3300.yaml: "manufacturer: APC", "model: AR3300",
+    # "description: NetShelter SX, Server Rack Enclosure, 42U, Black, 1991H x 600W x 1200D mm", "form_factor:
+    # 4-post-cabinet"
+    "RACK-42U-600x1200": ("APC", "AR3300"),
 }
 
 
@@ -192,7 +197,7 @@ def test_the_validator_catches_each_rule():
         ("port_count = 64", 'port_count = "64"', r"part 3 \('QM9700'\): field 'port_count' must be int"),
         ("port_count = 64", "port_count = 64\nports = 2", r"part 3 \('QM9700'\): unknown field 'ports'"),
         ('source_date = "2026-12-05"', 'source_date = "5 Dec 2026"', r"NVL5-SWITCH-TRAY: source_date must be an ISO"),
-        ("catalog_version = 3", "catalog_version = 0", r"catalog_version must be a whole number"),
+        ("catalog_version = 4", "catalog_version = 0", r"catalog_version must be a whole number"),
         ('price_source = "{SEED}"', 'price_source = "{NOPE}"', r"part 3 \('QM9700'\): field 'price_source'"),
     ],
 )
