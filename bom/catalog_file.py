@@ -132,8 +132,20 @@ def source_problems(parts: Iterable[PartSpec], today: date | None = None) -> lis
     return problems
 
 
+TEXT_LIMITS = {
+    "sku": 60, "vendor": 60, "description": 300, "breakout": 40, "manufacturer": 60, "mfr_part_number": 60,
+    "source_url": 300, "generic_reason": 300,
+}  # fmt: skip
+"""Characters each text field of a part may hold: bom.models.Part's max_length (PostgreSQL refuses longer text
+where SQLite stores it; tests/bom/test_catalog_limits.py ties the two)."""
+
+
 def _part_problems(part: PartSpec, today: date) -> list[str]:
-    out = []
+    out = [
+        f"{part.sku}: {name} is {len(getattr(part, name))} characters, at most {limit} fit"
+        for name, limit in TEXT_LIMITS.items()
+        if len(getattr(part, name)) > limit
+    ]
     url = urlparse(part.source_url)
     if url.scheme not in ("http", "https") or not url.netloc:
         out.append(f"{part.sku}: source_url must be an http(s) address, got {part.source_url!r}")
