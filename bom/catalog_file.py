@@ -133,11 +133,11 @@ def source_problems(parts: Iterable[PartSpec], today: date | None = None) -> lis
 
 
 TEXT_LIMITS = {
-    "sku": 60, "vendor": 60, "description": 300, "breakout": 40, "manufacturer": 60, "mfr_part_number": 60,
-    "source_url": 300, "generic_reason": 300,
+    "sku": 60, "vendor": 60, "description": 300, "breakout": 40, "form_factor": 20,
+    "manufacturer": 60, "mfr_part_number": 60, "source_url": 300, "generic_reason": 300,
 }  # fmt: skip
-"""Characters each text field of a part may hold: bom.models.Part's max_length (PostgreSQL refuses longer text
-where SQLite stores it; tests/bom/test_catalog_limits.py ties the two)."""
+"""Characters each free-text field of a part may hold — bom.models.Part's columns take their max_length from here
+(PostgreSQL refuses longer text where SQLite stores it, so the file is checked before any database sees it)."""
 
 
 def _part_problems(part: PartSpec, today: date) -> list[str]:

@@ -11,6 +11,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models, transaction
 from django.utils import timezone
 
+from bom.catalog_file import TEXT_LIMITS
 from bom.parts import CableMedia, Connector, PartKind, PartSpec, parse_port_groups
 
 
@@ -40,10 +41,10 @@ def validate_port_groups(text: str) -> None:
 
 
 class Part(Audited):
-    sku = models.CharField(max_length=60, unique=True, help_text="Vendor part number / model")
+    sku = models.CharField(max_length=TEXT_LIMITS["sku"], unique=True, help_text="Vendor part number / model")
     kind = models.CharField(max_length=20, choices=[(k.value, k.value) for k in PartKind])
-    vendor = models.CharField(max_length=60, blank=True)
-    description = models.CharField(max_length=300)
+    vendor = models.CharField(max_length=TEXT_LIMITS["vendor"], blank=True)
+    description = models.CharField(max_length=TEXT_LIMITS["description"])
     port_count = models.PositiveIntegerField(default=0, help_text="Switch/NIC ports")
     port_gbps = models.FloatField(default=0, validators=[MinValueValidator(0)], help_text="Port speed [Gbit/s]")
     ports_per_module = models.PositiveSmallIntegerField(
@@ -51,7 +52,7 @@ class Part(Audited):
         validators=[MinValueValidator(1)],
         help_text="Transceiver: switch ports one module serves (twin-port OSFP = 2); switch: ports per cage",
     )
-    breakout = models.CharField(max_length=40, blank=True, help_text="e.g. 2x200G")
+    breakout = models.CharField(max_length=TEXT_LIMITS["breakout"], blank=True, help_text="e.g. 2x200G")
     extra_port_groups = models.CharField(
         max_length=60,
         blank=True,
@@ -63,7 +64,9 @@ class Part(Audited):
     reach_m = models.FloatField(default=0, validators=[MinValueValidator(0)], help_text="Maximum reach [m]")
     length_m = models.FloatField(default=0, validators=[MinValueValidator(0)], help_text="Cable length [m]")
     media = models.CharField(max_length=20, blank=True, choices=[("", "—")] + [(m.value, m.value) for m in CableMedia])
-    form_factor = models.CharField(max_length=20, blank=True, help_text="Module form factor; switch/NIC: its cages'")
+    form_factor = models.CharField(
+        max_length=TEXT_LIMITS["form_factor"], blank=True, help_text="Module form factor; switch/NIC: its cages'"
+    )
     power_w = models.FloatField(default=0, validators=[MinValueValidator(0)], help_text="Typical power [W]")
     rack_units = models.PositiveSmallIntegerField(default=0)
     fibre_count = models.PositiveSmallIntegerField(
@@ -84,17 +87,29 @@ class Part(Audited):
         help_text="Switch/NIC: its cages' electrical lane rate; transceiver: its host lanes' [Gbit/s] (0: any)",
     )
     manufacturer = models.CharField(
-        max_length=60, blank=True, default="", help_text="The maker to order from, or 'generic' (any maker)"
+        max_length=TEXT_LIMITS["manufacturer"],
+        blank=True,
+        default="",
+        help_text="The maker to order from, or 'generic' (any maker)",
     )
     mfr_part_number = models.CharField(
-        max_length=60, blank=True, default="", help_text="The maker's orderable part number, where one is published"
+        max_length=TEXT_LIMITS["mfr_part_number"],
+        blank=True,
+        default="",
+        help_text="The maker's orderable part number, where one is published",
     )
     source_url = models.URLField(
-        max_length=300, blank=True, default="", help_text="The data sheet or product page the part is from"
+        max_length=TEXT_LIMITS["source_url"],
+        blank=True,
+        default="",
+        help_text="The data sheet or product page the part is from",
     )
     source_date = models.DateField(null=True, blank=True, help_text="When the source was read")
     generic_reason = models.CharField(
-        max_length=300, blank=True, default="", help_text="Why the part is generic or has no maker's part number"
+        max_length=TEXT_LIMITS["generic_reason"],
+        blank=True,
+        default="",
+        help_text="Why the part is generic or has no maker's part number",
     )
 
     class Meta:
