@@ -31,10 +31,40 @@ class CatalogDataError(ValueError):
 
 
 @dataclass(frozen=True)
+class Family:
+    """A maker's product family for one role of part, as a cited page publishes it (a [[family]] row): the maker of
+    every catalog part of that role — at a length the family is offered in — is known, so no such part is generic
+    (:func:`generic_where_named`). ``match``: the PartSpec fields a part of the role has (``sku_prefix``: its sku
+    starts so, for accessories, whose role is their prefix: "RACK-", "PDU-"); ``lengths_m``: the lengths offered
+    (empty: the family is not sold by length)."""
+
+    manufacturer: str
+    name: str
+    kind: PartKind
+    match: tuple[tuple[str, Any], ...]
+    lengths_m: tuple[float, ...]
+    source_url: str
+    source_date: str
+    quote: str  # what the page says, short: the family, its role and lengths
+
+    def covers(self, part: PartSpec) -> bool:
+        if part.kind != self.kind or (self.lengths_m and part.length_m not in self.lengths_m):
+            return False
+        for name, value in self.match:
+            if name == "sku_prefix":
+                if not part.sku.startswith(value):
+                    return False
+            elif getattr(part, name) != value:
+                return False
+        return True
+
+
+@dataclass(frozen=True)
 class CatalogFile:
     version: int
     price_book: dict[str, Any]
     parts: tuple[PartSpec, ...]
+    families: tuple[Family, ...] = ()
 
 
 def read_catalog(path: Path, provenance: Mapping[str, str], today: date | None = None) -> CatalogFile:
@@ -54,10 +84,74 @@ def read_catalog(path: Path, provenance: Mapping[str, str], today: date | None =
     if not isinstance(rows, list) or not rows:
         raise CatalogDataError(f"{path.name}: no [[part]] rows")
     parts = tuple(part_from_row(n, row, provenance) for n, row in enumerate(rows, 1))
-    problems = source_problems(parts, today)
+    family_rows = data.get("family", [])
+    if not isinstance(family_rows, list):
+        raise CatalogDataError(f"{path.name}: [[family]] must be an array of tables")
+    families = tuple(family_from_row(n, row) for n, row in enumerate(family_rows, 1))
+    problems = source_problems(parts, today) + [
+        p for f in families for p in _family_problems(f, parts, today or date.today())
+    ]
     if problems:
         raise CatalogDataError(f"{path.name}: " + "; ".join(problems))
-    return CatalogFile(version, dict(book), parts)
+    return CatalogFile(version, dict(book), parts, families)
+
+
+_FAMILY_FIELDS = ("manufacturer", "name", "kind", "match", "lengths_m", "source_url", "source_date", "quote")
+
+
+def family_from_row(n: int, row: Any) -> Family:
+    """One [[family]] row (the ``n``-th) as a Family, every field checked."""
+    if not isinstance(row, dict):
+        raise CatalogDataError(f"family {n}: not a table")
+    where = f"family {n} ({row.get('name', 'no name')!r})"
+    unknown = sorted(set(row) - set(_FAMILY_FIELDS))
+    if unknown:
+        raise CatalogDataError(f"{where}: unknown field {unknown[0]!r}")
+    missing = [name for name in _FAMILY_FIELDS if name not in row and name != "lengths_m"]
+    if missing:
+        raise CatalogDataError(f"{where}: field {missing[0]!r} is missing")
+    for name in ("manufacturer", "name", "source_url", "source_date", "quote"):
+        if not isinstance(row[name], str) or not row[name].strip():
+            raise CatalogDataError(f"{where}: field {name!r} must be text, got {row[name]!r}")
+    try:
+        kind = PartKind(row["kind"])
+    except ValueError:
+        raise CatalogDataError(f"{where}: field 'kind': not a part kind ({row['kind']!r})") from None
+    match = row["match"]
+    if not isinstance(match, dict) or not match:
+        raise CatalogDataError(f"{where}: field 'match' must be a table of part fields, e.g. {{ media = \"dac\" }}")
+    for name, value in match.items():
+        if name != "sku_prefix" and name not in _FIELDS:
+            raise CatalogDataError(f"{where}: match field {name!r} is not a part field")
+        if name == "media":
+            try:
+                match[name] = CableMedia(value)
+            except ValueError:
+                raise CatalogDataError(f"{where}: match field 'media': not a medium ({value!r})") from None
+        elif name != "sku_prefix":
+            _check_type(where, name, value)
+    lengths = row.get("lengths_m", [])
+    if not isinstance(lengths, list) or not all(
+        isinstance(x, int | float) and not isinstance(x, bool) and x > 0 for x in lengths
+    ):
+        raise CatalogDataError(f"{where}: field 'lengths_m' must be a list of lengths > 0, got {lengths!r}")
+    return Family(
+        row["manufacturer"], row["name"], kind, tuple(sorted(match.items())), tuple(lengths),
+        row["source_url"], row["source_date"], row["quote"],
+    )  # fmt: skip
+
+
+def _family_problems(family: Family, parts: Iterable[PartSpec], today: date) -> list[str]:
+    """A family row's source is checked as a part's is; a family no catalog part is of is a typo in its match."""
+    probe = PartSpec(sku=f"family {family.name}", kind=family.kind, vendor="", description="",
+                     unit_price_usd=Decimal(0), price_source="", manufacturer=family.manufacturer,
+                     mfr_part_number="-", source_url=family.source_url, source_date=family.source_date)  # fmt: skip
+    out = [p for p in _part_problems(probe, today) if "source" in p]
+    if len(family.quote) > TEXT_LIMITS["generic_reason"]:
+        out.append(f"family {family.name}: quote is {len(family.quote)} characters, at most 300 fit")
+    if not any(family.covers(p) for p in parts):
+        out.append(f"family {family.name}: no catalog part is of its role (match {dict(family.match)})")
+    return out
 
 
 def part_from_row(n: int, row: Any, provenance: Mapping[str, str]) -> PartSpec:
@@ -165,12 +259,33 @@ def _part_problems(part: PartSpec, today: date) -> list[str]:
     return out
 
 
-def generic_where_named(parts: Iterable[PartSpec]) -> list[str]:
-    """Generic parts without a generic_reason whose kind has a named maker elsewhere in ``parts``."""
-    parts = list(parts)
-    named = {p.kind for p in parts if p.manufacturer not in ("", GENERIC)}
-    return [
-        f"{p.sku}: generic, but other {p.kind.value} parts name their maker, and no generic_reason says why"
-        for p in parts
-        if p.manufacturer == GENERIC and p.kind in named and not p.generic_reason.strip()
-    ]
+def part_role(part: PartSpec) -> tuple:
+    """What a part is bought as, whoever makes it: an accessory by its sku prefix ("RACK-", "PDU-": how the BOM
+    picks one), anything else by kind, medium, form factor, connector, port speed, ports per module and length."""
+    if part.kind == PartKind.ACCESSORY:
+        return (part.kind, part.sku.split("-", 1)[0])
+    return (part.kind, part.media, part.form_factor, part.connector, part.port_gbps, part.ports_per_module,
+            part.length_m)  # fmt: skip
+
+
+def generic_where_named(parts: Iterable[PartSpec], families: Iterable[Family] = ()) -> list[str]:
+    """Generic parts whose role has a named maker — another part of the same :func:`part_role` names its maker,
+    or a maker's family (a [[family]] row, from the page it cites) is offered in that role — one message each. A
+    generic_reason does not excuse one: name the maker (without a part number, saying why, where the page gives
+    none for that length)."""
+    parts, families = list(parts), list(families)
+    named: dict[tuple, str] = {}
+    for p in parts:
+        if p.manufacturer not in ("", GENERIC):
+            named.setdefault(part_role(p), f"{p.manufacturer} ({p.sku})")
+    out = []
+    for p in parts:
+        if p.manufacturer != GENERIC:
+            continue
+        if part_role(p) in named:
+            out.append(f"{p.sku}: generic, but a part of the same role names its maker: {named[part_role(p)]}")
+        for f in families:
+            if f.covers(p):
+                out.append(f"{p.sku}: generic, but {f.manufacturer}'s {f.name} family is offered in its role "
+                           f"({f.source_url})")  # fmt: skip
+    return out

@@ -9,13 +9,14 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from datetime import date
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
 
 from bom.catalog import CATALOG_FILE, CATALOG_VERSION, DEFAULT_PARTS, PROVENANCE
-from bom.catalog_file import CatalogDataError, generic_where_named, read_catalog, source_problems
-from bom.parts import PartKind
+from bom.catalog_file import CatalogDataError, Family, generic_where_named, read_catalog, source_problems
+from bom.parts import CableMedia, PartKind, PartSpec
 
 TODAY = date.today()
 
@@ -36,8 +37,11 @@ def test_every_part_has_a_source_url_and_date(catalog):
         assert date.fromisoformat(part.source_date) <= TODAY, part.sku
 
 
-def test_no_generic_part_where_its_kind_names_a_maker_unless_it_says_why(catalog):
-    assert generic_where_named(catalog.parts) == []
+def test_no_generic_part_where_its_role_has_a_named_maker(catalog):
+    """Issue #38 Must show: no part with manufacturer "generic" where the part's role has a named manufacturer in
+    the catalog's sources — another part of the role names its maker, or a [[family]] row (a maker's family and
+    the page that offers it in that role) covers it. A generic_reason does not excuse one."""
+    assert generic_where_named(catalog.parts, catalog.families) == []
     assert source_problems(catalog.parts) == []
     kinds_named = {p.kind for p in catalog.parts if p.manufacturer != "generic"}
     assert kinds_named >= {PartKind.SWITCH, PartKind.NIC, PartKind.TRANSCEIVER, PartKind.CABLE}
@@ -172,21 +176,89 @@ def test_the_validator_catches_each_rule():
     by_sku = {p.sku: p for p in DEFAULT_PARTS}
     bad = [
         replace(by_sku["QM8700"], source_date="2999-01-01"),
-        replace(by_sku["MPO12-3M"], generic_reason=""),
+        replace(by_sku["MPO12-70M"], generic_reason=""),
         replace(by_sku["QM9700"], mfr_part_number="MMA4Z00-NS"),
         replace(by_sku["MMA4Z00-NS"]),
         replace(by_sku["SN5600"], generic_reason=""),
     ]
     assert source_problems(bad) == [
         "QM8700: source_date 2999-01-01 is in the future",
-        "MPO12-3M: generic but no generic_reason says why",
+        "MPO12-70M: generic but no generic_reason says why",
         "SN5600: without a mfr_part_number but no generic_reason says why",
         "MMA4Z00-NS: mfr_part_number 'MMA4Z00-NS' is also QM9700's",
     ]
-    assert generic_where_named(bad) == []  # no cable among them names its maker
-    assert generic_where_named([*bad, by_sku["DAC-400G-1M"]]) == [
-        "MPO12-3M: generic, but other cable parts name their maker, and no generic_reason says why"
+
+
+def _family(**overrides) -> Family:
+    values = dict(
+        manufacturer="NVIDIA",
+        name="MFP7E10",
+        kind=PartKind.CABLE,
+        match=(("connector", "MPO-12 APC"), ("media", CableMedia.FIBRE_MPO)),
+        lengths_m=(3, 5),
+        source_url="https://docs.nvidia.com/x",
+        source_date="2026-12-06",
+        quote="MFP7E10-N003 … 3m",
+    )
+    return Family(**{**values, **overrides})  # fmt: skip
+
+
+def _trunk(length_m: float, manufacturer: str = "generic", **more) -> PartSpec:
+    return PartSpec(sku=f"MPO-{length_m:g}M", kind=PartKind.CABLE, vendor="", description="trunk",
+                    unit_price_usd=Decimal(1), price_source="", media=CableMedia.FIBRE_MPO, connector="MPO-12 APC",
+                    length_m=length_m, manufacturer=manufacturer, generic_reason="any vendor", **more)  # fmt: skip
+
+
+def test_a_generic_part_in_a_role_a_maker_fills_is_named_even_with_a_reason():
+    family = _family()
+    assert generic_where_named([_trunk(3), _trunk(7)], [family]) == [
+        "MPO-3M: generic, but NVIDIA's MFP7E10 family is offered in its role (https://docs.nvidia.com/x)"
+    ]  # 7 m: not a length the family is offered in
+    assert generic_where_named([_trunk(3, "NVIDIA"), _trunk(7)], [family]) == []
+    assert generic_where_named([_trunk(7), _trunk(7, "Corning")]) == [
+        "MPO-7M: generic, but a part of the same role names its maker: Corning (MPO-7M)"
     ]
+    assert generic_where_named([_trunk(7), _trunk(5, "Corning")]) == []  # another length is another role
+    assert generic_where_named([_trunk(3)], [_family(match=(("connector", "MPO-12 UPC"),))]) == []
+    assert generic_where_named([_trunk(3)], [_family(lengths_m=())]) != []  # no lengths: every length
+
+
+def test_an_accessorys_role_is_its_sku_prefix():
+    racks = [replace(_trunk(0), sku="RACK-42U", kind=PartKind.ACCESSORY, manufacturer="APC"),
+             replace(_trunk(0), sku="RACK-48U", kind=PartKind.ACCESSORY)]  # fmt: skip
+    assert generic_where_named(racks) == [
+        "RACK-48U: generic, but a part of the same role names its maker: APC (RACK-42U)"
+    ]
+    assert generic_where_named([racks[1], replace(racks[0], sku="PDU-1")]) == []
+
+
+@pytest.mark.parametrize(
+    ("row", "message"),
+    [
+        ('name = "MFP7E10"', r"family \d+ \('no name'\): field 'name' is missing"),
+        ('kind = "cable"', r"field 'kind' is missing"),
+        ('match = { colour = "aqua" }', r"match field 'colour' is not a part field"),
+        ('match = { media = "string" }', r"match field 'media': not a medium"),
+        ('match = { port_gbps = "400" }', r"field 'port_gbps' must be int"),
+        ("lengths_m = [3, -5]", r"'lengths_m' must be a list of lengths > 0"),
+        ('source_url = "docs.nvidia.com"', r"family MFP7E10: source_url must be an http\(s\) address"),
+        ('match = { media = "dac", port_gbps = 1600 }', r"family MFP7E10: no catalog part is of its role"),
+        ('note = "x"', r"unknown field 'note'"),
+    ],
+)
+def test_a_bad_family_row_is_refused_by_name(tmp_path, row, message):
+    good = {
+        "manufacturer": 'manufacturer = "NVIDIA"', "name": 'name = "MFP7E10"', "kind": 'kind = "cable"',
+        "match": 'match = { media = "fibre_mpo", connector = "MPO-12 APC" }', "lengths_m": "lengths_m = [3]",
+        "source_url": 'source_url = "https://docs.nvidia.com/x"', "source_date": 'source_date = "2026-12-06"',
+        "quote": 'quote = "MFP7E10-N003"',
+    }  # fmt: skip
+    key = row.split(" =")[0]
+    lines = [line for k, line in good.items() if k != key] + ([] if key in ("name", "kind") else [row])
+    path = tmp_path / "catalog.toml"
+    path.write_text(CATALOG_FILE.read_text(encoding="utf-8") + "\n[[family]]\n" + "\n".join(lines) + "\n")
+    with pytest.raises(CatalogDataError, match=message):
+        read_catalog(path, PROVENANCE)
 
 
 @pytest.mark.parametrize(
@@ -197,7 +269,7 @@ def test_the_validator_catches_each_rule():
         ("port_count = 64", 'port_count = "64"', r"part 3 \('QM9700'\): field 'port_count' must be int"),
         ("port_count = 64", "port_count = 64\nports = 2", r"part 3 \('QM9700'\): unknown field 'ports'"),
         ('source_date = "2026-12-05"', 'source_date = "5 Dec 2026"', r"NVL5-SWITCH-TRAY: source_date must be an ISO"),
-        ("catalog_version = 4", "catalog_version = 0", r"catalog_version must be a whole number"),
+        ("catalog_version = 5", "catalog_version = 0", r"catalog_version must be a whole number"),
         ('price_source = "{SEED}"', 'price_source = "{NOPE}"', r"part 3 \('QM9700'\): field 'price_source'"),
     ],
 )
@@ -285,3 +357,29 @@ def test_the_migration_fills_blanks_and_keeps_user_edits(db):
         "https://docs.nvidia.com/dgx-superpod-reference-architecture-dgx-h100.pdf",
     )
     assert (mma.manufacturer, mma.mfr_part_number, str(mma.source_date)) == ("NVIDIA", "MMA4Z00-NS", "2026-12-05")
+
+
+def test_the_catalog_5_migration_names_makers_of_rows_still_generic(db):
+    """0014's data step: a database made from catalog ≤ 3 still has the rack, PDU and LinkX rows generic (0012
+    fills blanks only); they gain the catalog's maker, number and source — unless a user set a maker or number."""
+    import importlib
+
+    from django.apps import apps
+
+    from bom.models import Part
+
+    step = importlib.import_module("bom.migrations.0014_catalog_5_makers").name_makers
+    old = dict(manufacturer="generic", vendor="generic", mfr_part_number="", generic_reason="any cabling vendor")
+    Part.objects.filter(sku__in=["RACK-48U-600x1200", "MPO12-3M", "MPO12-70M"]).update(**old)
+    Part.objects.filter(sku="AOC-100G-5M").update(**{**old, "manufacturer": "FS"})  # a user's choice of maker
+    Part.objects.filter(sku="DAC-100G-1M").update(**{**old, "mfr_part_number": "MY-OWN-PN"})
+    step(apps, None)
+    rows = {p.sku: p for p in Part.objects.filter(sku__in=["RACK-48U-600x1200", "MPO12-3M", "MPO12-70M",
+                                                           "AOC-100G-5M", "DAC-100G-1M"])}  # fmt: skip
+    rack, mpo, long_mpo = rows["RACK-48U-600x1200"], rows["MPO12-3M"], rows["MPO12-70M"]
+    assert (rack.manufacturer, rack.vendor, rack.mfr_part_number) == ("Conteg", "Conteg", "Ri7-48-60/120")
+    assert "netbox-community/devicetype-library" in rack.source_url and rack.generic_reason == ""
+    assert (mpo.manufacturer, mpo.vendor) == ("NVIDIA", "NVIDIA") and "MFP7E10" in mpo.generic_reason
+    assert long_mpo.manufacturer == "generic" and "up to 50m" in long_mpo.generic_reason  # still generic: refreshed
+    assert rows["AOC-100G-5M"].manufacturer == "FS" and rows["DAC-100G-1M"].mfr_part_number == "MY-OWN-PN"
+    assert rows["DAC-100G-1M"].manufacturer == "generic"
