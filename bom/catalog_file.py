@@ -99,17 +99,24 @@ def read_catalog(path: Path, provenance: Mapping[str, str], today: date | None =
 _FAMILY_FIELDS = ("manufacturer", "name", "kind", "match", "lengths_m", "source_url", "source_date", "quote")
 
 
-def family_from_row(n: int, row: Any) -> Family:
-    """One [[family]] row (the ``n``-th) as a Family, every field checked."""
+def _row_where(table: str, n: int, row: Any, key: str, known: Iterable[str], required: Iterable[str]) -> str:
+    """A [[table]] row's name in messages ("part 3 ('QM9700')"), once the row is a table with only ``known`` fields
+    and every ``required`` one — else CatalogDataError naming the row and the field."""
     if not isinstance(row, dict):
-        raise CatalogDataError(f"family {n}: not a table")
-    where = f"family {n} ({row.get('name', 'no name')!r})"
-    unknown = sorted(set(row) - set(_FAMILY_FIELDS))
+        raise CatalogDataError(f"{table} {n}: not a table")
+    where = f"{table} {n} ({row.get(key, f'no {key}')!r})"
+    unknown = sorted(set(row) - set(known))
     if unknown:
         raise CatalogDataError(f"{where}: unknown field {unknown[0]!r}")
-    missing = [name for name in _FAMILY_FIELDS if name not in row and name != "lengths_m"]
+    missing = [name for name in required if name not in row]
     if missing:
         raise CatalogDataError(f"{where}: field {missing[0]!r} is missing")
+    return where
+
+
+def family_from_row(n: int, row: Any) -> Family:
+    """One [[family]] row (the ``n``-th) as a Family, every field checked."""
+    where = _row_where("family", n, row, "name", _FAMILY_FIELDS, [f for f in _FAMILY_FIELDS if f != "lengths_m"])
     for name in ("manufacturer", "name", "source_url", "source_date", "quote"):
         if not isinstance(row[name], str) or not row[name].strip():
             raise CatalogDataError(f"{where}: field {name!r} must be text, got {row[name]!r}")
@@ -120,16 +127,10 @@ def family_from_row(n: int, row: Any) -> Family:
     match = row["match"]
     if not isinstance(match, dict) or not match:
         raise CatalogDataError(f"{where}: field 'match' must be a table of part fields, e.g. {{ media = \"dac\" }}")
-    for name, value in match.items():
-        if name != "sku_prefix" and name not in _FIELDS:
-            raise CatalogDataError(f"{where}: match field {name!r} is not a part field")
-        if name == "media":
-            try:
-                match[name] = CableMedia(value)
-            except ValueError:
-                raise CatalogDataError(f"{where}: match field 'media': not a medium ({value!r})") from None
-        elif name != "sku_prefix":
-            _check_type(where, name, value)
+    unknown = sorted(set(match) - set(_FIELDS) - {"sku_prefix"})
+    if unknown:
+        raise CatalogDataError(f"{where}: match field {unknown[0]!r} is not a part field")
+    match = {name: v if name == "sku_prefix" else _value(f"{where}: match", name, v, {}) for name, v in match.items()}
     lengths = row.get("lengths_m", [])
     if not isinstance(lengths, list) or not all(
         isinstance(x, int | float) and not isinstance(x, bool) and x > 0 for x in lengths
@@ -143,12 +144,11 @@ def family_from_row(n: int, row: Any) -> Family:
 
 def _family_problems(family: Family, parts: Iterable[PartSpec], today: date) -> list[str]:
     """A family row's source is checked as a part's is; a family no catalog part is of is a typo in its match."""
-    probe = PartSpec(sku=f"family {family.name}", kind=family.kind, vendor="", description="",
-                     unit_price_usd=Decimal(0), price_source="", manufacturer=family.manufacturer,
-                     mfr_part_number="-", source_url=family.source_url, source_date=family.source_date)  # fmt: skip
-    out = [p for p in _part_problems(probe, today) if "source" in p]
-    if len(family.quote) > TEXT_LIMITS["generic_reason"]:
-        out.append(f"family {family.name}: quote is {len(family.quote)} characters, at most 300 fit")
+    label = f"family {family.name}"
+    out = _source_problems(label, family.source_url, family.source_date, today)
+    limit = TEXT_LIMITS["generic_reason"]  # the quote is a reason's kind of text
+    if len(family.quote) > limit:
+        out.append(f"{label}: quote is {len(family.quote)} characters, at most {limit} fit")
     if not any(family.covers(p) for p in parts):
         out.append(f"family {family.name}: no catalog part is of its role (match {dict(family.match)})")
     return out
@@ -156,15 +156,7 @@ def _family_problems(family: Family, parts: Iterable[PartSpec], today: date) -> 
 
 def part_from_row(n: int, row: Any, provenance: Mapping[str, str]) -> PartSpec:
     """One [[part]] row (the ``n``-th) as a PartSpec, every field checked."""
-    if not isinstance(row, dict):
-        raise CatalogDataError(f"part {n}: not a table")
-    where = f"part {n} ({row.get('sku', 'no sku')!r})"
-    unknown = sorted(set(row) - set(_FIELDS))
-    if unknown:
-        raise CatalogDataError(f"{where}: unknown field {unknown[0]!r}")
-    missing = [name for name in REQUIRED if name not in row]
-    if missing:
-        raise CatalogDataError(f"{where}: field {missing[0]!r} is missing")
+    where = _row_where("part", n, row, "sku", _FIELDS, REQUIRED)
     values = {name: _value(where, name, value, provenance) for name, value in row.items()}
     return PartSpec(**values)
 
@@ -240,15 +232,7 @@ def _part_problems(part: PartSpec, today: date) -> list[str]:
         for name, limit in TEXT_LIMITS.items()
         if len(getattr(part, name)) > limit
     ]
-    url = urlparse(part.source_url)
-    if url.scheme not in ("http", "https") or not url.netloc:
-        out.append(f"{part.sku}: source_url must be an http(s) address, got {part.source_url!r}")
-    try:
-        read_on = date.fromisoformat(part.source_date)
-        if read_on > today:
-            out.append(f"{part.sku}: source_date {part.source_date} is in the future")
-    except ValueError:
-        out.append(f"{part.sku}: source_date must be an ISO date (YYYY-MM-DD), got {part.source_date!r}")
+    out += _source_problems(part.sku, part.source_url, part.source_date, today)
     if not part.manufacturer.strip():
         out.append(f"{part.sku}: manufacturer is empty (name the maker, or 'generic' with a generic_reason)")
     elif not part.generic_reason.strip() and (part.manufacturer == GENERIC or not part.mfr_part_number):
@@ -256,6 +240,20 @@ def _part_problems(part: PartSpec, today: date) -> list[str]:
         out.append(f"{part.sku}: {what} but no generic_reason says why")
     if part.manufacturer == GENERIC and part.mfr_part_number:
         out.append(f"{part.sku}: generic but has a mfr_part_number ({part.mfr_part_number!r})")
+    return out
+
+
+def _source_problems(label: str, source_url: str, source_date: str, today: date) -> list[str]:
+    """A source is an http(s) address and the ISO date it was read, not after ``today``."""
+    out = []
+    url = urlparse(source_url)
+    if url.scheme not in ("http", "https") or not url.netloc:
+        out.append(f"{label}: source_url must be an http(s) address, got {source_url!r}")
+    try:
+        if date.fromisoformat(source_date) > today:
+            out.append(f"{label}: source_date {source_date} is in the future")
+    except ValueError:
+        out.append(f"{label}: source_date must be an ISO date (YYYY-MM-DD), got {source_date!r}")
     return out
 
 

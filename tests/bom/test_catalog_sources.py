@@ -238,7 +238,7 @@ def test_an_accessorys_role_is_its_sku_prefix():
         ('name = "MFP7E10"', r"family \d+ \('no name'\): field 'name' is missing"),
         ('kind = "cable"', r"field 'kind' is missing"),
         ('match = { colour = "aqua" }', r"match field 'colour' is not a part field"),
-        ('match = { media = "string" }', r"match field 'media': not a medium"),
+        ('match = { media = "string" }', r"match: field 'media': ValueError\(\"'string' is not a valid CableMedia"),
         ('match = { port_gbps = "400" }', r"field 'port_gbps' must be int"),
         ("lengths_m = [3, -5]", r"'lengths_m' must be a list of lengths > 0"),
         ('source_url = "docs.nvidia.com"', r"family MFP7E10: source_url must be an http\(s\) address"),
