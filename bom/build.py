@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_left
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
@@ -421,6 +421,34 @@ def group_rows(columns: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     return first, inverse.reshape(-1)
 
 
+def unique_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(values, return_inverse=True)`` (the distinct values ascending, each value's index among them),
+    without sorting where a column has few values: integers in a small range counted, floats with at most
+    :data:`FEW_VALUES` distinct values (link speeds) picked out one by one; anything else sorted by np.unique."""
+    values = np.asarray(values)
+    if values.size and values.dtype.kind in "iu":
+        low, high = int(values.min()), int(values.max())
+        if high - low <= 32 * values.size + 65_536:
+            present = np.zeros(high - low + 1, dtype=bool)
+            present[values - low] = True
+            code = np.cumsum(present) - 1
+            return (np.flatnonzero(present) + low).astype(values.dtype), code[values - low]
+    elif values.size and values.dtype.kind == "f" and not np.isnan(values).any():
+        seen: list = []
+        rest = values
+        while rest.size and len(seen) < FEW_VALUES:
+            seen.append(rest[0])
+            rest = rest[rest != rest[0]]
+        if not rest.size:
+            distinct = np.sort(np.array(seen, dtype=values.dtype))
+            return distinct, np.searchsorted(distinct, values)
+    distinct, inverse = np.unique(values, return_inverse=True)
+    return distinct, inverse.reshape(-1)
+
+
+FEW_VALUES = 16  # unique_codes picks out at most this many float values before it sorts instead
+
+
 def _link_classes(
     t: LinkTable, speed_code: np.ndarray, variant: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -455,8 +483,8 @@ class _Grouped:
     media policies) group its rows once."""
 
     def __init__(self, t: LinkTable) -> None:
-        self.speeds, speed_code = np.unique(t.speed_gbps, return_inverse=True)
-        self.classes, self.inverse, self.counts = _link_classes(t, speed_code.reshape(-1))
+        self.speeds, speed_code = unique_codes(t.speed_gbps)
+        self.classes, self.inverse, self.counts = _link_classes(t, speed_code)
         self._ends: dict[int | None, dict[str, _Ends]] = {}
         self._order: dict[str, tuple[np.ndarray, np.ndarray]] | None = None
         self._names: np.ndarray | None = None
@@ -553,8 +581,8 @@ def link_parts(links: list[Link], chooser: PartChooser) -> list[LinkParts]:
         return [parts[k] for k in g.inverse.tolist()]
     t, variant, forced = _apply_moves(t, moves)
     assert t.weight.size == len(links)  # one row a link: a pairing sets a row's variant, never splits one
-    speeds, speed_code = np.unique(t.speed_gbps, return_inverse=True)
-    classes, inverse, _counts = _link_classes(t, speed_code.reshape(-1), variant)
+    speeds, speed_code = unique_codes(t.speed_gbps)
+    classes, inverse, _counts = _link_classes(t, speed_code, variant)
     parts = [forced[row[-1] - 1] if row[-1] else chooser.parts(_probe(t, speeds, row)) for row in classes.tolist()]
     return [parts[k] for k in inverse.tolist()]
 
@@ -702,6 +730,8 @@ class _OddPorts:
     # their links left — never a far switch's cages — and moves only ever take links off rows (a moved link joins no
     # candidate set), so the remembered least stays the least for as long as its own row has a link left
     to_nic: dict[int, dict[tuple[str, str], tuple]] = field(default_factory=dict)
+    # the onward steps of the last :meth:`_best_steps`' entries ranked afresh, on demand (entry → its steps)
+    onward: Callable[[], dict[int, list[tuple]]] = dict
 
     MAX_HOPS = 8  # links changed for one pairing at most (a path of switches, see :meth:`best_path`)
 
@@ -772,7 +802,7 @@ class _OddPorts:
         """Switch ``s``'s shortest-reach odd kind gives one port to a longer-reach odd kind: the link moved, and —
         where its far switch would then need a cage more — a link of that switch in turn, and so on (each switch
         between keeps its cages: two ports change kind), to a NIC or a switch whose cages do not grow. The
-        fewest links changed, then the ranking of :meth:`_steps`. None where no such path is found."""
+        fewest links changed, then the ranking of :meth:`_end_steps`. None where no such path is found."""
         odd = sorted(
             (k for k in self.kinds[s] if self.port_count(s, k) % self.twins[k].ports_per_module),
             key=lambda k: (self.twins[k].reach_m, k),
@@ -792,18 +822,20 @@ class _OddPorts:
         frontier: list[tuple[tuple, list, int, str, PartSpec]] = [((), [], s, short, long)]
         seen = {s}
         for _ in range(self.MAX_HOPS):
-            done: list[tuple[tuple, list]] = []
             useds = [Counter(step[2] for step in path) for _keys, path, *_ in frontier]
             bests = self._best_steps([(dev, kind, module, used) for (_k, _p, dev, kind, module), used in
                                       zip(frontier, useds, strict=True)], chooser)  # fmt: skip
-            for (keys, path, dev, kind, module), best in zip(frontier, bests, strict=True):
-                if best is not None:
-                    done.append(((best[0], *keys, best[1]), [*path, (*self._step(best, module), dev, kind, module)]))
+            # the least (rank, keys), the first such in the frontier's order; only its path is made
+            done = [((best[0], *f[0], best[1]), i) for i, (f, best) in enumerate(zip(frontier, bests)) if best]
             if done:
-                return min(done, key=lambda d: d[0])[1]
-            reached: dict[int, tuple] = {}  # only where no step ends the path: the onward steps, on demand
-            for (keys, path, dev, kind, module), used in zip(frontier, useds, strict=True):
-                for far, found in self._steps(dev, kind, module, chooser, used, seen, onward=True).items():
+                i = min(done)[1]
+                keys, path, dev, kind, module = frontier[i]
+                return [*path, (*self._step(bests[i], module), dev, kind, module)]
+            reached: dict[int, tuple] = {}  # only where no step ends the path: the onward steps (ranked with the best)
+            onward = self.onward()  # no step ended the path: every entry was ranked afresh (a remembered one ends it)
+            for i, (keys, path, *_entry) in enumerate(frontier):
+                dev, kind, module = _entry
+                for far, found in {f[3]: f for f in onward.get(i, ()) if f[3] not in seen}.items():
                     if far not in reached or (*keys, found[1]) < reached[far][0]:
                         reached[far] = ((*keys, found[1]), path, found, dev, kind, module)
             seen.update(reached)
@@ -816,28 +848,14 @@ class _OddPorts:
                 return None
         return None
 
-    def _steps(
-        self, dev: int, kind: str, module: PartSpec, chooser: PartChooser, used: Counter, seen: set[int], onward: bool
-    ):
-        """Links of switch ``dev`` that can move from module ``kind`` onto ``module`` (links left, less those the
-        path ``used``), ranked — 0: the far end is a NIC or device with single-port cages; 1: a switch whose cages
-        shrink; 2: one whose cages stay; 3: one that would need a cage more (go on from it) — then keyed: the
-        longest link, then by name and port (the same links from the live table and from per-link records). The
-        best of rank < 3 (or None); with ``onward``, instead, the best of rank 3 to each far switch not ``seen``:
-        (rank, key, row, far switch, class, end) each (:meth:`_step` makes a step of it)."""
-        if not onward:
-            return self._best_steps([(dev, kind, module, used)], chooser)[0]
-        found = self._end_steps([(dev, kind, module, used)], chooser, onward=True).get(0, [])
-        return {f[3]: f for f in found if f[3] not in seen}  # one least step to each far switch (both ends ranked)
-
     def _step(self, found: tuple, module: PartSpec) -> tuple:
-        """(rank, key, row, parts, far switch, its old and new module) of a link :meth:`_steps` found."""
+        """(rank, key, row, parts, far switch, its old and new module) of a link :meth:`_end_steps` found."""
         rank, key, r, far, k, end = found
         forced, far_module, new, _twin = self.moves[(k, end, module.sku)]
         return rank, key, r, forced, far, far_module, new
 
     def _best_steps(self, entries: list[tuple[int, str, PartSpec, Counter]], chooser: PartChooser) -> list:
-        """:meth:`_steps` without ``onward`` for many (switch, kind, module, used) at once — a hop's whole frontier
+        """:meth:`_end_steps` without ``onward`` for many (switch, kind, module, used) at once — a hop's whole frontier
         in one numpy pass instead of one per switch: each entry's best (rank, key, row, far switch, class,
         end) of rank < 3, or None."""
         best: list[tuple | None] = [None] * len(entries)
@@ -850,8 +868,10 @@ class _OddPorts:
                 todo.append(i)
         if not todo:
             return best
-        for j, (found,) in self._end_steps([entries[i] for i in todo], chooser, onward=False).items():
+        found_best, onward_of = self._end_steps([entries[i] for i in todo], chooser, onward=None)
+        for j, (found,) in found_best.items():
             best[todo[j]] = found
+        self.onward = lambda: {todo[j]: found for j, found in onward_of().items()}  # the hop's onward steps
         t = self.t
         for i in todo:
             dev, kind, module, used = entries[i]
@@ -861,13 +881,19 @@ class _OddPorts:
                 self.to_nic.setdefault(dev, {})[(kind, module.sku)] = best[i]
         return best
 
-    def _end_steps(self, entries: list, chooser: PartChooser, onward: bool) -> dict[int, list[tuple]]:
-        """:meth:`_steps` for each (switch, kind, module, used) entry, the switch at either end of its rows: (rank,
-        key, row, far switch, class, end) of the links that can move — the key: the longest link first, then the
-        far end's name and NIC port, the segment, which end is far, the racks, the row (each compared as those
-        fields themselves: the same order from the live table and records). Only those :meth:`_steps` can pick
-        leave numpy: an entry's least (rank, key) of rank < 3, or with ``onward`` its least key of rank 3 to each
-        far switch — found by one lexsort of the key's fields over both ends' rows (the row last: no ties)."""
+    def _end_steps(self, entries: list, chooser: PartChooser, onward: bool | None):
+        """Links of each (switch, kind, module, used) entry's switch, at either end of its rows, that can move from
+        module ``kind`` onto ``module`` (links left, less those the path ``used``), ranked — 0: the far end is a NIC
+        or device with single-port cages; 1: a switch whose cages shrink; 2: one whose cages stay; 3: one that would
+        need a cage more (go on from it) — then keyed: the longest link first, then the far end's name and NIC
+        port, the segment, which end is far, the racks, the row (each compared as those fields themselves: the same
+        order from the live table and records). Only the picks leave numpy: (rank, key, row, far switch, class, end)
+        of an entry's least (rank, key) of rank < 3, or with ``onward`` its least key of rank 3 to each far switch
+        (:meth:`_step` makes a step of either) — found by one lexsort of the key's fields over both ends' rows (the
+        row last: no ties). A hop's whole frontier is ranked in one numpy pass.
+        ``onward`` None: (the best, a function giving the onward steps) — a hop ranks its frontier's links once, and
+        only a hop that no step ends asks for the onward steps (:meth:`_search`)."""
+        nothing: Any = ({}, dict) if onward is None else {}
         t = self.t
         dev_of = np.array([e[0] for e in entries], dtype=np.int64)
         kind_code = np.array([self.sku_code.get(e[1], -2) for e in entries], dtype=np.int64)
@@ -895,7 +921,7 @@ class _OddPorts:
             if pick.any():
                 picked.append((rows[pick], ent[pick], np.full(int(pick.sum()), side, dtype=np.int64)))
         if not picked:
-            return {}
+            return nothing
         rows, ent, side = (np.concatenate(c) for c in zip(*picked, strict=True))
         cls = self.inverse[rows]
         at_a = side == 0  # the switch is the a end: the far end is z (far_end 1 > 0: a < z)
@@ -920,24 +946,28 @@ class _OddPorts:
             rank[to_switch] = np.where(grows < 0, 1, np.where(grows == 0, 2, 3))
             if not twin_far_cage:  # a twin-port NIC cage's other port keeps its module: one cage, two modules
                 rank[at & (far == NO_DEVICE)] = 0
-        ok = rank == 3 if onward else (rank >= 0) & (rank < 3)
-        if not ok.any():
-            return {}
-        rows, cls, far, rank, ent = rows[ok], cls[ok], far[ok], rank[ok], ent[ok]
-        far_nic, far_end = far_nic[ok], far_end[ok]
-        name = np.where(far != NO_DEVICE, self.name_rank[np.maximum(far, 0)], -1)  # "" (no device) first
-        fields = (
-            -t.length_m[rows], name, far_nic, self.segment_rank[cls], far_end, t.a_rack[rows], t.z_rack[rows], rows
-        )  # fmt: skip
-        order_ = np.lexsort((*fields[::-1], rank, ent))  # by entry, then rank, then the key's fields
-        group = ent[order_] * (len(t.devices) + 1) + (far[order_] - NO_DEVICE if onward else 0)  # entry (, far)
-        _, first = np.unique(group, return_index=True)
-        keep = order_[first]
-        out: dict[int, list[tuple]] = {}
-        columns = zip(*(c[keep].tolist() for c in (ent, rank, *fields, far, cls)), strict=True)
-        for i, rk, ln, nm, nic, sg, fe, ar, zr, r, f, k in columns:
-            out.setdefault(i, []).append((rk, (ln, nm, nic, sg, fe, ar, zr, r), r, f, k, "za"[fe]))
-        return out
+
+        def picks(onward: bool) -> dict[int, list[tuple]]:
+            ok = rank == 3 if onward else (rank >= 0) & (rank < 3)
+            if not ok.any():
+                return {}
+            rows_, cls_, far_, rank_, ent_ = rows[ok], cls[ok], far[ok], rank[ok], ent[ok]
+            name = np.where(far_ != NO_DEVICE, self.name_rank[np.maximum(far_, 0)], -1)  # "" (no device) first
+            fields = (
+                -t.length_m[rows_], name, far_nic[ok], self.segment_rank[cls_], far_end[ok], t.a_rack[rows_],
+                t.z_rack[rows_], rows_,
+            )  # fmt: skip
+            order_ = np.lexsort((*fields[::-1], rank_, ent_))  # by entry, then rank, then the key's fields
+            group = ent_[order_] * (len(t.devices) + 1) + (far_[order_] - NO_DEVICE if onward else 0)  # entry (, far)
+            _, first = np.unique(group, return_index=True)
+            keep = order_[first]
+            out: dict[int, list[tuple]] = {}
+            columns = zip(*(c[keep].tolist() for c in (ent_, rank_, *fields, far_, cls_)), strict=True)
+            for i, rk, ln, nm, nic, sg, fe, ar, zr, r, f, k in columns:
+                out.setdefault(i, []).append((rk, (ln, nm, nic, sg, fe, ar, zr, r), r, f, k, "za"[fe]))
+            return out
+
+        return (picks(False), lambda: picks(True)) if onward is None else picks(onward)
 
     def _class_move(self, k: int, r: int, end: str, module: PartSpec, chooser: PartChooser):
         """What moving a link of class ``k`` (row ``r`` is one) onto ``module`` at ``end`` makes of it — (its parts,

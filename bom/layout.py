@@ -483,7 +483,8 @@ PANEL_PORTS = 24
 """MPO ports of one 1U fibre patch panel: every switch-to-switch optical trunk lands on a panel
 port at each end, in the rack where that end's switch stands (bom/accessories.py)."""
 
-_COLUMN_RADIX = 1 << 24
+_COLUMN_BITS = 24
+_COLUMN_RADIX = 1 << _COLUMN_BITS
 
 
 def rack_key(row, col):
@@ -498,8 +499,8 @@ def rack_of_key(key: int) -> tuple[int, int]:
 
 def rack_of_key_arrays(keys):
     """:func:`rack_of_key` over a numpy array of keys: (rows, columns)."""
-    row, col = np.divmod(np.asarray(keys, dtype=np.int64), _COLUMN_RADIX)
-    return row - 1, col
+    keys = np.asarray(keys, dtype=np.int64)  # a power-of-two radix: a shift and a mask are divmod's floor and rest
+    return (keys >> _COLUMN_BITS) - 1, keys & (_COLUMN_RADIX - 1)
 
 
 def row_name(row: int) -> str:

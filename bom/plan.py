@@ -32,6 +32,7 @@ from bom.build import (
     link_parts,
     part_chooser,
     placeholder,
+    unique_codes,
 )
 from bom.catalog import DEFAULT_PARTS, DEFAULT_PRICE_BOOK
 from bom.elevation import SWITCH_ROLES, Elevations, Heights, elevations
@@ -500,11 +501,11 @@ def cable_reach_checks(links, layout: RackLayout) -> list[dict]:
 
     t = links if isinstance(links, LinkTable) else LinkTable.from_links(links)
     key = t.plane * len(t.segments) + t.segment
-    lengths, length_code = np.unique(t.length_m, return_inverse=True)
+    lengths, length_code = unique_codes(t.length_m)
     between = _between_halls(t, layout)
-    first, group = group_rows([key, length_code.reshape(-1), between.astype(np.int64)])
+    first, group = group_rows([key, length_code, between.astype(np.int64)])
     weight = np.bincount(group, weights=t.weight, minlength=first.size).astype(np.int64)
-    key, length, between = key[first], lengths[length_code.reshape(-1)[first]], between[first]
+    key, length, between = key[first], lengths[length_code[first]], between[first]
     classes = []
     starts = [*np.flatnonzero(np.r_[True, key[1:] != key[:-1]]).tolist(), key.size] if key.size else []
     for lo, hi in itertools.pairwise(starts):  # the groups ascend by class
@@ -520,8 +521,12 @@ def _between_halls(t, layout: RackLayout) -> np.ndarray:
 
     if not layout.hall_starts or not t.plane.size:
         return np.zeros(t.plane.size, dtype=bool)
-    (ar, ac), (zr, zc) = rack_of_key_arrays(t.a_rack), rack_of_key_arrays(t.z_rack)
-    return _halls_of(layout, ar, ac) != _halls_of(layout, zr, zc)
+    row, col = rack_of_key_arrays(np.concatenate([t.a_rack, t.z_rack]))
+    r0, c0 = int(row.min()), int(col.min())
+    width = int(col.max()) - c0 + 1
+    racks, code = unique_codes((row - r0) * width + (col - c0))  # each rack's hall once
+    halls = _halls_of(layout, racks // width + r0, racks % width + c0)[code]
+    return halls[: t.a_rack.size] != halls[t.a_rack.size :]
 
 
 def _halls_of(layout: RackLayout, row: np.ndarray, col: np.ndarray) -> np.ndarray:

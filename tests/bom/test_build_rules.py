@@ -235,6 +235,39 @@ def test_group_rows_groups_exactly_the_equal_rows():
         assert (same == (expected.reshape(-1)[:, None] == expected.reshape(-1)[None, :])).all()
 
 
+def test_unique_codes_is_np_unique_with_its_inverse():
+    """unique_codes counts small-range integers and picks out a few float values instead of sorting; it must give
+    np.unique's answer exactly. By hand: [5, 3, 5, 9] → values [3, 5, 9], codes [1, 0, 1, 2] (counted: 9 − 3 + 1
+    = 7 slots); speeds [400.0, 800.0, 400.0] → [400, 800], [0, 1, 0]. Then ranges that take each way (negative,
+    one value, wide enough to sort, 17 distinct floats > FEW_VALUES, NaN) against np.unique."""
+    import numpy as np
+
+    from bom.build import FEW_VALUES, unique_codes
+
+    values, codes = unique_codes(np.array([5, 3, 5, 9], dtype=np.int64))
+    assert values.tolist() == [3, 5, 9] and codes.tolist() == [1, 0, 1, 2] and values.dtype == np.int64
+    values, codes = unique_codes(np.array([400.0, 800.0, 400.0]))
+    assert values.tolist() == [400.0, 800.0] and codes.tolist() == [0, 1, 0]
+    rng = np.random.default_rng(11)
+    cases = [
+        np.array([], dtype=np.int64),
+        np.array([7, 7, 7]),
+        rng.integers(-50, 50, size=300),
+        rng.integers(0, 2**40, size=300),  # a span far beyond 32 × size: sorted
+        np.array([0, 2**60, 0], dtype=np.int64),
+        rng.choice([100.0, 200.0, 400.0, 800.0], size=500),
+        rng.choice(np.arange(FEW_VALUES + 1, dtype=float), size=500),  # one value too many: sorted
+        np.array([1.0, np.nan, 1.0]),
+        np.array([-0.0, 0.0, 3.5]),
+    ]
+    for a in cases:
+        got_values, got_codes = unique_codes(a)
+        want_values, want_codes = np.unique(a, return_inverse=True)
+        assert np.array_equal(got_values, want_values, equal_nan=True), a
+        assert got_codes.tolist() == want_codes.reshape(-1).tolist(), a
+        assert got_values.dtype == want_values.dtype
+
+
 def test_the_bom_as_a_buyer_reads_it_line_ids_plane_totals_and_list_prices():
     """Compute: 10 × $10.00 + 3 × $2.50 = $107.50; storage: 5 × $1.00 = $5.00; all $112.50. Line ids run per plane
     from its first three letters: COM-001, COM-002, STO-001. A line without a list price quotes its net price as

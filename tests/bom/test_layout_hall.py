@@ -22,6 +22,8 @@ from bom.layout import (
     hall_map,
     hall_slots,
     one_block_run_m,
+    rack_key,
+    rack_of_key,
     rack_of_key_arrays,
     reach_checks,
     su_row_racks,
@@ -187,3 +189,12 @@ def test_the_superpod_rules_by_hand():
     assert su_row_racks(32, 5, 10) is None and su_row_racks(32, 4, 6) is None and su_row_racks(None, 4, 10) is None
     assert bare_switches_per_rack(42, [1] * 24 + [2] * 2) == 26
     assert bare_switches_per_rack(5, [2, 2, 2]) == 2
+
+
+def test_rack_keys_round_trip_through_the_array_form():
+    """rack_of_key_arrays is rack_of_key over arrays (a shift and a mask for the power-of-two radix): every rack
+    of the spine row (−1) and of rows 0…3, columns 0, 1 and 2^24 − 1 (the widest), back to its (row, column)."""
+    racks = [(r, c) for r in (-1, 0, 1, 3) for c in (0, 1, 2**24 - 1)]
+    keys = np.array([rack_key(r, c) for r, c in racks], dtype=np.int64)
+    rows, cols = rack_of_key_arrays(keys)
+    assert list(zip(rows.tolist(), cols.tolist(), strict=True)) == racks == [rack_of_key(int(k)) for k in keys]
