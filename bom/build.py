@@ -700,7 +700,9 @@ def pair_odd_ports(
     if state is None:
         return []
     moves: list[tuple[int, LinkParts]] = []
-    for s in sorted(state.defective, key=lambda d: t.devices[d]):
+    defective = sorted(state.defective, key=lambda d: t.devices[d])
+    state.rank_first_steps(defective, chooser)
+    for s in defective:
         while (path := state.best_path(s, chooser)) is not None:
             moves += path
     return moves
@@ -803,10 +805,7 @@ class _OddPorts:
         where its far switch would then need a cage more — a link of that switch in turn, and so on (each switch
         between keeps its cages: two ports change kind), to a NIC or a switch whose cages do not grow. The
         fewest links changed, then the ranking of :meth:`_end_steps`. None where no such path is found."""
-        odd = sorted(
-            (k for k in self.kinds[s] if self.port_count(s, k) % self.twins[k].ports_per_module),
-            key=lambda k: (self.twins[k].reach_m, k),
-        )
+        odd = self._odd_kinds(s)
         for i, short in enumerate(odd):
             for long in odd[i + 1 :]:
                 path = self._search(s, short, self.twins[long], chooser)
@@ -815,6 +814,22 @@ class _OddPorts:
                         self._move(*step[2:])
                     return [(step[2], step[3]) for step in path]
         return None
+
+    def _odd_kinds(self, s: int) -> list[str]:
+        """Switch ``s``'s twin-port module kinds with an odd port count, shortest reach first."""
+        odd = (k for k in self.kinds[s] if self.port_count(s, k) % self.twins[k].ports_per_module)
+        return sorted(odd, key=lambda k: (self.twins[k].reach_m, k))
+
+    def rank_first_steps(self, switches: list[int], chooser: PartChooser) -> None:
+        """Every switch's first step of each pairing :meth:`best_path` may try, ranked in one numpy pass before any
+        move: those of rank 0 (to a NIC) are remembered (:attr:`to_nic`: still the least while their link is
+        left), so a switch whose pairing ends at a NIC needs no ranking of its own when its turn comes."""
+        entries = []
+        for s in switches:
+            odd = self._odd_kinds(s)
+            entries += [(s, short, self.twins[long], Counter()) for i, short in enumerate(odd) for long in odd[i + 1 :]]
+        if entries:
+            self._best_steps(entries, chooser)
 
     def _search(self, s: int, short: str, long: PartSpec, chooser: PartChooser) -> list | None:
         """The path of :meth:`best_path`: hop by hop, the best step (rank, then the keys of the path's steps) that

@@ -259,3 +259,25 @@ def test_remembered_steps_to_nics_change_no_pairing(monkeypatch):
             m.setattr(build._OddPorts, "_best_steps", forgetful)
             assert build.pair_odd_ports(t, chooser, g, parts, width) == kept
     assert ranked["kept"] < ranked["forgotten"] / 2, ranked
+
+
+def test_first_steps_ranked_before_any_move_are_those_each_switch_ranks_alone():
+    """pair_odd_ports ranks every defective switch's first steps in one pass before it moves anything
+    (_OddPorts.rank_first_steps) and remembers those of rank 0 (to a NIC). Each remembered step is the one that
+    switch's pairing ranks alone, afresh; and the switches with one are not ranked again when their turn comes."""
+    from collections import Counter
+
+    import bom.build as build
+    from benchmarks.bench_search import SCALES
+
+    remembered = 0
+    for t, chooser in [*_paired_cases(), _table_of(SCALES[102_400])]:
+        g, parts, width, _ = build._classes_and_parts(t, chooser)
+        state = build._OddPorts.of(t, g, parts, width)
+        state.rank_first_steps(state.defective, chooser)
+        kept = {(s, kind, sku): hit for s, hits in state.to_nic.items() for (kind, sku), hit in hits.items()}
+        for (s, kind, sku), hit in kept.items():
+            state.to_nic.clear()
+            assert state._best_steps([(s, kind, state.twins[sku], Counter())], chooser) == [hit]
+        remembered += len(kept)
+    assert remembered >= 50  # the 102,400-GPU design alone: 50 leaves pair onto a NIC link
