@@ -962,27 +962,34 @@ class _OddPorts:
             if not twin_far_cage:  # a twin-port NIC cage's other port keeps its module: one cage, two modules
                 rank[at & (far == NO_DEVICE)] = 0
 
-        def picks(onward: bool) -> dict[int, list[tuple]]:
-            ok = rank == 3 if onward else (rank >= 0) & (rank < 3)
-            if not ok.any():
-                return {}
-            rows_, cls_, far_, rank_, ent_ = rows[ok], cls[ok], far[ok], rank[ok], ent[ok]
-            name = np.where(far_ != NO_DEVICE, self.name_rank[np.maximum(far_, 0)], -1)  # "" (no device) first
-            fields = (
-                -t.length_m[rows_], name, far_nic[ok], self.segment_rank[cls_], far_end[ok], t.a_rack[rows_],
-                t.z_rack[rows_], rows_,
-            )  # fmt: skip
-            order_ = np.lexsort((*fields[::-1], rank_, ent_))  # by entry, then rank, then the key's fields
-            group = ent_[order_] * (len(t.devices) + 1) + (far_[order_] - NO_DEVICE if onward else 0)  # entry (, far)
-            _, first = np.unique(group, return_index=True)
-            keep = order_[first]
-            out: dict[int, list[tuple]] = {}
-            columns = zip(*(c[keep].tolist() for c in (ent_, rank_, *fields, far_, cls_)), strict=True)
-            for i, rk, ln, nm, nic, sg, fe, ar, zr, r, f, k in columns:
-                out.setdefault(i, []).append((rk, (ln, nm, nic, sg, fe, ar, zr, r), r, f, k, "za"[fe]))
-            return out
+        arrays = (rows, cls, far, rank, ent, far_nic, far_end)
+        if onward is None:
+            return self._picks(arrays, False), lambda: self._picks(arrays, True)
+        return self._picks(arrays, onward)
 
-        return (picks(False), lambda: picks(True)) if onward is None else picks(onward)
+    def _picks(self, arrays: tuple, onward: bool) -> dict[int, list[tuple]]:
+        """The picks of :meth:`_end_steps` from its ranked rows (rows, class, far switch, rank, entry, far NIC port,
+        far end): each entry's least (rank, key) of rank < 3, or with ``onward`` its least key to each far switch."""
+        rows, cls, far, rank, ent, far_nic, far_end = arrays
+        t = self.t
+        ok = rank == 3 if onward else (rank >= 0) & (rank < 3)
+        if not ok.any():
+            return {}
+        rows_, cls_, far_, rank_, ent_ = rows[ok], cls[ok], far[ok], rank[ok], ent[ok]
+        name = np.where(far_ != NO_DEVICE, self.name_rank[np.maximum(far_, 0)], -1)  # "" (no device) first
+        fields = (
+            -t.length_m[rows_], name, far_nic[ok], self.segment_rank[cls_], far_end[ok], t.a_rack[rows_],
+            t.z_rack[rows_], rows_,
+        )  # fmt: skip
+        order_ = np.lexsort((*fields[::-1], rank_, ent_))  # by entry, then rank, then the key's fields
+        group = ent_[order_] * (len(t.devices) + 1) + (far_[order_] - NO_DEVICE if onward else 0)  # entry (, far)
+        _, first = np.unique(group, return_index=True)
+        keep = order_[first]
+        out: dict[int, list[tuple]] = {}
+        columns = zip(*(c[keep].tolist() for c in (ent_, rank_, *fields, far_, cls_)), strict=True)
+        for i, rk, ln, nm, nic, sg, fe, ar, zr, r, f, k in columns:
+            out.setdefault(i, []).append((rk, (ln, nm, nic, sg, fe, ar, zr, r), r, f, k, "za"[fe]))
+        return out
 
     def _class_move(self, k: int, r: int, end: str, module: PartSpec, chooser: PartChooser):
         """What moving a link of class ``k`` (row ``r`` is one) onto ``module`` at ``end`` makes of it — (its parts,
