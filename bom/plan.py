@@ -515,8 +515,8 @@ def cable_reach_checks(links, layout: RackLayout) -> list[dict]:
 
 
 def _between_halls(t, layout: RackLayout) -> np.ndarray:
-    """Whether each row's ends stand in two halls: the hall of every (row, column) of the floor's span once, then
-    looked up by each end's rack."""
+    """Whether each row's ends stand in two halls: the hall of each rack the rows reach, once (racks coded densely
+    by (row, column)), then looked up by each end's rack."""
     from bom.layout import rack_of_key_arrays
 
     if not layout.hall_starts or not t.plane.size:

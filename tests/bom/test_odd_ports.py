@@ -264,7 +264,7 @@ def test_remembered_steps_to_nics_change_no_pairing(monkeypatch):
 def test_first_steps_ranked_before_any_move_are_those_each_switch_ranks_alone():
     """pair_odd_ports ranks every defective switch's first steps in one pass before it moves anything
     (_OddPorts.rank_first_steps) and remembers those of rank 0 (to a NIC). Each remembered step is the one that
-    switch's pairing ranks alone, afresh; and the switches with one are not ranked again when their turn comes."""
+    switch's pairing ranks alone, afresh (that the pairing is the same with nothing remembered: the test above)."""
     from collections import Counter
 
     import bom.build as build
