@@ -234,6 +234,8 @@ CELERY_BEAT_SCHEDULE = {
     "reap-export-jobs": {"task": "designer.reap_export_jobs", "schedule": 60.0},
     "reap-stale-search-chunks": {"task": "designer.reap_stale_search_chunks", "schedule": 15.0},
 }
+# after a process's first response its long-lived heap leaves the garbage collector's scans (designer/heap.py)
+GC_FREEZE_AFTER_FIRST_REQUEST = env_bool("GC_FREEZE_AFTER_FIRST_REQUEST", True)
 # the largest design a web or API request plans (bounded time and memory per request)
 MAX_REQUEST_GPUS = env_int("MAX_REQUEST_GPUS", 262_144, minimum=1)
 # … and at most this many storage + management + login servers (each a management port and a rack slot)
