@@ -727,11 +727,12 @@ class _OddPorts:
     name_rank: np.ndarray  # each device's place in name order (a step's key compares names by it)
     segment_rank: np.ndarray  # each class's segment's place in name order
     moves: dict[tuple[int, str, str], tuple | None] = field(default_factory=dict)  # see :meth:`_class_move`
-    # switch → {(kind, module sku): its best step of :meth:`_best_steps` where that is of rank 0 (to a NIC)}: a path's
-    # frontier reaching the same leaf again ranks nothing twice. A rank-0 step reads only the switch's own rows and
-    # their links left — never a far switch's cages — and moves only ever take links off rows (a moved link joins no
-    # candidate set), so the remembered least stays the least for as long as its own row has a link left
-    to_nic: dict[int, dict[tuple[str, str], tuple]] = field(default_factory=dict)
+    # switch → {(kind, module sku): its steps of rank 0 (to a NIC) as :meth:`_best_steps` ranked them, where its best
+    # was of rank 0}: a path's frontier reaching the same leaf again ranks nothing twice. A rank-0 step reads only the
+    # switch's own rows and their links left — never a far switch's cages — and moves only ever take links off rows
+    # (a moved link joins no candidate set): the switch's rank-0 candidates now are those remembered that still have
+    # a link left, in the same order, so the first of them is the least — while any is left (:class:`_NicSteps`)
+    to_nic: dict[int, dict[tuple[str, str], _NicSteps]] = field(default_factory=dict)
     # the onward steps of the last :meth:`_best_steps`' entries ranked afresh, on demand (entry → its steps)
     onward: Callable[[], dict[int, list[tuple]]] = dict
 
@@ -822,8 +823,8 @@ class _OddPorts:
 
     def rank_first_steps(self, switches: list[int], chooser: PartChooser) -> None:
         """Every switch's first step of each pairing :meth:`best_path` may try, ranked in one numpy pass before any
-        move: those of rank 0 (to a NIC) are remembered (:attr:`to_nic`: still the least while their link is
-        left), so a switch whose pairing ends at a NIC needs no ranking of its own when its turn comes."""
+        move: those of rank 0 (to a NIC) are remembered (:attr:`to_nic`: the first with a link left is the
+        least), so a switch whose pairing ends at a NIC needs no ranking of its own when its turn comes."""
         entries = []
         for s in switches:
             odd = self._odd_kinds(s)
@@ -876,24 +877,27 @@ class _OddPorts:
         best: list[tuple | None] = [None] * len(entries)
         todo: list[int] = []
         for i, (dev, kind, module, used) in enumerate(entries):
-            hit = self.to_nic.get(dev, {}).get((kind, module.sku))
-            if hit is not None and self.left[hit[2]] > used.get(hit[2], 0):
-                best[i] = hit  # still a link left to move: the least of a set that only shrank since
+            steps = self.to_nic.get(dev, {}).get((kind, module.sku))
+            hit = steps.first(self.left, used) if steps is not None else None
+            if hit is not None:
+                best[i] = hit  # the least of a set that only shrank since it was ranked
             else:
                 todo.append(i)
         if not todo:
             return best
-        found_best, onward_of = self._end_steps([entries[i] for i in todo], chooser, onward=None)
+        found_best, onward_of, nic_of = self._end_steps([entries[i] for i in todo], chooser, onward=None)
         for j, (found,) in found_best.items():
             best[todo[j]] = found
         self.onward = lambda: {todo[j]: found for j, found in onward_of().items()}  # the hop's onward steps
         t = self.t
-        for i in todo:
+        nic_steps: dict[int, _NicSteps] | None = None
+        for j, i in enumerate(todo):
             dev, kind, module, used = entries[i]
             # remembered where the path's own links (``used``, taken off the rows) could not have been rank 0: both
             # their ends are switches — then the rank-0 candidates were all the switch's links to NICs still left
             if best[i] is not None and best[i][0] == 0 and all(t.a_dev[r] != NO_DEVICE != t.z_dev[r] for r in used):
-                self.to_nic.setdefault(dev, {})[(kind, module.sku)] = best[i]
+                nic_steps = nic_of() if nic_steps is None else nic_steps
+                self.to_nic.setdefault(dev, {})[(kind, module.sku)] = nic_steps[j]
         return best
 
     def _end_steps(self, entries: list, chooser: PartChooser, onward: bool | None):
@@ -906,9 +910,10 @@ class _OddPorts:
         of an entry's least (rank, key) of rank < 3, or with ``onward`` its least key of rank 3 to each far switch
         (:meth:`_step` makes a step of either) — found by one lexsort of the key's fields over both ends' rows (the
         row last: no ties). A hop's whole frontier is ranked in one numpy pass.
-        ``onward`` None: (the best, a function giving the onward steps) — a hop ranks its frontier's links once, and
-        only a hop that no step ends asks for the onward steps (:meth:`_search`)."""
-        nothing: Any = ({}, dict) if onward is None else {}
+        ``onward`` None: (the best, a function giving the onward steps, one giving each entry's steps of rank 0) — a
+        hop ranks its frontier's links once, and only a hop that no step ends asks for the onward steps
+        (:meth:`_search`), only an entry remembered for its rank-0 best for its steps of rank 0 (:attr:`to_nic`)."""
+        nothing: Any = ({}, dict, dict) if onward is None else {}
         t = self.t
         dev_of = np.array([e[0] for e in entries], dtype=np.int64)
         kind_code = np.array([self.sku_code.get(e[1], -2) for e in entries], dtype=np.int64)
@@ -964,32 +969,50 @@ class _OddPorts:
 
         arrays = (rows, cls, far, rank, ent, far_nic, far_end)
         if onward is None:
-            return self._picks(arrays, False), lambda: self._picks(arrays, True)
+            return self._picks(arrays, False), lambda: self._picks(arrays, True), lambda: self._nic_steps(arrays)
         return self._picks(arrays, onward)
 
     def _picks(self, arrays: tuple, onward: bool) -> dict[int, list[tuple]]:
         """The picks of :meth:`_end_steps` from its ranked rows (rows, class, far switch, rank, entry, far NIC port,
         far end): each entry's least (rank, key) of rank < 3, or with ``onward`` its least key to each far switch."""
+        ranked = self._ranked(arrays, arrays[3] == 3 if onward else (arrays[3] >= 0) & (arrays[3] < 3))
+        if ranked is None:
+            return {}
+        columns, order_ = ranked
+        ent_, _rank, *_fields, far_, _cls = columns
+        group = ent_[order_] * (len(self.t.devices) + 1) + (far_[order_] - NO_DEVICE if onward else 0)  # entry (, far)
+        _, first = np.unique(group, return_index=True)
+        out: dict[int, list[tuple]] = {}
+        for step in _NicSteps.steps(columns, order_[first]):
+            out.setdefault(step[0], []).append(step[1])
+        return out
+
+    def _nic_steps(self, arrays: tuple) -> dict[int, _NicSteps]:
+        """Each entry's steps of rank 0 of :meth:`_end_steps`' ranked rows, least first (:attr:`to_nic`)."""
+        ranked = self._ranked(arrays, arrays[3] == 0)
+        if ranked is None:
+            return {}
+        columns, order_ = ranked
+        ent = columns[0][order_]
+        starts = np.flatnonzero(np.diff(ent, prepend=-1))
+        ends = np.append(starts[1:], ent.size)
+        spans = zip(starts.tolist(), ends.tolist(), strict=True)
+        return {int(ent[lo]): _NicSteps(columns, order_[lo:hi]) for lo, hi in spans}
+
+    def _ranked(self, arrays: tuple, ok: np.ndarray) -> tuple[tuple, np.ndarray] | None:
+        """The rows of :meth:`_end_steps`' ranked rows where ``ok`` as columns (entry, rank, the key's fields, far
+        switch, class) and their order: by entry, then rank, then the key's fields."""
         rows, cls, far, rank, ent, far_nic, far_end = arrays
         t = self.t
-        ok = rank == 3 if onward else (rank >= 0) & (rank < 3)
         if not ok.any():
-            return {}
+            return None
         rows_, cls_, far_, rank_, ent_ = rows[ok], cls[ok], far[ok], rank[ok], ent[ok]
         name = np.where(far_ != NO_DEVICE, self.name_rank[np.maximum(far_, 0)], -1)  # "" (no device) first
         fields = (
             -t.length_m[rows_], name, far_nic[ok], self.segment_rank[cls_], far_end[ok], t.a_rack[rows_],
             t.z_rack[rows_], rows_,
         )  # fmt: skip
-        order_ = np.lexsort((*fields[::-1], rank_, ent_))  # by entry, then rank, then the key's fields
-        group = ent_[order_] * (len(t.devices) + 1) + (far_[order_] - NO_DEVICE if onward else 0)  # entry (, far)
-        _, first = np.unique(group, return_index=True)
-        keep = order_[first]
-        out: dict[int, list[tuple]] = {}
-        columns = zip(*(c[keep].tolist() for c in (ent_, rank_, *fields, far_, cls_)), strict=True)
-        for i, rk, ln, nm, nic, sg, fe, ar, zr, r, f, k in columns:
-            out.setdefault(i, []).append((rk, (ln, nm, nic, sg, fe, ar, zr, r), r, f, k, "za"[fe]))
-        return out
+        return (ent_, rank_, *fields, far_, cls_), np.lexsort((*fields[::-1], rank_, ent_))
 
     def _class_move(self, k: int, r: int, end: str, module: PartSpec, chooser: PartChooser):
         """What moving a link of class ``k`` (row ``r`` is one) onto ``module`` at ``end`` makes of it — (its parts,
@@ -1024,6 +1047,40 @@ class _OddPorts:
                     self.ports[d, self.kind_col[m.sku]] += change
                     self.kinds[d].add(m.sku)
                     self.twins.setdefault(m.sku, m)
+
+
+class _NicSteps:
+    """A switch's steps of rank 0 (to a NIC) for one (kind, module), in :meth:`_OddPorts._end_steps`' order, as
+    ranked once (:attr:`_OddPorts.to_nic`); a step is made only when asked for."""
+
+    __slots__ = ("at", "columns", "gone", "made", "rows")
+
+    def __init__(self, columns: tuple, at: np.ndarray) -> None:
+        self.columns = columns  # (entry, rank, the key's fields, far switch, class) of the ranked rows
+        self.at = at  # these steps' places in the columns, least first
+        self.rows = columns[-3][at].tolist()  # their rows (the key's last field)
+        self.gone = 0  # the first steps whose row has no link left (never again: moves only take links off)
+        self.made: dict[int, tuple] = {}  # the steps made so far, by place
+
+    def first(self, left: np.ndarray, used: Counter) -> tuple | None:
+        """The least step whose row has a link left less those the path ``used``; None where none has."""
+        while self.gone < len(self.rows) and left[self.rows[self.gone]] <= 0:
+            self.gone += 1
+        for j in range(self.gone, len(self.rows)):
+            r = self.rows[j]
+            if left[r] > used.get(r, 0):
+                if j not in self.made:
+                    at = int(self.at[j])
+                    _i, rk, ln, nm, nic, sg, fe, ar, zr, _r, f, k = (c.item(at) for c in self.columns)
+                    self.made[j] = (rk, (ln, nm, nic, sg, fe, ar, zr, r), r, f, k, "za"[fe])  # as :meth:`steps`
+                return self.made[j]
+        return None
+
+    @staticmethod
+    def steps(columns: tuple, at: np.ndarray):
+        """(entry, (rank, key, row, far switch, class, far end)) of the ranked rows at ``at``."""
+        for i, rk, ln, nm, nic, sg, fe, ar, zr, r, f, k in zip(*(c[at].tolist() for c in columns), strict=True):
+            yield i, (rk, (ln, nm, nic, sg, fe, ar, zr, r), r, f, k, "za"[fe])
 
 
 def _row_link(t: LinkTable, r: int) -> Link:

@@ -184,9 +184,12 @@ def leaf_positions(e, first_rows: np.ndarray, layout: RackLayout, offsets: dict[
     leaves = np.nonzero(e.node_tier == 0)[0]
     leaves = leaves[leaves >= n]
     down = e.u < n
-    cabled, first = np.unique(e.v[down], return_index=True)
+    v, u = e.v[down], e.u[down]
+    first = np.full(e.node_count, v.size, dtype=np.int64)  # each leaf's first down link (v.size: none) …
+    np.minimum.at(first, v, np.arange(v.size, dtype=np.int64))  # … counted, not sorted (np.unique's return_index)
+    cabled = np.flatnonzero(first < v.size)
     row_of = np.zeros(e.node_count, dtype=np.int64)
-    row_of[cabled] = first_rows[e.u[down][first]]
+    row_of[cabled] = first_rows[u[first[cabled]]]
     rows = layout.network_row(row_of[leaves])
     return leaves, *layout.leaf_rack(rows, index_in_row(rows, offsets))
 

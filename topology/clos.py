@@ -78,8 +78,11 @@ def endpoint_leaf_ids(w: ClosWiring | LeafLayer) -> np.ndarray:
     rail = e % w.rails
     su = node // w.su_nodes
     raw = (su * w.rails + rail) * w.leaves_per_su_rail + (node % w.su_nodes) // w.leaf_down
-    _, dense = np.unique(raw, return_inverse=True)
-    return dense.astype(np.int64)
+    if not raw.size:
+        return raw
+    present = np.zeros(int(raw.max()) + 1, dtype=bool)  # leaf slots (≤ SUs × rails × leaves a rail): counted,
+    present[raw] = True  # not sorted — np.unique(raw, return_inverse=True)'s numbers, ascending
+    return (np.cumsum(present, dtype=np.int64) - 1)[raw]
 
 
 def rail_leaf_spans(w: ClosWiring | LeafLayer) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:

@@ -29,3 +29,22 @@ def test_a_hall_is_not_one_block():
     """The hall path is taken (a row in the next block is further than the one-block formula says)."""
     flat = RackLayout(rack_width_m=0.6, row_pitch_m=2.4)
     assert HALL.distance_m((0, 0), (8, 0)) != flat.distance_m((0, 0), (8, 0))
+
+
+def test_cable_lengths_looked_up_per_rack_are_each_links_own():
+    """bom.link_table.cable_lengths_m works positions out once per rack of the box a chunk's racks span and looks
+    them up per link: the same lengths as RackLayout.cable_length_m link by link — through the box (many links,
+    few racks: a chunk of node–leaf links) and per link (a box with more racks than links), scalars broadcast."""
+    import numpy as np
+
+    from bom.link_table import cable_lengths_m
+
+    rng = np.random.default_rng(7)
+    for layout in (HALL, RackLayout(rack_width_m=0.6, row_pitch_m=2.4)):
+        for n, rows, cols in ((5_000, (-1, 12), (0, 30)), (40, (-1, 400), (0, 900))):  # the box path, then per link
+            ar, zr = rng.integers(*rows, n), rng.integers(*rows, n)
+            ac, zc = rng.integers(*cols, n), rng.integers(*cols, n)
+            want = [layout.cable_length_m(a, z) for a, z in zip(zip(ar, ac), zip(zr, zc), strict=True)]
+            assert cable_lengths_m(layout, ar, ac, zr, zc).tolist() == want
+        spine = cable_lengths_m(layout, ar, ac, -1, 3)  # every link to one spine-row rack
+        assert spine.tolist() == [layout.cable_length_m((a, c), (-1, 3)) for a, c in zip(ar, ac, strict=True)]

@@ -276,7 +276,8 @@ def test_first_steps_ranked_before_any_move_are_those_each_switch_ranks_alone():
         state = build._OddPorts.of(t, g, parts, width)
         state.rank_first_steps(state.defective, chooser)
         kept = {(s, kind, sku): hit for s, hits in state.to_nic.items() for (kind, sku), hit in hits.items()}
-        for (s, kind, sku), hit in kept.items():
+        for (s, kind, sku), steps in kept.items():
+            hit = steps.first(state.left, Counter())
             state.to_nic.clear()
             assert state._best_steps([(s, kind, state.twins[sku], Counter())], chooser) == [hit]
         remembered += len(kept)
