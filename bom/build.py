@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_left
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
@@ -717,7 +717,6 @@ class _OddPorts:
     parts: list[LinkParts]
     ports: np.ndarray  # [switch, twin-port module kind (its column in ``kind_col``)] → ports
     kind_col: dict[str, int]
-    kinds: dict[int, set[str]]  # switch → its twin-port module skus
     twins: dict[str, PartSpec]
     defective: list[int]  # switches with two or more twin-port kinds of odd port counts
     order: dict[str, tuple[np.ndarray, np.ndarray]]  # per end ("a", "z"): rows sorted by device, and their devices
@@ -733,8 +732,6 @@ class _OddPorts:
     # (a moved link joins no candidate set): the switch's rank-0 candidates now are those remembered that still have
     # a link left, in the same order, so the first of them is the least — while any is left (:class:`_NicSteps`)
     to_nic: dict[int, dict[tuple[str, str], _NicSteps]] = field(default_factory=dict)
-    # the onward steps of the last :meth:`_best_steps`' entries ranked afresh, on demand (entry → its steps)
-    onward: Callable[[], dict[int, list[tuple]]] = dict
 
     MAX_HOPS = 8  # links changed for one pairing at most (a path of switches, see :meth:`best_path`)
 
@@ -771,9 +768,6 @@ class _OddPorts:
             return None
         table = np.zeros((len(t.devices), len(skus)), dtype=np.int64)
         table[g_dev, g_mod] = ports
-        kinds: dict[int, set[str]] = defaultdict(set)
-        for d, m in zip(g_dev.tolist(), g_mod.tolist(), strict=True):
-            kinds[d].add(skus[m])
         sku_code: dict[str, int] = {}
         mine = {e: np.full(len(parts), -1, dtype=np.int64) for e in "az"}
         for k, p in enumerate(parts):
@@ -783,7 +777,7 @@ class _OddPorts:
         segments = sorted(range(len(t.segments)), key=t.segments.__getitem__)
         segment_rank = np.argsort(np.array(segments, dtype=np.int64))[g.classes[:, 1]]
         return cls(
-            t, g.inverse, parts, table, {s: i for i, s in enumerate(skus)}, kinds, twins, defective.tolist(),
+            t, g.inverse, parts, table, {s: i for i, s in enumerate(skus)}, twins, defective.tolist(),
             g.dev_order(t), t.weight.copy(), mine, sku_code, g.name_rank(t), segment_rank,
         )  # fmt: skip
 
@@ -818,7 +812,8 @@ class _OddPorts:
 
     def _odd_kinds(self, s: int) -> list[str]:
         """Switch ``s``'s twin-port module kinds with an odd port count, shortest reach first."""
-        odd = (k for k in self.kinds[s] if self.port_count(s, k) % self.twins[k].ports_per_module)
+        ports = self.ports[s].tolist()
+        odd = (k for k, col in self.kind_col.items() if ports[col] % self.twins[k].ports_per_module)
         return sorted(odd, key=lambda k: (self.twins[k].reach_m, k))
 
     def rank_first_steps(self, switches: list[int], chooser: PartChooser) -> None:
@@ -839,8 +834,8 @@ class _OddPorts:
         seen = {s}
         for _ in range(self.MAX_HOPS):
             useds = [Counter(step[2] for step in path) for _keys, path, *_ in frontier]
-            bests = self._best_steps([(dev, kind, module, used) for (_k, _p, dev, kind, module), used in
-                                      zip(frontier, useds, strict=True)], chooser)  # fmt: skip
+            bests, onward_of = self._best_steps([(dev, kind, module, used) for (_k, _p, dev, kind, module), used in
+                                                 zip(frontier, useds, strict=True)], chooser)  # fmt: skip
             # the least (rank, keys), the first such in the frontier's order; only its path is made
             done = [((best[0], *f[0], best[1]), i) for i, (f, best) in enumerate(zip(frontier, bests)) if best]
             if done:
@@ -848,7 +843,7 @@ class _OddPorts:
                 keys, path, dev, kind, module = frontier[i]
                 return [*path, (*self._step(bests[i], module), dev, kind, module)]
             reached: dict[int, tuple] = {}  # only where no step ends the path: the onward steps (ranked with the best)
-            onward = self.onward()  # no step ended the path: every entry was ranked afresh (a remembered one ends it)
+            onward = onward_of()  # no step ended the path: every entry was ranked afresh (a remembered one ends it)
             for i, (keys, path, *_entry) in enumerate(frontier):
                 dev, kind, module = _entry
                 for far, found in {f[3]: f for f in onward.get(i, ()) if f[3] not in seen}.items():
@@ -870,10 +865,12 @@ class _OddPorts:
         forced, far_module, new, _twin = self.moves[(k, end, module.sku)]
         return rank, key, r, forced, far, far_module, new
 
-    def _best_steps(self, entries: list[tuple[int, str, PartSpec, Counter]], chooser: PartChooser) -> list:
+    def _best_steps(self, entries: list[tuple[int, str, PartSpec, Counter]], chooser: PartChooser) -> tuple:
         """:meth:`_end_steps` without ``onward`` for many (switch, kind, module, used) at once — a hop's whole frontier
         in one numpy pass instead of one per switch: each entry's best (rank, key, row, far switch, class,
-        end) of rank < 3, or None."""
+        end) of rank < 3, or None; and a function giving the onward steps of the entries ranked afresh (entry → its
+        steps, on demand: only a hop that no step ends asks). Returned, not kept: a function kept on the state would
+        make the state a reference cycle, freed only by a full collection."""
         best: list[tuple | None] = [None] * len(entries)
         todo: list[int] = []
         for i, (dev, kind, module, used) in enumerate(entries):
@@ -884,11 +881,10 @@ class _OddPorts:
             else:
                 todo.append(i)
         if not todo:
-            return best
+            return best, dict
         found_best, onward_of, nic_of = self._end_steps([entries[i] for i in todo], chooser, onward=None)
         for j, (found,) in found_best.items():
             best[todo[j]] = found
-        self.onward = lambda: {todo[j]: found for j, found in onward_of().items()}  # the hop's onward steps
         t = self.t
         nic_steps: dict[int, _NicSteps] | None = None
         for j, i in enumerate(todo):
@@ -898,7 +894,7 @@ class _OddPorts:
             if best[i] is not None and best[i][0] == 0 and all(t.a_dev[r] != NO_DEVICE != t.z_dev[r] for r in used):
                 nic_steps = nic_of() if nic_steps is None else nic_steps
                 self.to_nic.setdefault(dev, {})[(kind, module.sku)] = nic_steps[j]
-        return best
+        return best, lambda: {todo[j]: found for j, found in onward_of().items()}
 
     def _end_steps(self, entries: list, chooser: PartChooser, onward: bool | None):
         """Links of each (switch, kind, module, used) entry's switch, at either end of its rows, that can move from
@@ -1045,7 +1041,6 @@ class _OddPorts:
                         self.kind_col[m.sku] = self.ports.shape[1]
                         self.ports = np.hstack([self.ports, np.zeros((self.ports.shape[0], 1), dtype=np.int64)])
                     self.ports[d, self.kind_col[m.sku]] += change
-                    self.kinds[d].add(m.sku)
                     self.twins.setdefault(m.sku, m)
 
 

@@ -198,3 +198,21 @@ def test_rack_keys_round_trip_through_the_array_form():
     keys = np.array([rack_key(r, c) for r, c in racks], dtype=np.int64)
     rows, cols = rack_of_key_arrays(keys)
     assert list(zip(rows.tolist(), cols.tolist(), strict=True)) == racks == [rack_of_key(int(k)) for k in keys]
+
+
+def test_a_remembered_floor_keeps_its_hall_as_text_and_gives_each_caller_the_whole_hall():
+    """floor_plan remembers a floor by its inputs (bom.plan.FLOORS) with the hall map as JSON text only — its rows
+    are lists and dicts the garbage collector would scan on every full collection, 32 floors kept — and each
+    caller, the first and a remembered one, gets the whole hall, its own copy."""
+    import bom.plan as plan_mod
+
+    plan_mod.FLOORS.clear()
+    r = validate(load_requirements_file(EXAMPLES / "seed-2000-gpu.yaml"))
+    first, _ = _floor(r)
+    again, _ = _floor(r)
+    assert plan_mod.FLOORS.hits >= 1 and len(plan_mod.FLOORS.items) == 1
+    (kept, text), *_ = [value for _catalog, value, _cost in plan_mod.FLOORS.items.values()]
+    assert kept.racks.hall == {} and len(text) > 100
+    assert first.racks.hall == again.racks.hall and len(again.racks.hall["rows"]) == 8 + 1  # 8 rows, the spine row
+    again.racks.hall["rows"].clear()
+    assert _floor(r)[0].racks.hall == first.racks.hall  # a caller's copy, not the remembered one
