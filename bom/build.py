@@ -833,7 +833,9 @@ class _OddPorts:
         frontier: list[tuple[tuple, list, int, str, PartSpec]] = [((), [], s, short, long)]
         seen = {s}
         for _ in range(self.MAX_HOPS):
-            useds = [Counter(step[2] for step in path) for _keys, path, *_ in frontier]
+            if len(frontier) > 1 and (found := self._least_to_nic(frontier)) is not None:
+                return found
+            useds = [_used(path) for _keys, path, *_ in frontier]
             bests, onward_of = self._best_steps([(dev, kind, module, used) for (_k, _p, dev, kind, module), used in
                                                  zip(frontier, useds, strict=True)], chooser)  # fmt: skip
             # the least (rank, keys), the first such in the frontier's order; only its path is made
@@ -858,6 +860,15 @@ class _OddPorts:
             if not frontier:
                 return None
         return None
+
+    def _least_to_nic(self, frontier: list) -> list | None:
+        """The path :meth:`_search` picks from ``frontier`` where the entry whose path has the least keys has a
+        remembered step of rank 0 (:attr:`to_nic`) — no other entry's step can come before it: rank 0 is the least
+        rank, and no two entries' paths have the same keys (their rows differ) — else None (every entry is ranked)."""
+        _keys, path, dev, kind, module = min(frontier, key=lambda f: f[0])
+        steps = self.to_nic.get(dev, {}).get((kind, module.sku))
+        hit = steps.first(self.left, _used(path)) if steps is not None else None
+        return None if hit is None else [*path, (*self._step(hit, module), dev, kind, module)]
 
     def _step(self, found: tuple, module: PartSpec) -> tuple:
         """(rank, key, row, parts, far switch, its old and new module) of a link :meth:`_end_steps` found."""
@@ -1042,6 +1053,14 @@ class _OddPorts:
                         self.ports = np.hstack([self.ports, np.zeros((self.ports.shape[0], 1), dtype=np.int64)])
                     self.ports[d, self.kind_col[m.sku]] += change
                     self.twins.setdefault(m.sku, m)
+
+
+def _used(path: list) -> dict[int, int]:
+    """Row → links a path's steps take off it (a step: (rank, key, row, …))."""
+    used: dict[int, int] = {}
+    for step in path:
+        used[step[2]] = used.get(step[2], 0) + 1
+    return used
 
 
 class _NicSteps:

@@ -308,3 +308,30 @@ def test_the_pairing_leaves_no_reference_cycle():
             gc.garbage.clear()
             gc.enable()
         assert left == []
+
+
+def test_a_frontier_whose_least_path_ends_at_a_remembered_nic_link_ranks_nothing_else(monkeypatch):
+    """_OddPorts._least_to_nic: where the frontier's entry with the least keys has a remembered rank-0 step, that
+    step ends the path (rank 0 is the least rank; no two entries' keys tie) without ranking the other entries. Only
+    a shortcut: with it off, every entry ranked, the search moves the same links in the same order; on the
+    102,400-GPU design (a spine's frontier: ≈ 68 leaves) it is taken."""
+    import bom.build as build
+    from benchmarks.bench_search import SCALES
+
+    taken = []
+    real = build._OddPorts._least_to_nic
+
+    def counting(self, frontier):
+        found = real(self, frontier)
+        taken.append(found is not None)
+        return found
+
+    for t, chooser in [*_paired_cases(), _table_of(SCALES[102_400])]:
+        g, parts, width, _ = build._classes_and_parts(t, chooser)
+        with monkeypatch.context() as m:
+            m.setattr(build._OddPorts, "_least_to_nic", counting)
+            short = build.pair_odd_ports(t, chooser, g, parts, width)
+        with monkeypatch.context() as m:
+            m.setattr(build._OddPorts, "_least_to_nic", lambda self, frontier: None)
+            assert build.pair_odd_ports(t, chooser, g, parts, width) == short
+    assert sum(taken) >= 50
