@@ -781,20 +781,6 @@ class _OddPorts:
             g.dev_order(t), t.weight.copy(), mine, sku_code, g.name_rank(t), segment_rank,
         )  # fmt: skip
 
-    def port_count(self, dev: int, sku: str) -> int:
-        col = self.kind_col.get(sku)
-        return 0 if col is None else int(self.ports[dev, col])
-
-    def cage_change(self, dev, module: PartSpec | None, change: int):
-        """How a switch's cages change when ``change`` ports move onto (+) or off (−) a module kind (``dev``: one
-        switch, or an array of them)."""
-        if module is None:
-            return 0
-        width = max(module.ports_per_module, 1)
-        col = self.kind_col.get(module.sku) if width > 1 else None
-        n = self.ports[dev, col] if col is not None else 0
-        return -(-(n + change) // width) - -(-n // width)
-
     def best_path(self, s: int, chooser: PartChooser) -> list[tuple[int, LinkParts]] | None:
         """Switch ``s``'s shortest-reach odd kind gives one port to a longer-reach odd kind: the link moved, and —
         where its far switch would then need a cage more — a link of that switch in turn, and so on (each switch
@@ -958,26 +944,48 @@ class _OddPorts:
         modules = {e[2].sku: e[2] for e in entries}
         mod_names = sorted(modules)
         mod_of = np.array([mod_names.index(e[2].sku) for e in entries], dtype=np.int64)[ent]
-        pair = (cls * len(mod_names) + mod_of) * 2 + side
-        rank = np.full(rows.size, -1, dtype=np.int64)  # −1: cannot move
-        for p, first in zip(*np.unique(pair, return_index=True), strict=True):
-            at = pair == p
-            end = "az"[int(side[first])]
-            move = self._class_move(int(cls[first]), int(rows[first]), end, modules[mod_names[int(mod_of[first])]],
-                                    chooser)  # fmt: skip
-            if move is None:
-                continue
-            _forced, far_module, new, twin_far_cage = move
-            to_switch = at & (far != NO_DEVICE)
-            grows = self.cage_change(far[to_switch], far_module, -1) + self.cage_change(far[to_switch], new, 1)
-            rank[to_switch] = np.where(grows < 0, 1, np.where(grows == 0, 2, 3))
-            if not twin_far_cage:  # a twin-port NIC cage's other port keeps its module: one cage, two modules
-                rank[at & (far == NO_DEVICE)] = 0
+        rank = self._ranks(rows, cls, far, side, mod_of, [modules[m] for m in mod_names], chooser)
 
         arrays = (rows, cls, far, rank, ent, far_nic, far_end)
         if onward is None:
             return self._picks(arrays, False), lambda: self._picks(arrays, True), lambda: self._nic_steps(arrays)
         return self._picks(arrays, onward)
+
+    def _ranks(self, rows, cls, far, side, mod_of, modules: list[PartSpec], chooser: PartChooser) -> np.ndarray:
+        """Each candidate row's rank of :meth:`_end_steps` (−1: cannot move), moved onto ``modules[mod_of]`` at its
+        switch's end (``side`` 0: a): what moving decides (:meth:`_class_move`) is looked up once per (class, module,
+        end), the far switches' cage changes worked out for all rows at once: n ports on a module kind of width w
+        (ports per module; a single-port or no module kind: n = 0, w = 1) take ⌈n ÷ w⌉ cages, so a port off the old
+        kind and onto the new changes them by ⌈(n_old − 1) ÷ w_old⌉ − ⌈n_old ÷ w_old⌉ + ⌈(n_new + 1) ÷ w_new⌉ −
+        ⌈n_new ÷ w_new⌉ (no module at an end: no change there)."""
+        pair = (cls * len(modules) + mod_of) * 2 + side
+        _, first, inverse = np.unique(pair, return_index=True, return_inverse=True)
+        inverse = inverse.reshape(-1)
+        ok, twin = np.zeros(first.size, dtype=bool), np.zeros(first.size, dtype=bool)
+        col, width = np.full((2, first.size), -1, dtype=np.int64), np.zeros((2, first.size), dtype=np.int64)
+        for j, f in enumerate(first.tolist()):
+            move = self._class_move(int(cls[f]), int(rows[f]), "az"[int(side[f])], modules[int(mod_of[f])], chooser)
+            if move is None:
+                continue
+            _forced, far_module, new, twin[j] = move
+            ok[j] = True
+            for i, m in enumerate((far_module, new)):
+                if m is not None:  # width 0: no module, no cage change
+                    width[i, j] = max(m.ports_per_module, 1)
+                    col[i, j] = self.kind_col.get(m.sku, -1) if width[i, j] > 1 else -1
+        rank = np.full(rows.size, -1, dtype=np.int64)
+        movable = ok[inverse]
+        to_switch = movable & (far != NO_DEVICE)
+        at, dev = inverse[to_switch], far[to_switch]
+        grows = np.zeros(dev.size, dtype=np.int64)
+        for i, change in ((0, -1), (1, 1)):  # the far end's old module loses the port, the new one takes it
+            c, w = col[i, at], width[i, at]
+            n = np.where(c >= 0, self.ports[dev, np.maximum(c, 0)], 0)
+            w1 = np.maximum(w, 1)
+            grows += np.where(w > 0, -(-(n + change) // w1) - -(-n // w1), 0)
+        rank[to_switch] = np.where(grows < 0, 1, np.where(grows == 0, 2, 3))
+        rank[movable & (far == NO_DEVICE) & ~twin[inverse]] = 0  # a twin-port NIC cage's other port keeps its module
+        return rank
 
     def _picks(self, arrays: tuple, onward: bool) -> dict[int, list[tuple]]:
         """The picks of :meth:`_end_steps` from its ranked rows (rows, class, far switch, rank, entry, far NIC port,
