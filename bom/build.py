@@ -959,8 +959,7 @@ class _OddPorts:
         kind and onto the new changes them by ⌈(n_old − 1) ÷ w_old⌉ − ⌈n_old ÷ w_old⌉ + ⌈(n_new + 1) ÷ w_new⌉ −
         ⌈n_new ÷ w_new⌉ (no module at an end: no change there)."""
         pair = (cls * len(modules) + mod_of) * 2 + side
-        _, first, inverse = np.unique(pair, return_index=True, return_inverse=True)
-        inverse = inverse.reshape(-1)
+        _, first, inverse = np.unique(pair, return_index=True, return_inverse=True)  # 1-D in, 1-D out
         ok, twin = np.zeros(first.size, dtype=bool), np.zeros(first.size, dtype=bool)
         col, width = np.full((2, first.size), -1, dtype=np.int64), np.zeros((2, first.size), dtype=np.int64)
         for j, f in enumerate(first.tolist()):

@@ -335,3 +335,65 @@ def test_a_frontier_whose_least_path_ends_at_a_remembered_nic_link_ranks_nothing
             m.setattr(build._OddPorts, "_least_to_nic", lambda self, frontier: None)
             assert build.pair_odd_ports(t, chooser, g, parts, width) == short
     assert sum(taken) >= 50
+
+
+def test_ranks_of_all_rows_at_once_are_each_rows_own_by_hand():
+    """_OddPorts._ranks works the far switches' cage changes out for all candidate rows at once; each row's rank is
+    what the rule gives it alone: −1 where the class cannot move onto the module (or its far end is a twin-port NIC
+    cage), 0 where the far end is a NIC or device, else by how the far switch's cages change when one port leaves
+    its old module kind and joins the new one — n ports of a kind w ports a module wide take ⌈n ÷ w⌉ cages (a
+    single-port kind: no column, n read as 0) — 1 where they shrink, 2 where they stay, 3 where they grow. Every
+    row with a switch at either end, onto each twin-port kind, before and after some links were moved."""
+    import math
+
+    import bom.build as build
+    from benchmarks.bench_search import SCALES
+
+    def cages(state, dev, module, change):
+        if module is None:
+            return 0
+        w = max(module.ports_per_module, 1)
+        col = state.kind_col.get(module.sku) if w > 1 else None
+        n = int(state.ports[dev, col]) if col is not None else 0
+        return math.ceil((n + change) / w) - math.ceil(n / w)
+
+    def by_hand(state, t, r, side, module, chooser):
+        move = state._class_move(int(state.inverse[r]), r, "az"[side], module, chooser)
+        if move is None:
+            return -1
+        _forced, far_module, new, twin = move
+        far = int(t.z_dev[r] if side == 0 else t.a_dev[r])
+        if far == build.NO_DEVICE:
+            return -1 if twin else 0
+        grows = cages(state, far, far_module, -1) + cages(state, far, new, 1)
+        return 1 if grows < 0 else 2 if grows == 0 else 3
+
+    checked = set()
+    for t, chooser in [*_paired_cases(), _table_of(SCALES[102_400])]:
+        g, parts, width, _ = build._classes_and_parts(t, chooser)
+        state = build._OddPorts.of(t, g, parts, width)
+        for moved in (False, True, "no module"):
+            if moved is True:  # some pairings made: odd and even counts change on the switches they touch
+                for s in state.defective[::3]:
+                    state.best_path(s, chooser)
+            if moved == "no module":  # a far switch end with no module (a copper or AOC end): no cage change there
+                for key, move in list(state.moves.items())[::2]:
+                    if move is not None:
+                        state.moves[key] = (move[0], None, move[2], move[3])
+            modules = [state.twins[k] for k in sorted(state.twins)]
+            rows, side = [], []
+            for s, dev in ((0, t.a_dev), (1, t.z_dev)):
+                at = np.flatnonzero(dev != build.NO_DEVICE)[::7]
+                rows.append(at)
+                side.append(np.full(at.size, s, dtype=np.int64))
+            rows, side = np.concatenate(rows), np.concatenate(side)
+            mod_of = np.arange(rows.size, dtype=np.int64) % len(modules)
+            far = np.where(side == 0, t.z_dev[rows], t.a_dev[rows])
+            got = state._ranks(rows, state.inverse[rows], far, side, mod_of, modules, chooser).tolist()
+            want = [
+                by_hand(state, t, int(r), int(sd), modules[int(m)], chooser)
+                for r, sd, m in zip(rows.tolist(), side.tolist(), mod_of.tolist(), strict=True)
+            ]
+            assert got == want
+            checked.update(want)
+    assert checked >= {-1, 0, 1, 2, 3}  # every rank met
