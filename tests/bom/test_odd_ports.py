@@ -397,3 +397,21 @@ def test_ranks_of_all_rows_at_once_are_each_rows_own_by_hand():
             assert got == want
             checked.update(want)
     assert checked >= {-1, 0, 1, 2, 3}  # every rank met
+
+
+def test_no_row_gives_up_more_links_than_it_has():
+    """Each move takes one link off its row (_OddPorts._move: the links left), so no row is moved more often than it
+    has links — on the 102,400-GPU design, where many spines' paths run through the same leaves and their NIC links,
+    and in the hand cases."""
+    from collections import Counter
+
+    import bom.build as build
+    from benchmarks.bench_search import SCALES
+
+    many = 0
+    for t, chooser in [*_paired_cases(), _table_of(SCALES[102_400])]:
+        g, parts, width, _ = build._classes_and_parts(t, chooser)
+        moved = Counter(r for r, _parts in build.pair_odd_ports(t, chooser, g, parts, width))
+        assert all(n <= int(t.weight[r]) for r, n in moved.items())
+        many += len(moved)
+    assert many >= 200
