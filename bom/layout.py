@@ -487,6 +487,34 @@ _COLUMN_BITS = 24
 _COLUMN_RADIX = 1 << _COLUMN_BITS
 
 
+def per_rack(fn, row: np.ndarray, col: np.ndarray) -> tuple[np.ndarray, ...]:
+    """``fn(row, column)`` — numpy in, a tuple of arrays of the same shape out (RackLayout.position_m, or a hall in a
+    1-tuple) — over many racks' (row, column), worked out once per rack of the box they span and looked up: a few
+    thousand racks stand for ≈ 300k link ends (the same values: the same arithmetic on each rack). The spine row
+    (row −1, the widest: its racks run across the blocks) is a box of its own, so a box stays the size of the
+    floor's racks, not rows × the spine row's width; a box with over twice as many racks as it is asked for is
+    worked out rack by rack instead."""
+    row, col = np.asarray(row, dtype=np.int64), np.asarray(col, dtype=np.int64)
+    out: list[np.ndarray] | None = None
+    for pick in (row < 0, row >= 0):
+        r, c = row[pick], col[pick]
+        if not r.size:
+            continue
+        r0, c0 = int(r.min()), int(c.min())
+        rows, cols = int(r.max()) - r0 + 1, int(c.max()) - c0 + 1
+        if rows * cols > 2 * r.size:
+            values = [np.broadcast_to(v, r.shape) for v in fn(r, c)]
+        else:
+            grid_r, grid_c = np.divmod(np.arange(rows * cols, dtype=np.int64), cols)
+            at = (r - r0) * cols + (c - c0)
+            values = [np.broadcast_to(v, grid_r.shape)[at] for v in fn(grid_r + r0, grid_c + c0)]
+        if out is None:
+            out = [np.empty(row.shape, dtype=v.dtype) for v in values]
+        for whole, v in zip(out, values, strict=True):
+            whole[pick] = v
+    return tuple(out) if out is not None else tuple(np.asarray(v) for v in fn(row, col))
+
+
 def rack_key(row, col):
     """One integer per rack (works on ints and numpy arrays): rows from −1 (the spine row) up."""
     return (row + 1) * _COLUMN_RADIX + col

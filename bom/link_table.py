@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bom.layout import STANDARD_LENGTHS_M, RackLayout, rack_key
+from bom.layout import STANDARD_LENGTHS_M, RackLayout, per_rack, rack_key
 from bom.links import (
     ClusterShape,
     Link,
@@ -213,26 +213,10 @@ def cable_lengths_m(layout: RackLayout, ar, ac, zr, zc) -> np.ndarray:
 
 
 def _distances_m(layout: RackLayout, ar, ac, zr, zc) -> np.ndarray:
-    """RackLayout.distances_m with each end's positions from :func:`_positions_m` (the same floats)."""
-    ax, ay = _positions_m(layout, ar, ac)
-    zx, zy = _positions_m(layout, zr, zc)
+    """RackLayout.distances_m with each end's positions worked out once per rack (bom.layout.per_rack)."""
+    ax, ay = per_rack(layout.position_m, ar, ac)
+    zx, zy = per_rack(layout.position_m, zr, zc)
     return np.abs(ax - zx) + np.abs(ay - zy)
-
-
-def _positions_m(layout: RackLayout, row: np.ndarray, col: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """RackLayout.position_m of many links' racks at one end, worked out once per rack of the (row, column) box
-    those racks span and looked up per link — a few hundred racks for ≈ 100k links a chunk (the same floats: the
-    same arithmetic on each rack); per link where the box holds more racks than there are links."""
-    if not row.size:
-        return layout.position_m(row, col)
-    low_row, low_col = int(row.min()), int(col.min())
-    rows, cols = int(row.max()) - low_row + 1, int(col.max()) - low_col + 1
-    if rows * cols > row.size:
-        return layout.position_m(row, col)
-    box_row, box_col = np.divmod(np.arange(rows * cols, dtype=np.int64), cols)
-    x, y = layout.position_m(box_row + low_row, box_col + low_col)
-    at = (row - low_row) * cols + (col - low_col)
-    return np.broadcast_to(x, box_row.shape)[at], np.broadcast_to(y, box_row.shape)[at]
 
 
 def rack_distances(ar, ac, zr, zc) -> np.ndarray:

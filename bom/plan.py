@@ -519,7 +519,7 @@ def cable_reach_checks(links, layout: RackLayout) -> list[dict]:
 def _between_halls(t, layout: RackLayout) -> np.ndarray:
     """Whether each row's ends stand in two halls: the hall of each rack the rows reach, once (racks coded densely
     by (row, column)), then looked up by each end's rack."""
-    from bom.layout import rack_of_key_arrays
+    from bom.layout import per_rack, rack_of_key_arrays
 
     if not layout.hall_starts or not t.plane.size:
         return np.zeros(t.plane.size, dtype=bool)
@@ -527,27 +527,9 @@ def _between_halls(t, layout: RackLayout) -> np.ndarray:
     r0, c0 = int(row.min()), int(col.min())
     width = int(col.max()) - c0 + 1
     racks, code = unique_codes((row - r0) * width + (col - c0))  # each rack's hall once
-    halls = _halls_of(layout, racks // width + r0, racks % width + c0)[code]
+    (halls,) = per_rack(lambda r, c: (layout.hall_of(r, c),), racks // width + r0, racks % width + c0)
+    halls = halls[code]
     return halls[: t.a_rack.size] != halls[t.a_rack.size :]
-
-
-def _halls_of(layout: RackLayout, row: np.ndarray, col: np.ndarray) -> np.ndarray:
-    """layout.hall_of over many racks: each (row, column) of the racks' span once, then looked up — the spine row
-    (row −1, the widest: its racks run across the blocks) a span of its own, so the grid stays the size of the
-    floor's racks, not rows × the spine row's width."""
-    out = np.empty(row.size, dtype=np.int64)
-    for pick in (row < 0, row >= 0):
-        r, c = row[pick], col[pick]
-        if not r.size:
-            continue
-        r0, c0 = int(r.min()), int(c.min())
-        rows, cols = int(r.max()) - r0 + 1, int(c.max()) - c0 + 1
-        if rows * cols > 2 * r.size:  # sparse: each rack's hall directly
-            out[pick] = layout.hall_of(r, c)
-            continue
-        grid_r, grid_c = np.divmod(np.arange(rows * cols, dtype=np.int64), cols)
-        out[pick] = np.asarray(layout.hall_of(grid_r + r0, grid_c + c0))[(r - r0) * cols + (c - c0)]
-    return out
 
 
 def _group_words(rows: int) -> str:
