@@ -596,8 +596,20 @@ def _counted_classes(t: LinkTable, chooser: PartChooser):
     return _paired(t, g, parts, moves)
 
 
+def _counted_table(t: LinkTable, chooser: PartChooser) -> LinkTable:
+    """The table to count: ``t``, or its rows a link each where ``t``'s runs of NIC links (bom.link_table.nic_runs)
+    would put two ports of one twin-port NIC cage in one row — where a NIC end's module is twin-port
+    (:func:`_nic_cage_width`: the modules of such ends are counted per cage)."""
+    if t.unmerged is None:
+        return t
+    g = _Grouped.of(t)
+    parts = [chooser.parts(_probe(t, g.speeds, row)) for row in g.classes.tolist()]
+    return t if _nic_cage_width(t, g.classes, parts) is None else t.unmerged()
+
+
 def count_links(t: LinkTable, chooser: PartChooser) -> _Counts:
     """Choose the parts of every link class and count cables, fibres and transceivers."""
+    t = _counted_table(t, chooser)
     c = _Counts(link_count=t.link_count)
     classes, counts, class_parts, ends, nic_width = _counted_classes(t, chooser)
     modules: list[PartSpec] = []

@@ -12,8 +12,8 @@ NIC and BMC ends are counted, not named.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -67,7 +67,8 @@ class _Codes:
 
 @dataclass(frozen=True)
 class LinkTable:
-    """One row per link (or per group of identical links: ``weight``)."""
+    """One row per link, or per group of links (``weight``): identical links, or a run of a switch's links to
+    NICs (:func:`nic_runs`, ``unmerged`` then gives the table a row a link)."""
 
     planes: tuple[str, ...]
     segments: tuple[str, ...]
@@ -87,6 +88,7 @@ class LinkTable:
     a_rack: np.ndarray  # bom.layout.rack_key of each end's rack
     z_rack: np.ndarray
     weight: np.ndarray
+    unmerged: Callable[[], LinkTable] | None = field(default=None, compare=False, repr=False)
 
     @property
     def link_count(self) -> int:
@@ -113,7 +115,8 @@ def nic_port_id(plane: str, segment: str, role: str, device: str, port: str) -> 
 class _Builder:
     """Collects column chunks (numpy) or single links, interning the strings."""
 
-    def __init__(self) -> None:
+    def __init__(self, merge: bool = False) -> None:
+        self.merge = merge  # a switch's links to NICs as runs (:func:`nic_runs`), not a row a link
         self.planes, self.segments, self.roles, self.devices = _Codes(), _Codes(), _Codes(), _Codes()
         self.cols: dict[str, list[np.ndarray]] = {k: [] for k in _COLUMNS}
         self.rows: list[tuple] = []
@@ -157,7 +160,7 @@ class _Builder:
     def device_codes(self, names: Sequence[str]) -> np.ndarray:
         return self.devices.codes(names)
 
-    def table(self) -> LinkTable:
+    def table(self, unmerged: Callable[[], LinkTable] | None = None) -> LinkTable:
         if self.rows:
             arr = list(zip(*self.rows, strict=True))
             for name, values in zip(_COLUMNS, arr, strict=True):
@@ -172,6 +175,7 @@ class _Builder:
             tuple(self.roles.names),
             tuple(self.devices.names),
             **cat,
+            unmerged=unmerged,
         )
 
 
@@ -202,9 +206,14 @@ def node_positions(layout: RackLayout, node: np.ndarray) -> tuple[np.ndarray, np
     return rack // layout.racks_per_row, rack % layout.racks_per_row
 
 
-def cable_lengths_m(layout: RackLayout, ar, ac, zr, zc) -> np.ndarray:
-    """RackLayout.cable_length_m over arrays: distance + slack, bought in the next standard length."""
-    needed = _distances_m(layout, *np.broadcast_arrays(*(np.asarray(x, dtype=np.int64) for x in (ar, ac, zr, zc))))
+def cable_lengths_m(layout: RackLayout, ar, ac, zr, zc, xy: tuple | None = None) -> np.ndarray:
+    """RackLayout.cable_length_m over arrays: distance + slack, bought in the next standard length. ``xy``: both
+    ends' floor positions (ax, ay, zx, zy), where the caller has them (a switch's, worked out once a switch)."""
+    if xy is None:
+        ends = np.broadcast_arrays(*(np.asarray(x, dtype=np.int64) for x in (ar, ac, zr, zc)))
+        needed = _distances_m(layout, *ends)
+    else:
+        needed = np.abs(xy[0] - xy[2]) + np.abs(xy[1] - xy[3])
     needed = needed + layout.slack_m
     lengths = np.array(STANDARD_LENGTHS_M, dtype=float)  # the one table, bom/layout.py (16 entries)
     i = np.searchsorted(lengths, needed - 1e-9, side="left")
@@ -294,6 +303,8 @@ def compute_table(b: _Builder, plan: FabricPlan, shape: ClusterShape, layout: Ra
     )
     k = len(names)
     roles = shape.compute_tier_roles
+    sw_x, sw_y = np.zeros(tier.size), np.zeros(tier.size)  # each switch's floor position, once a switch
+    sw_x[n:], sw_y[n:] = per_rack(layout.position_m, sw_r[n:], sw_c[n:])
     pair = np.where(down, -1, tier[u] * k + tier[v])  # switch–switch links: (lower tier, upper tier); −1 down links
     for lower in range(k):
         for upper in range(k):
@@ -313,6 +324,7 @@ def compute_table(b: _Builder, plan: FabricPlan, shape: ClusterShape, layout: Ra
                 sw_dev[uv],
                 e.gbps_per_link[pick],
                 e.links[pick],
+                xy=(sw_x[uu], sw_y[uu], sw_x[uv], sw_y[uv]),
             )
     _fabric_manager_rows(b, plan, e, shape, layout, sw_r, sw_c, sw_dev)
 
@@ -358,7 +370,14 @@ def _switch_positions(layout: RackLayout, e, index: np.ndarray, counts: dict[int
     return rows, cols
 
 
-def _add(b, layout, plane, segment, segment_names, roles, pos, a_dev, z_dev, speed, weight, **nic) -> None:
+def _add(b, layout, plane, segment, segment_names, roles, pos, a_dev, z_dev, speed, weight, xy=None, **nic) -> None:
+    if b.merge and (roles[0] in NON_SWITCH_ROLES) != (roles[1] in NON_SWITCH_ROLES):
+        columns = np.broadcast_arrays(*(np.asarray(x) for x in (segment, *pos, a_dev, z_dev, speed, weight)))
+        nic_col = next(iter(nic.values()), None)
+        switch = columns[6] if roles[0] in NON_SWITCH_ROLES else columns[5]
+        first, weight = nic_runs(switch, columns[:5] + columns[7:8], np.asarray(columns[8], dtype=np.int64), nic_col)
+        segment, *pos, a_dev, z_dev, speed = (c[first] for c in columns[:8])
+        nic = {k: np.asarray(v)[first] for k, v in nic.items()}
     ar, ac, zr, zc = pos
     b.add(
         plane,
@@ -369,13 +388,44 @@ def _add(b, layout, plane, segment, segment_names, roles, pos, a_dev, z_dev, spe
         a_dev=np.asarray(a_dev, dtype=np.int64),
         z_dev=np.asarray(z_dev, dtype=np.int64),
         speed_gbps=np.broadcast_to(np.asarray(speed, dtype=float), np.shape(segment)),
-        length_m=cable_lengths_m(layout, ar, ac, zr, zc),
+        length_m=cable_lengths_m(layout, ar, ac, zr, zc, xy),
         rack_distance=rack_distances(ar, ac, zr, zc),
         a_rack=np.broadcast_to(np.asarray(rack_key(np.asarray(ar), np.asarray(ac)), dtype=np.int64), np.shape(segment)),
         z_rack=np.broadcast_to(np.asarray(rack_key(np.asarray(zr), np.asarray(zc)), dtype=np.int64), np.shape(segment)),
         weight=np.broadcast_to(np.asarray(weight, dtype=np.int64), np.shape(segment)),
         **nic,
     )
+
+
+def nic_runs(switch: np.ndarray, same: list[np.ndarray], weight: np.ndarray, nic: np.ndarray | None):
+    """A chunk of links between a switch and NIC (or BMC, device) ends as runs: (each run's first row, its links).
+
+    A run is links of one switch, one after another in the order of their NIC ports (:func:`nic_port_id`; ports
+    of no number: as generated), alike in every column of ``same`` (segment, both ends' rack positions, speed) —
+    alike in all the BOM reads but the NIC port: one row of the run's links, the first's port. The runs of a
+    switch stay in its ports' order, so a link taken off a run is the one the cut sheet's records give first
+    (bom.build.pair_odd_ports ranks a switch's links by length, then port): the same counts from either. Two
+    links of one NIC cage are never one row where the count needs them apart: a table of runs is counted
+    link by link where a twin-port NIC cage is bought (bom.build._counted_table)."""
+    n = switch.size
+    if n < 2:
+        return np.arange(n), weight
+    small = int(switch.max()) - NO_DEVICE < 65_535  # a 16-bit key: numpy's stable sort is a radix sort
+    by_switch = (switch - NO_DEVICE).astype(np.uint16) if small else switch
+    order = np.argsort(by_switch, kind="stable")
+    s_switch = switch[order]
+    if nic is not None:
+        s_nic = nic[order]
+        if (np.diff(s_nic)[s_switch[1:] == s_switch[:-1]] < 0).any():  # a node's planes' ports out of port order
+            order = np.lexsort((nic, switch))
+            s_switch = switch[order]
+    start = np.ones(n, dtype=bool)
+    start[1:] = s_switch[1:] != s_switch[:-1]
+    for col in same:
+        c = col[order]
+        start[1:] |= c[1:] != c[:-1]
+    at = np.flatnonzero(start)
+    return order[at], np.add.reduceat(weight[order], at)
 
 
 def _storage_access(plan: StoragePlan, shape: ClusterShape, layout: RackLayout):
@@ -534,15 +584,35 @@ def management_table(
 
 
 def plane_link_table(
-    compute: FabricPlan, storage: StoragePlan, management: ManagementPlan, shape: ClusterShape, layout: RackLayout
+    compute: FabricPlan,
+    storage: StoragePlan,
+    management: ManagementPlan,
+    shape: ClusterShape,
+    layout: RackLayout,
+    *,
+    merge: bool = True,
 ) -> LinkTable:
-    """The links of all three planes as columns, without a record per cable (see bom.links.all_links)."""
+    """The links of all three planes as columns, without a record per cable (see bom.links.all_links); ``merge``:
+    a switch's links to NICs as runs (:func:`nic_runs`: at 100k GPUs, 180k rows instead of 299k), else a row a
+    link."""
     compute_upper = sum(t.switch_count for t in compute.tiers[1:])
     storage_upper = sum(t.switch_count for t in storage.fabric.tiers[1:]) if storage.fabric else 0
-    b = _Builder()
+    b = _Builder(merge)
     compute_table(b, compute, shape, layout)
     leaf_rows = compute_leaf_positions(compute, shape, layout)[1]
     storage_table(b, storage, shape, layout, spine_offset=compute_upper, leaf_rows=leaf_rows)
     offsets = eor_offsets(compute, storage, shape, layout)
     management_table(b, management, shape, layout, spine_offset=compute_upper + storage_upper, offsets=offsets)
-    return b.table()
+    if not merge:
+        return b.table()
+    memo: list[LinkTable] = []
+
+    def unmerged() -> LinkTable:  # made once, on demand, read-only as the table (bom.plan.link_table)
+        if not memo:
+            memo.append(plane_link_table(compute, storage, management, shape, layout, merge=False))
+            for value in memo[0].__dict__.values():
+                if isinstance(value, np.ndarray):
+                    value.flags.writeable = False
+        return memo[0]
+
+    return b.table(unmerged=unmerged)
