@@ -358,16 +358,37 @@ def net_price_usd(list_price_usd: Decimal, discount_pct: Decimal) -> Decimal:
 
 
 def catalog_specs(book: PriceBook | None = None) -> list[PartSpec]:
-    """The catalog as pure PartSpecs priced from ``book`` (default: the current book). Rows are read as values, not
-    model instances (the live form reads the catalog on every keystroke: 363 instances were ≈ 5 ms of it)."""
-    book = book or PriceBook.current()
-    prices = {p["part_id"]: p for p in book.prices.values(*_PRICE_FIELDS)} if book else {}
-    quotes = Quote.objects.in_bulk({p["quote_id"] for p in prices.values() if p["quote_id"] is not None})
+    """The catalog as pure PartSpecs priced from ``book`` (default: the current book)."""
+    return list(specs_of_rows(catalog_rows(book or PriceBook.current())))
+
+
+def catalog_rows(book: PriceBook | None) -> tuple:
+    """Everything :func:`specs_of_rows` reads, as plain values (no model instances: the live form reads the catalog on
+    every keystroke, and 363 instances were ≈ 5 ms of it): the book's fields, its prices, their quotes, the parts.
+    Equal rows give equal specs — whatever wrote them (a form, the admin, a bulk update, SQL): designer.services
+    keeps the catalog made from the last rows read, and the rows are read every time."""
+    if book is None:
+        return None, (), (), tuple(Part.objects.values_list(*_PART_FIELDS, *SOURCING_FIELDS))
+    prices = tuple(book.prices.order_by("part_id").values_list(*_PRICE_FIELDS))
+    quote_ids = {price[-1] for price in prices if price[-1] is not None}
+    quotes = Quote.objects.filter(pk__in=quote_ids).order_by("pk").values_list(*_QUOTE_FIELDS) if quote_ids else ()
+    book_row = (book.pk, book.name, book.version, book.currency, book.effective_date, book.note)
+    return book_row, prices, tuple(quotes), tuple(Part.objects.values_list(*_PART_FIELDS, *SOURCING_FIELDS))
+
+
+def specs_of_rows(rows: tuple) -> list[PartSpec]:
+    """The PartSpecs of :func:`catalog_rows`' rows."""
+    book_row, price_rows, quote_rows, part_rows = rows
+    book = dict(zip(("id", "name", "version", "currency", "effective_date", "note"), book_row)) if book_row else None
+    book_name = f"{book['name']} v{book['version']}" if book else "any price book"  # as PriceBook.__str__
+    prices = {row[0]: dict(zip(_PRICE_FIELDS, row, strict=True)) for row in price_rows}
+    quotes = {row[0]: Quote(**dict(zip(_QUOTE_FIELDS, row, strict=True))) for row in quote_rows}
     specs = []
-    for part in Part.objects.values(*_PART_FIELDS, *SOURCING_FIELDS):
+    for row in part_rows:
+        part = dict(zip((*_PART_FIELDS, *SOURCING_FIELDS), row, strict=True))
         price = prices.get(part["id"])
         quote = quotes.get(price["quote_id"]) if price else None
-        source = price["source_note"] if price else f"no price in {book or 'any price book'}"
+        source = price["source_note"] if price else f"no price in {book_name}"
         if quote is not None:
             source = f"{quote.describe()}: {source}"
         if price and price["discount_pct"]:
@@ -382,8 +403,8 @@ def catalog_specs(book: PriceBook | None = None) -> list[PartSpec]:
                 list_price_usd=price["list_price_usd"] if price else None,
                 discount_pct=price["discount_pct"] if price else Decimal("0"),
                 **sourcing(part),
-                currency=book.currency if book else "USD",
-                price_date=str(quote.quoted_on if quote is not None else book.effective_date) if book else "",
+                currency=book["currency"] if book else "USD",
+                price_date=str(quote.quoted_on if quote is not None else book["effective_date"]) if book else "",
                 lead_time_weeks=price["lead_time_weeks"] if price else None,
                 quote_reference=quote.reference if quote is not None else "",
             )
@@ -407,6 +428,7 @@ _PRICE_FIELDS = (
 )
 
 
+_QUOTE_FIELDS = ("id", "reference", "supplier", "quoted_on", "valid_until")  # what Quote.describe and a spec read
 SOURCING_FIELDS = ("manufacturer", "mfr_part_number", "source_url", "source_date", "generic_reason")
 
 

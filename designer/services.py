@@ -115,18 +115,29 @@ def evaluate(data: Any, strict: bool = False) -> Evaluation:
 
 
 def current_catalog() -> Catalog:
-    """The catalog priced from the current price book; the built-in defaults before migrations."""
+    """The catalog priced from the current price book; the built-in defaults before migrations. Its rows are read
+    every time (bom.models.catalog_rows); rows equal to the last ones read give the catalog made of those — the same
+    object, which the pipeline's memos know by identity (bom.plan.same_catalog then compares no text)."""
     from django.db import DatabaseError
 
-    from bom.models import PriceBook, catalog_specs
+    from bom.models import PriceBook, catalog_rows, specs_of_rows
 
     try:
         book = PriceBook.current()
         if book is not None:
-            return Catalog(tuple(catalog_specs(book)), book.info())
+            rows = catalog_rows(book)
+            last = _LAST_CATALOG.get("rows")
+            if last is not None and last == rows:  # every value equal (a JSON field's lists too): no hash needed
+                return _LAST_CATALOG["catalog"]
+            catalog = Catalog(tuple(specs_of_rows(rows)), book.info())
+            _LAST_CATALOG.update(rows=rows, catalog=catalog)
+            return catalog
     except DatabaseError:
         pass
     return Catalog.built_in()
+
+
+_LAST_CATALOG: dict = {}  # the catalog rows last read and the catalog made of them (current_catalog)
 
 
 def requirements_of(revision) -> Requirements:
