@@ -24,7 +24,6 @@ from bom.links import (
     compute_leaf_positions,
     eor_offsets,
     fabric_manager_leaves,
-    leaf_positions,
     storage_leaf_positions,
     tor_positions,
     ufm_position,
@@ -278,7 +277,7 @@ def compute_table(b: _Builder, plan: FabricPlan, shape: ClusterShape, layout: Ra
         return
     tier = e.node_tier
     index, counts = _tier_index(tier, n)
-    sw_r, sw_c = _switch_positions(layout, e, index, counts, per_node)
+    sw_r, sw_c = _switch_positions(layout, e, index, counts, compute_leaf_positions(plan, shape, layout, e))
     names = e.tier_names
     sw_dev = np.full(tier.size, NO_DEVICE, dtype=np.int64)
     sw_dev[n:] = b.device_codes(
@@ -356,11 +355,11 @@ def _fabric_manager_rows(b, plan, e, shape: ClusterShape, layout: RackLayout, sw
         )
 
 
-def _switch_positions(layout: RackLayout, e, index: np.ndarray, counts: dict[int, int], per_node: int):
-    """Leaves in the network rack of the row of their first node; upper tiers packed in the spine row."""
+def _switch_positions(layout: RackLayout, e, index: np.ndarray, counts: dict[int, int], leaf_at: tuple):
+    """Leaves in the network rack of the row of their first node (``leaf_at``: bom.links.compute_leaf_positions);
+    upper tiers packed in the spine row."""
     tier = e.node_tier
-    node_rows = node_positions(layout, np.arange(e.endpoint_count) // per_node)[0]
-    leaves, leaf_rows, leaf_cols = leaf_positions(e, node_rows, layout)
+    leaves, leaf_rows, leaf_cols = leaf_at
     offset = np.zeros(tier.size, dtype=np.int64)
     for t in counts:
         offset[tier == t] = sum(c for tt, c in counts.items() if 0 < tt < t)

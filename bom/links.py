@@ -175,11 +175,12 @@ def _tier_indices(e) -> tuple[dict[int, int], dict[int, int]]:
     return dict(enumerate(index.tolist())), {t: int(c) for t, c in enumerate(counts.tolist()) if c}
 
 
-def leaf_positions(e, first_rows: np.ndarray, layout: RackLayout, offsets: dict[int, int] | None = None):
+def leaf_positions(e, first_rows, layout: RackLayout, offsets: dict[int, int] | None = None):
     """Row and column of every leaf (tier 0, by node id) of an edge list: the network row (the row group's
-    first row, RackLayout.network_row) of its first endpoint's row (``first_rows[endpoint]``; a leaf with none
-    stands in row 0), the group's end-of-row network racks filled in leaf order after ``offsets[row]`` leaves
-    already there. Returns (leaf ids, rows, columns)."""
+    first row, RackLayout.network_row) of its first endpoint's row (``first_rows[endpoint]``, or
+    ``first_rows(endpoints)`` — a function asked for the leaves' first endpoints only; a leaf with none stands in
+    row 0), the group's end-of-row network racks filled in leaf order after ``offsets[row]`` leaves already there.
+    Returns (leaf ids, rows, columns)."""
     n = e.endpoint_count
     leaves = np.nonzero(e.node_tier == 0)[0]
     leaves = leaves[leaves >= n]
@@ -189,7 +190,8 @@ def leaf_positions(e, first_rows: np.ndarray, layout: RackLayout, offsets: dict[
     np.minimum.at(first, v, np.arange(v.size, dtype=np.int64))  # … counted, not sorted (np.unique's return_index)
     cabled = np.flatnonzero(first < v.size)
     row_of = np.zeros(e.node_count, dtype=np.int64)
-    row_of[cabled] = first_rows[u[first[cabled]]]
+    ends = u[first[cabled]]
+    row_of[cabled] = first_rows(ends) if callable(first_rows) else first_rows[ends]
     rows = layout.network_row(row_of[leaves])
     return leaves, *layout.leaf_rack(rows, index_in_row(rows, offsets))
 
@@ -206,8 +208,26 @@ def compute_leaf_positions(plan: FabricPlan, shape: ClusterShape, layout: RackLa
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty, empty
     per_node = shape.fabric_ports_per_node
-    node_rows = layout.node_position(np.arange(e.endpoint_count) // per_node)[0]
-    return leaf_positions(e, np.asarray(node_rows, dtype=np.int64), layout)
+    key = (per_node, layout)
+    found = _LEAVES.get(id(e))
+    if found is None or found[0] is not e or found[1] != key:
+
+        def node_rows(endpoints: np.ndarray) -> np.ndarray:
+            return np.asarray(layout.node_position(endpoints // per_node)[0], dtype=np.int64)
+
+        positions = leaf_positions(e, node_rows, layout)
+        for a in positions:
+            a.flags.writeable = False
+        _LEAVES[id(e)] = found = (e, key, positions)
+        while len(_LEAVES) > 4:
+            del _LEAVES[next(iter(_LEAVES))]
+    return found[2]
+
+
+# the last few fabrics' leaf positions, by the identity of their edge list (kept alive beside them: topology.graph
+# remembers edge lists too) and the node shape and layout: the floor plan, the link table and its storage plane
+# each ask for them
+_LEAVES: dict[int, tuple] = {}
 
 
 def storage_access_rows(shape: ClusterShape, layout: RackLayout) -> np.ndarray:
