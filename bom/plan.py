@@ -498,13 +498,18 @@ _HALLS: dict[tuple, tuple[RackLayout, str]] = {}  # bom.layout.hall_layout by it
 def cable_reach_checks(links, layout: RackLayout) -> list[dict]:
     """bom.layout.reach_checks over the link classes (plane, segment) of a link table or of link records. The
     rows of a class are first merged by (bought length, between halls), their links summed: the checks read only
-    sums, maxima and any/all of those, so they are the same, from a few rows a class."""
+    sums, maxima and any/all of those, so they are the same, from a few rows a class. Whether a row runs between
+    halls is read only where it can matter: a run no longer than both limits passes either way, and the checks
+    read the halls of failing runs only."""
     from bom.link_table import LinkTable
 
     t = links if isinstance(links, LinkTable) else LinkTable.from_links(links)
     key = t.plane * len(t.segments) + t.segment
     lengths, length_code = unique_codes(t.length_m)
-    between = _between_halls(t, layout)
+    between = np.zeros(t.plane.size, dtype=bool)
+    limit = min(layout.max_run_m, layout.between_halls_max_run_m or layout.max_run_m)
+    if (long := t.length_m > limit).any():
+        between[long] = _between_halls(_rows(t, long), layout)
     first, group = group_rows([key, length_code, between.astype(np.int64)])
     weight = np.bincount(group, weights=t.weight, minlength=first.size).astype(np.int64)
     key, length, between = key[first], lengths[length_code[first]], between[first]
@@ -514,6 +519,12 @@ def cable_reach_checks(links, layout: RackLayout) -> list[dict]:
         plane, segment = divmod(int(key[lo]), len(t.segments))
         classes.append((t.planes[plane], t.segments[segment], length[lo:hi], weight[lo:hi], between[lo:hi]))
     return reach_checks(classes, layout.max_run_m, layout.between_halls_max_run_m)
+
+
+def _rows(t, pick: np.ndarray):
+    """The rows of link table ``t`` where ``pick``."""
+    columns = {f: getattr(t, f) for f in t.__dataclass_fields__}
+    return replace(t, **{f: v[pick] for f, v in columns.items() if isinstance(v, np.ndarray)})
 
 
 def _between_halls(t, layout: RackLayout) -> np.ndarray:
