@@ -526,6 +526,14 @@ class _Grouped:
         return self._order
 
 
+def link_classes(t: LinkTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The table's link classes (:func:`_link_classes`: columns plane, segment, a and z role, speed code, bought
+    length, rack distance, variant), each row's class, and the links of each class — remembered with a table that
+    cannot change (:meth:`_Grouped.of`)."""
+    g = _Grouped.of(t)
+    return g.classes, g.inverse, g.counts
+
+
 def _group_end(t: LinkTable, inverse: np.ndarray, end: str, width: int | None) -> _Ends:
     """One end's rows grouped (:class:`_Ends`); a group's rack is read only where the end is a switch's (a trunk's
     end): rows of a switch and class in two racks would be told apart by rack too (a switch stands in one)."""

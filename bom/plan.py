@@ -28,7 +28,7 @@ from bom.build import (
     build_bom,
     find_nic,
     find_switch,
-    group_rows,
+    link_classes,
     link_parts,
     part_chooser,
     placeholder,
@@ -497,22 +497,26 @@ _HALLS: dict[tuple, tuple[RackLayout, str]] = {}  # bom.layout.hall_layout by it
 
 def cable_reach_checks(links, layout: RackLayout) -> list[dict]:
     """bom.layout.reach_checks over the link classes (plane, segment) of a link table or of link records. The
-    rows of a class are first merged by (bought length, between halls), their links summed: the checks read only
-    sums, maxima and any/all of those, so they are the same, from a few rows a class. Whether a row runs between
-    halls is read only where it can matter: a run no longer than both limits passes either way, and the checks
-    read the halls of failing runs only."""
+    rows are those of the BOM's link classes (bom.build.link_classes: one a bought length, among others), their
+    links summed — the checks read only sums, maxima and any/all, so they are the same from a few rows a class —
+    and the rows that run between halls apart. Whether a row runs between halls is read only where it can
+    matter: a run no longer than both limits passes either way."""
     from bom.link_table import LinkTable
 
     t = links if isinstance(links, LinkTable) else LinkTable.from_links(links)
-    key = t.plane * len(t.segments) + t.segment
-    lengths, length_code = unique_codes(t.length_m)
-    between = np.zeros(t.plane.size, dtype=bool)
+    classes, inverse, weight = link_classes(t)  # the BOM's own grouping (remembered with the table): no pass of its own
+    key, length = classes[:, 0] * len(t.segments) + classes[:, 1], classes[:, 5]
+    between = np.zeros(weight.size, dtype=bool)
     limit = min(layout.max_run_m, layout.between_halls_max_run_m or layout.max_run_m)
     if (long := t.length_m > limit).any():
-        between[long] = _between_halls(_rows(t, long), layout)
-    first, group = group_rows([key, length_code, between.astype(np.int64)])
-    weight = np.bincount(group, weights=t.weight, minlength=first.size).astype(np.int64)
-    key, length, between = key[first], lengths[length_code[first]], between[first]
+        rows = np.flatnonzero(long)[_between_halls(_rows(t, long), layout)]  # the rows that run between halls
+        k, w = inverse[rows], t.weight[rows]
+        weight = np.concatenate([weight - np.bincount(k, weights=w, minlength=weight.size).astype(np.int64), w])
+        key, length = np.concatenate([key, key[k]]), np.concatenate([length, length[k]])
+        between = np.concatenate([between, np.ones(rows.size, dtype=bool)])
+    keep = np.flatnonzero(weight > 0)  # a class all of whose links run between halls: none left within
+    keep = keep[np.argsort(key[keep], kind="stable")]
+    key, length, weight, between = key[keep], length[keep], weight[keep], between[keep]
     classes = []
     starts = [*np.flatnonzero(np.r_[True, key[1:] != key[:-1]]).tolist(), key.size] if key.size else []
     for lo, hi in itertools.pairwise(starts):  # the groups ascend by class

@@ -165,6 +165,30 @@ def test_100k_gpus_take_two_halls_and_hold():
     assert cable_reach_checks(table, floor.layout) == []
 
 
+@pytest.mark.parametrize("within_m, between_m", [(40.0, 150.0), (100.0, 60.0), (30.0, 500.0)])
+def test_reach_checks_from_the_link_classes_are_those_of_every_row(within_m, between_m):
+    """The checks are made from the BOM's link classes, with the rows that run between halls apart, their halls read
+    only for runs past the shorter limit. Against the rule row by row — every row's own hall pair (hall_of), every
+    row a class entry — on the 100k two-hall floor with limits tightened until links fail within a hall and between
+    halls (between-hall runs here are 30–200 m), a between-hall limit shorter than the within-hall one, and one no
+    run reaches."""
+    from dataclasses import replace
+
+    floor, table = _floor(validate({"gpu_count": 100_000}))
+    layout = replace(floor.layout, max_run_m=within_m, between_halls_max_run_m=between_m)
+    ends = [layout.hall_of(*rack_of_key_arrays(k)) for k in (table.a_rack, table.z_rack)]
+    between = ends[0] != ends[1]
+    key = table.plane * len(table.segments) + table.segment
+    rows = [
+        (table.planes[k // len(table.segments)], table.segments[k % len(table.segments)], table.length_m[key == k],
+         table.weight[key == k], between[key == k])
+        for k in np.unique(key).tolist()
+    ]  # fmt: skip
+    expected = reach_checks(rows, within_m, between_m)
+    assert len(expected) >= 2 and expected == cable_reach_checks(table, layout)
+    assert any("between halls" in c["message"] for c in expected) == (between_m < 200)
+
+
 def test_the_hall_drawing_escapes_and_counts_every_rack():
     """Every rack of the 24k example drawn once (the rows' racks by role add up to the rack plan's), and text from
     anywhere escaped. 2,353 racks: the 2,381 of before less the 28 storage spines the sized last pod drops."""
