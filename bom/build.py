@@ -842,14 +842,16 @@ class _OddPorts:
             if len(frontier) > 1 and (found := self._least_to_nic(frontier)) is not None:
                 return found
             useds = [_used(path) for _keys, path, *_ in frontier]
-            bests, onward_of = self._best_steps([(dev, kind, module, used) for (_k, _p, dev, kind, module), used in
-                                                 zip(frontier, useds, strict=True)], chooser)  # fmt: skip
+            entries = [(dev, kind, module, used) for (_k, _p, dev, kind, module), used in zip(frontier, useds)]
+            bests, onward_of, least_of = self._best_steps(entries, chooser)
             # the least (rank, keys), the first such in the frontier's order; only its path is made
             done = [((best[0], *f[0], best[1]), i) for i, (f, best) in enumerate(zip(frontier, bests)) if best]
             if done:
                 i = min(done)[1]
                 keys, path, dev, kind, module = frontier[i]
                 return [*path, (*self._step(bests[i], module), dev, kind, module)]
+            if len(frontier) == 1 and (found := self._through_least(frontier[0], least_of().get(0), seen)):
+                return found
             reached: dict[int, tuple] = {}  # only where no step ends the path: the onward steps (ranked with the best)
             onward = onward_of()  # no step ended the path: every entry was ranked afresh (a remembered one ends it)
             for i, (keys, path, *_entry) in enumerate(frontier):
@@ -866,6 +868,18 @@ class _OddPorts:
             if not frontier:
                 return None
         return None
+
+    def _through_least(self, entry: tuple, least: tuple | None, seen: set[int]) -> list | None:
+        """The path :meth:`_search` picks two hops on from a frontier of one ``entry`` whose steps all go on (rank
+        3), where the far switch of its least step (``least``: the least key of all, so the least keys of the
+        frontier it would reach) has a remembered step of rank 0: what :meth:`_least_to_nic` picks from that
+        frontier — or, where the frontier is that one switch, what ranking it picks (the remembered step, as
+        :meth:`_best_steps` takes it). None where it has not (the whole frontier is then made and ranked)."""
+        if least is None or least[3] in seen:
+            return None
+        keys, path, dev, kind, module = entry
+        step = (*self._step(least, module), dev, kind, module)
+        return self._least_to_nic([((*keys, least[1]), [*path, step], step[4], step[5].sku, step[6])])
 
     def _least_to_nic(self, frontier: list) -> list | None:
         """The path :meth:`_search` picks from ``frontier`` where the entry whose path has the least keys has a
@@ -898,8 +912,8 @@ class _OddPorts:
             else:
                 todo.append(i)
         if not todo:
-            return best, dict
-        found_best, onward_of, nic_of = self._end_steps([entries[i] for i in todo], chooser, onward=None)
+            return best, dict, dict
+        found_best, onward_of, nic_of, least_of = self._end_steps([entries[i] for i in todo], chooser, onward=None)
         for j, (found,) in found_best.items():
             best[todo[j]] = found
         t = self.t
@@ -911,7 +925,11 @@ class _OddPorts:
             if best[i] is not None and best[i][0] == 0 and all(t.a_dev[r] != NO_DEVICE != t.z_dev[r] for r in used):
                 nic_steps = nic_of() if nic_steps is None else nic_steps
                 self.to_nic.setdefault(dev, {})[(kind, module.sku)] = nic_steps[j]
-        return best, lambda: {todo[j]: found for j, found in onward_of().items()}
+        return (
+            best,
+            lambda: {todo[j]: found for j, found in onward_of().items()},
+            lambda: {todo[j]: found for j, (found,) in least_of().items()},
+        )
 
     def _end_steps(self, entries: list, chooser: PartChooser, onward: bool | None):
         """Links of each (switch, kind, module, used) entry's switch, at either end of its rows, that can move from
@@ -926,7 +944,7 @@ class _OddPorts:
         ``onward`` None: (the best, a function giving the onward steps, one giving each entry's steps of rank 0) — a
         hop ranks its frontier's links once, and only a hop that no step ends asks for the onward steps
         (:meth:`_search`), only an entry remembered for its rank-0 best for its steps of rank 0 (:attr:`to_nic`)."""
-        nothing: Any = ({}, dict, dict) if onward is None else {}
+        nothing: Any = ({}, dict, dict, dict) if onward is None else {}
         t = self.t
         dev_of = np.array([e[0] for e in entries], dtype=np.int64)
         kind_code = np.array([self.sku_code.get(e[1], -2) for e in entries], dtype=np.int64)
@@ -968,7 +986,12 @@ class _OddPorts:
 
         arrays = (rows, cls, far, rank, ent, far_nic, far_end)
         if onward is None:
-            return self._picks(arrays, False), lambda: self._picks(arrays, True), lambda: self._nic_steps(arrays)
+            return (
+                self._picks(arrays, False),
+                lambda: self._picks(arrays, True),
+                lambda: self._nic_steps(arrays),
+                lambda: self._picks(arrays, True, per_far=False),
+            )
         return self._picks(arrays, onward)
 
     def _ranks(self, rows, cls, far, side, mod_of, modules: list[PartSpec], chooser: PartChooser) -> np.ndarray:
@@ -1006,7 +1029,7 @@ class _OddPorts:
         rank[movable & (far == NO_DEVICE) & ~twin[inverse]] = 0  # a twin-port NIC cage's other port keeps its module
         return rank
 
-    def _picks(self, arrays: tuple, onward: bool) -> dict[int, list[tuple]]:
+    def _picks(self, arrays: tuple, onward: bool, per_far: bool = True) -> dict[int, list[tuple]]:
         """The picks of :meth:`_end_steps` from its ranked rows (rows, class, far switch, rank, entry, far NIC port,
         far end): each entry's least (rank, key) of rank < 3, or with ``onward`` its least key to each far switch."""
         ranked = self._ranked(arrays, arrays[3] == 3 if onward else (arrays[3] >= 0) & (arrays[3] < 3))
@@ -1014,7 +1037,8 @@ class _OddPorts:
             return {}
         columns, order_ = ranked
         ent_, _rank, *_fields, far_, _cls = columns
-        group = ent_[order_] * (len(self.t.devices) + 1) + (far_[order_] - NO_DEVICE if onward else 0)  # entry (, far)
+        per = onward and per_far  # entry (, far)
+        group = ent_[order_] * (len(self.t.devices) + 1) + (far_[order_] - NO_DEVICE if per else 0)
         _, first = np.unique(group, return_index=True)
         out: dict[int, list[tuple]] = {}
         for step in _NicSteps.steps(columns, order_[first]):

@@ -337,6 +337,33 @@ def test_a_frontier_whose_least_path_ends_at_a_remembered_nic_link_ranks_nothing
     assert sum(taken) >= 50
 
 
+def test_a_single_switch_frontier_goes_on_through_its_least_step_alone(monkeypatch):
+    """_OddPorts._through_least: a defective spine's steps all go on (rank 3) to ≈ 68 leaves; the frontier they would
+    make has, as its least keys, the leaf its least step reaches — where that leaf has a remembered rank-0 step the
+    path is those two steps, with no frontier made. Only a shortcut: with it off (the frontier made, then
+    _least_to_nic or a ranking), the same links move in the same order; at 102,400 GPUs it is taken ≥ 50 times."""
+    import bom.build as build
+    from benchmarks.bench_search import SCALES
+
+    taken = []
+    real = build._OddPorts._through_least
+
+    def counting(self, entry, least, seen):
+        found = real(self, entry, least, seen)
+        taken.append(found is not None)
+        return found
+
+    for t, chooser in [*_paired_cases(), _table_of(SCALES[102_400])]:
+        g, parts, width, _ = build._classes_and_parts(t, chooser)
+        with monkeypatch.context() as m:
+            m.setattr(build._OddPorts, "_through_least", counting)
+            short = build.pair_odd_ports(t, chooser, g, parts, width)
+        with monkeypatch.context() as m:
+            m.setattr(build._OddPorts, "_through_least", lambda self, entry, least, seen: None)
+            assert build.pair_odd_ports(t, chooser, g, parts, width) == short
+    assert sum(taken) >= 50
+
+
 def test_ranks_of_all_rows_at_once_are_each_rows_own_by_hand():
     """_OddPorts._ranks works the far switches' cage changes out for all candidate rows at once; each row's rank is
     what the rule gives it alone: −1 where the class cannot move onto the module (or its far end is a twin-port NIC
