@@ -752,6 +752,9 @@ class _OddPorts:
     # (a moved link joins no candidate set): the switch's rank-0 candidates now are those remembered that still have
     # a link left, in the same order, so the first of them is the least — while any is left (:class:`_NicSteps`)
     to_nic: dict[int, dict[tuple[str, str], _NicSteps]] = field(default_factory=dict)
+    # (switch, kind, module sku) → its first step's candidate rows as ranked before any move (:class:`_Prepared`):
+    # what a rank reads that no move changes, in key order — its turn re-ranks them at the far switches' ports now
+    prepared: dict[tuple[int, str, str], _Prepared] = field(default_factory=dict)
 
     MAX_HOPS = 8  # links changed for one pairing at most (a path of switches, see :meth:`best_path`)
 
@@ -831,7 +834,7 @@ class _OddPorts:
             odd = self._odd_kinds(s)
             entries += [(s, short, self.twins[long], Counter()) for i, short in enumerate(odd) for long in odd[i + 1 :]]
         if entries:
-            self._best_steps(entries, chooser)
+            self._best_steps(entries, chooser, prepare=True)
 
     def _search(self, s: int, short: str, long: PartSpec, chooser: PartChooser) -> list | None:
         """The path of :meth:`best_path`: hop by hop, the best step (rank, then the keys of the path's steps) that
@@ -896,7 +899,9 @@ class _OddPorts:
         forced, far_module, new, _twin = self.moves[(k, end, module.sku)]
         return rank, key, r, forced, far, far_module, new
 
-    def _best_steps(self, entries: list[tuple[int, str, PartSpec, Counter]], chooser: PartChooser) -> tuple:
+    def _best_steps(
+        self, entries: list[tuple[int, str, PartSpec, Counter]], chooser: PartChooser, prepare: bool = False
+    ) -> tuple:
         """:meth:`_end_steps` without ``onward`` for many (switch, kind, module, used) at once — a hop's whole frontier
         in one numpy pass instead of one per switch: each entry's best (rank, key, row, far switch, class,
         end) of rank < 3, or None; and a function giving the onward steps of the entries ranked afresh (entry → its
@@ -904,18 +909,35 @@ class _OddPorts:
         make the state a reference cycle, freed only by a full collection."""
         best: list[tuple | None] = [None] * len(entries)
         todo: list[int] = []
+        ready: dict[int, tuple | None] = {}  # entry → its least step of rank 3, where :attr:`prepared` ranked it
         for i, (dev, kind, module, used) in enumerate(entries):
             steps = self.to_nic.get(dev, {}).get((kind, module.sku))
             hit = steps.first(self.left, used) if steps is not None else None
+            slot = self.prepared.get((dev, kind, module.sku)) if hit is None and not used else None
+            found = slot.steps(self) if slot is not None else None
             if hit is not None:
                 best[i] = hit  # the least of a set that only shrank since it was ranked
+            elif found is not None and (found[0] is None or found[0][0] != 0):  # rank 0: ranked afresh, remembered
+                best[i], ready[i] = found
             else:
                 todo.append(i)
+        ready_at = list(ready)
+
+        def onward_ready() -> dict:  # a prepared entry's onward steps: ranked from the table, as they are rarely asked
+            found = self._end_steps([entries[i] for i in ready_at], chooser, onward=True) if ready_at else {}
+            return {ready_at[j]: steps for j, steps in found.items()}
+
         if not todo:
-            return best, dict, dict
-        found_best, onward_of, nic_of, least_of = self._end_steps([entries[i] for i in todo], chooser, onward=None)
+            return best, onward_ready, lambda: dict(ready)
+        found_best, onward_of, nic_of, least_of, prepare_of = self._end_steps(
+            [entries[i] for i in todo], chooser, onward=None
+        )
         for j, (found,) in found_best.items():
             best[todo[j]] = found
+        if prepare:
+            for j, slot in prepare_of().items():
+                dev, kind, module, _used = entries[todo[j]]
+                self.prepared[(dev, kind, module.sku)] = slot
         t = self.t
         nic_steps: dict[int, _NicSteps] | None = None
         for j, i in enumerate(todo):
@@ -927,8 +949,8 @@ class _OddPorts:
                 self.to_nic.setdefault(dev, {})[(kind, module.sku)] = nic_steps[j]
         return (
             best,
-            lambda: {todo[j]: found for j, found in onward_of().items()},
-            lambda: {todo[j]: found for j, (found,) in least_of().items()},
+            lambda: {**{todo[j]: found for j, found in onward_of().items()}, **onward_ready()},
+            lambda: {**{todo[j]: found for j, (found,) in least_of().items()}, **ready},
         )
 
     def _end_steps(self, entries: list, chooser: PartChooser, onward: bool | None):
@@ -944,7 +966,7 @@ class _OddPorts:
         ``onward`` None: (the best, a function giving the onward steps, one giving each entry's steps of rank 0) — a
         hop ranks its frontier's links once, and only a hop that no step ends asks for the onward steps
         (:meth:`_search`), only an entry remembered for its rank-0 best for its steps of rank 0 (:attr:`to_nic`)."""
-        nothing: Any = ({}, dict, dict, dict) if onward is None else {}
+        nothing: Any = ({}, dict, dict, dict, dict) if onward is None else {}
         t = self.t
         dev_of = np.array([e[0] for e in entries], dtype=np.int64)
         kind_code = np.array([self.sku_code.get(e[1], -2) for e in entries], dtype=np.int64)
@@ -982,7 +1004,8 @@ class _OddPorts:
         modules = {e[2].sku: e[2] for e in entries}
         mod_names = sorted(modules)
         mod_of = np.array([mod_names.index(e[2].sku) for e in entries], dtype=np.int64)[ent]
-        rank = self._ranks(rows, cls, far, side, mod_of, [modules[m] for m in mod_names], chooser)
+        info = self._move_info(rows, cls, side, mod_of, [modules[m] for m in mod_names], chooser)
+        rank = self._rank_of(info, far)
 
         arrays = (rows, cls, far, rank, ent, far_nic, far_end)
         if onward is None:
@@ -991,6 +1014,7 @@ class _OddPorts:
                 lambda: self._picks(arrays, True),
                 lambda: self._nic_steps(arrays),
                 lambda: self._picks(arrays, True, per_far=False),
+                lambda: self._prepare(arrays, info),
             )
         return self._picks(arrays, onward)
 
@@ -1001,6 +1025,12 @@ class _OddPorts:
         (ports per module; a single-port or no module kind: n = 0, w = 1) take ⌈n ÷ w⌉ cages, so a port off the old
         kind and onto the new changes them by ⌈(n_old − 1) ÷ w_old⌉ − ⌈n_old ÷ w_old⌉ + ⌈(n_new + 1) ÷ w_new⌉ −
         ⌈n_new ÷ w_new⌉ (no module at an end: no change there)."""
+        return self._rank_of(self._move_info(rows, cls, side, mod_of, modules, chooser), far)
+
+    def _move_info(self, rows, cls, side, mod_of, modules: list[PartSpec], chooser: PartChooser) -> tuple:
+        """Per candidate row of :meth:`_ranks`, what its rank reads that no move changes: (whether it can move, whether
+        its far end is a twin-port NIC cage, the column in :attr:`ports` of the far end's old and new module kind
+        (−1: single-port or none), their widths (0: no module)) — :meth:`_class_move` once per (class, module, end)."""
         pair = (cls * len(modules) + mod_of) * 2 + side
         _, first, inverse = np.unique(pair, return_index=True, return_inverse=True)  # 1-D in, 1-D out
         ok, twin = np.zeros(first.size, dtype=bool), np.zeros(first.size, dtype=bool)
@@ -1015,18 +1045,23 @@ class _OddPorts:
                 if m is not None:  # width 0: no module, no cage change
                     width[i, j] = max(m.ports_per_module, 1)
                     col[i, j] = self.kind_col.get(m.sku, -1) if width[i, j] > 1 else -1
-        rank = np.full(rows.size, -1, dtype=np.int64)
-        movable = ok[inverse]
+        return ok[inverse], twin[inverse], col[:, inverse], width[:, inverse]
+
+    def _rank_of(self, info: tuple, far: np.ndarray) -> np.ndarray:
+        """The ranks of rows (:meth:`_ranks`) from their :meth:`_move_info` and far switches, at the far switches'
+        port counts now."""
+        movable, twin, col, width = info
+        rank = np.full(far.size, -1, dtype=np.int64)
         to_switch = movable & (far != NO_DEVICE)
-        at, dev = inverse[to_switch], far[to_switch]
+        dev = far[to_switch]
         grows = np.zeros(dev.size, dtype=np.int64)
         for i, change in ((0, -1), (1, 1)):  # the far end's old module loses the port, the new one takes it
-            c, w = col[i, at], width[i, at]
+            c, w = col[i, to_switch], width[i, to_switch]
             n = np.where(c >= 0, self.ports[dev, np.maximum(c, 0)], 0)
             w1 = np.maximum(w, 1)
             grows += np.where(w > 0, -(-(n + change) // w1) - -(-n // w1), 0)
         rank[to_switch] = np.where(grows < 0, 1, np.where(grows == 0, 2, 3))
-        rank[movable & (far == NO_DEVICE) & ~twin[inverse]] = 0  # a twin-port NIC cage's other port keeps its module
+        rank[movable & (far == NO_DEVICE) & ~twin] = 0  # a twin-port NIC cage's other port keeps its module
         return rank
 
     def _picks(self, arrays: tuple, onward: bool, per_far: bool = True) -> dict[int, list[tuple]]:
@@ -1057,19 +1092,39 @@ class _OddPorts:
         spans = zip(starts.tolist(), ends.tolist(), strict=True)
         return {int(ent[lo]): _NicSteps(columns, order_[lo:hi]) for lo, hi in spans}
 
+    def _prepare(self, arrays: tuple, info: tuple) -> dict[int, _Prepared]:
+        """Each entry's movable rows of :meth:`_end_steps`' ranked rows as a :class:`_Prepared`, in key order."""
+        rows, cls, far, _rank, ent, far_nic, far_end = arrays
+        movable, twin, col, width = info
+        if not movable.any():
+            return {}
+        fields = self._key_fields(rows[movable], cls[movable], far[movable], far_nic[movable], far_end[movable])
+        order = np.lexsort((*fields[::-1], ent[movable]))
+        columns = tuple(c[order] for c in (*fields, far[movable], cls[movable]))
+        twin, col, width = twin[movable][order], col[:, movable][:, order], width[:, movable][:, order]
+        ent = ent[movable][order]
+        starts = np.flatnonzero(np.diff(ent, prepend=-1))
+        spans = zip(starts.tolist(), [*starts[1:].tolist(), ent.size], strict=True)
+        return {
+            int(ent[lo]): _Prepared(tuple(c[lo:hi] for c in columns), twin[lo:hi], col[:, lo:hi], width[:, lo:hi])
+            for lo, hi in spans
+        }
+
+    def _key_fields(self, rows, cls, far, far_nic, far_end) -> tuple:
+        """The fields of a candidate row's key (:meth:`_end_steps`): −length, the far end's name, its NIC port, the
+        segment, which end is far, the racks, the row."""
+        t = self.t
+        name = np.where(far != NO_DEVICE, self.name_rank[np.maximum(far, 0)], -1)  # "" (no device) first
+        return -t.length_m[rows], name, far_nic, self.segment_rank[cls], far_end, t.a_rack[rows], t.z_rack[rows], rows
+
     def _ranked(self, arrays: tuple, ok: np.ndarray) -> tuple[tuple, np.ndarray] | None:
         """The rows of :meth:`_end_steps`' ranked rows where ``ok`` as columns (entry, rank, the key's fields, far
         switch, class) and their order: by entry, then rank, then the key's fields."""
         rows, cls, far, rank, ent, far_nic, far_end = arrays
-        t = self.t
         if not ok.any():
             return None
         rows_, cls_, far_, rank_, ent_ = rows[ok], cls[ok], far[ok], rank[ok], ent[ok]
-        name = np.where(far_ != NO_DEVICE, self.name_rank[np.maximum(far_, 0)], -1)  # "" (no device) first
-        fields = (
-            -t.length_m[rows_], name, far_nic[ok], self.segment_rank[cls_], far_end[ok], t.a_rack[rows_],
-            t.z_rack[rows_], rows_,
-        )  # fmt: skip
+        fields = self._key_fields(rows_, cls_, far_, far_nic[ok], far_end[ok])
         return (ent_, rank_, *fields, far_, cls_), np.lexsort((*fields[::-1], rank_, ent_))
 
     def _class_move(self, k: int, r: int, end: str, module: PartSpec, chooser: PartChooser):
@@ -1100,10 +1155,39 @@ class _OddPorts:
             for m, change in ((off, -1), (on, 1)):
                 if m is not None and m.ports_per_module > 1:
                     if m.sku not in self.kind_col:
+                        self.prepared.clear()  # their columns of the far ends' module kinds: one more now
                         self.kind_col[m.sku] = self.ports.shape[1]
                         self.ports = np.hstack([self.ports, np.zeros((self.ports.shape[0], 1), dtype=np.int64)])
                     self.ports[d, self.kind_col[m.sku]] += change
                     self.twins.setdefault(m.sku, m)
+
+
+class _Prepared:
+    """One (switch, kind, module)'s candidate rows for its first step (:meth:`_OddPorts._end_steps`), as ranked before
+    any move: each row's key fields, far switch and class in key order, and what its rank reads that no move changes
+    (:meth:`_OddPorts._move_info`). A move changes only the far switches' port counts and the links left on rows, so
+    at the switch's turn :meth:`steps` ranks these rows again from those alone — the same ranks, the same picks as a
+    ranking from the table: the rows a candidate set ever holds only shrink (a link moved joins none)."""
+
+    __slots__ = ("col", "columns", "twin", "width")
+
+    def __init__(self, columns: tuple, twin: np.ndarray, col: np.ndarray, width: np.ndarray) -> None:
+        self.columns, self.twin, self.col, self.width = columns, twin, col, width
+
+    def steps(self, state: _OddPorts) -> tuple[tuple | None, tuple | None]:
+        """(the least (rank, key) step of rank < 3, the least key of rank 3) now, each (rank, key, row, far switch,
+        class, far end) as :meth:`_OddPorts._picks` makes it, or None."""
+        *fields, far, cls = self.columns
+        rank = state._rank_of((np.ones(far.size, dtype=bool), self.twin, self.col, self.width), far)
+        rank[state.left[fields[-1]] <= 0] = -1
+        ends = rank[(rank >= 0) & (rank < 3)]
+        best = self._step(rank, far, cls, int(np.argmax(rank == ends.min()))) if ends.size else None
+        onward = self._step(rank, far, cls, int(np.argmax(rank == 3))) if (rank == 3).any() else None
+        return best, onward
+
+    def _step(self, rank: np.ndarray, far: np.ndarray, cls: np.ndarray, j: int) -> tuple:
+        ln, nm, nic, sg, fe, ar, zr, r = (c.item(j) for c in self.columns[:8])
+        return rank.item(j), (ln, nm, nic, sg, fe, ar, zr, r), r, far.item(j), cls.item(j), "za"[fe]
 
 
 def _used(path: list) -> dict[int, int]:

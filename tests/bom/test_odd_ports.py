@@ -246,9 +246,9 @@ def test_remembered_steps_to_nics_change_no_pairing(monkeypatch):
         ranked[mode[0]] += len(entries)
         return real_end(self, entries, chooser, onward)
 
-    def forgetful(self, entries, chooser):
+    def forgetful(self, entries, chooser, prepare=False):
         self.to_nic.clear()
-        return real_best(self, entries, chooser)
+        return real_best(self, entries, chooser, prepare)
 
     monkeypatch.setattr(build._OddPorts, "_end_steps", counting)
     for t, chooser in [*_paired_cases(), _table_of(SCALES[102_400])]:
@@ -361,6 +361,36 @@ def test_a_single_switch_frontier_goes_on_through_its_least_step_alone(monkeypat
         with monkeypatch.context() as m:
             m.setattr(build._OddPorts, "_through_least", lambda self, entry, least, seen: None)
             assert build.pair_odd_ports(t, chooser, g, parts, width) == short
+    assert sum(taken) >= 50
+
+
+def test_first_steps_prepared_before_any_move_rank_as_the_table_does(monkeypatch):
+    """_Prepared: a switch's first-step candidates, ranked before any move, keep what no move changes; at the switch's
+    turn only the far switches' port counts and the links left are read again. Only a shortcut: with it off (every
+    turn ranked from the table), the same links move in the same order; at 102,400 GPUs the ≈ 80 defective spines'
+    turns take it, and each prepared pick equals the table's own ranking of that entry at that moment."""
+    import bom.build as build
+    from benchmarks.bench_search import SCALES
+
+    taken = []
+    real = build._Prepared.steps
+
+    def checked(self, state):
+        found = real(self, state)
+        dev, kind, module = next(k for k, v in state.prepared.items() if v is self)
+        best, _onward, _nic, least, _prep = state._end_steps([(dev, kind, state.twins[module], {})], chooser, None)
+        assert found[0] == (best.get(0) or [None])[0] and found[1] == (least().get(0) or [None])[0]
+        taken.append(found[0] is None or found[0][0] != 0)
+        return found
+
+    for t, chooser in [*_paired_cases(), _table_of(SCALES[102_400])]:
+        g, parts, width, _ = build._classes_and_parts(t, chooser)
+        with monkeypatch.context() as m:
+            m.setattr(build._Prepared, "steps", checked)
+            prepared = build.pair_odd_ports(t, chooser, g, parts, width)
+        with monkeypatch.context() as m:
+            m.setattr(build._Prepared, "steps", lambda self, state: None)
+            assert build.pair_odd_ports(t, chooser, g, parts, width) == prepared
     assert sum(taken) >= 50
 
 
