@@ -404,8 +404,10 @@ def group_rows(columns: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     span = 1
     for col in columns:
         base = int(col.max()) + 1 if col.size else 1
-        key = key * base + col
-        span *= base
+        if base > 1:  # a column of zeros adds nothing to the key
+            key *= base
+            key += col
+            span *= base
     n = key.size
     if n and span <= 32 * n + 65_536:  # a small key space: counted, not sorted (the same groups, the same order)
         present = np.zeros(span, dtype=bool)
@@ -541,10 +543,8 @@ def _group_end(t: LinkTable, inverse: np.ndarray, end: str, width: int | None) -
     cage = nic // width if width else np.full(nic.size, NO_DEVICE, dtype=np.int64)
     cols = [inverse, dev - NO_DEVICE, cage - NO_DEVICE]
     first, group = group_rows(cols)
-    at_switch = ~np.isin(
-        t.a_role if end == "a" else t.z_role, [t.roles.index(r) for r in NON_SWITCH_ROLES if r in t.roles]
-    )
-    if not np.array_equal(rack[first][group][at_switch], rack[at_switch]):
+    at_switch = np.array([r not in NON_SWITCH_ROLES for r in t.roles], dtype=bool)[t.a_role if end == "a" else t.z_role]
+    if ((rack[first][group] != rack) & at_switch).any():
         _, rack_code = np.unique(rack, return_inverse=True)
         first, group = group_rows([*cols, np.where(at_switch, rack_code.reshape(-1), 0)])
     weight = np.bincount(group, weights=t.weight, minlength=first.size).astype(np.int64)

@@ -245,8 +245,25 @@ def _tier_index(node_tier: np.ndarray, first: int) -> tuple[np.ndarray, dict[int
     return index, counts
 
 
-def _names(prefix: str, index: np.ndarray, width: int = 4) -> list[str]:
-    return [f"{prefix}{i + 1:0{width}d}" for i in index.tolist()]
+def switch_names(prefixes: Sequence[str], tier: np.ndarray, index: np.ndarray) -> list[str]:
+    """The name of each switch: its tier's prefix and its number in the tier from 1, four digits at least. Where the
+    switches come tier by tier, each tier's in number order (as an edge list numbers them, :func:`_tier_index`),
+    the names are slices of each prefix's names made once (:data:`_NAMES`: the live form names the same switches on
+    every keystroke); else one by one."""
+    if tier.size and (np.diff(tier) >= 0).all():
+        starts = np.flatnonzero(np.diff(tier, prepend=-1))
+        counts = np.diff(np.append(starts, tier.size))
+        if np.array_equal(index, np.arange(tier.size) - np.repeat(starts, counts)):
+            out: list[str] = []
+            for t, n in zip(tier[starts].tolist(), counts.tolist(), strict=True):
+                made = _NAMES.setdefault(prefixes[t], [])
+                made.extend(f"{prefixes[t]}{i + 1:04d}" for i in range(len(made), n))
+                out += made[:n]
+            return out
+    return [f"{prefixes[t]}{i + 1:04d}" for t, i in zip(tier.tolist(), index.tolist(), strict=True)]
+
+
+_NAMES: dict[str, list[str]] = {}  # prefix → its switches' names, 1, 2, … as far as asked (switch_names)
 
 
 # --- the planes -----------------------------------------------------------------------------------
@@ -280,9 +297,7 @@ def compute_table(b: _Builder, plan: FabricPlan, shape: ClusterShape, layout: Ra
     sw_r, sw_c = _switch_positions(layout, e, index, counts, compute_leaf_positions(plan, shape, layout, e))
     names = e.tier_names
     sw_dev = np.full(tier.size, NO_DEVICE, dtype=np.int64)
-    sw_dev[n:] = b.device_codes(
-        [f"{names[t]}{i + 1:04d}" for t, i in zip(tier[n:].tolist(), index[n:].tolist(), strict=True)]
-    )
+    sw_dev[n:] = b.device_codes(switch_names(names, tier[n:], index[n:]))
     down = u < n
     du, dv = u[down], v[down]
     ar, ac = node_positions(layout, du // per_node)
@@ -461,9 +476,7 @@ def storage_table(
     sw_c = (spine_offset + below + index) // layout.switches_per_network_rack
     sw_r[ids], sw_c[ids] = leaf_r, leaf_c
     sw_dev = np.full(tier.size, NO_DEVICE, dtype=np.int64)
-    sw_dev[n:] = b.device_codes(
-        [f"s{e.tier_names[t]}{i + 1:04d}" for t, i in zip(tier[n:].tolist(), index[n:].tolist(), strict=True)]
-    )
+    sw_dev[n:] = b.device_codes(switch_names([f"s{name}" for name in e.tier_names], tier[n:], index[n:]))
     du, dv = u[down], v[down]
     zeros = np.zeros(du.size, dtype=np.int64)
     _add(

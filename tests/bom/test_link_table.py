@@ -127,3 +127,29 @@ def test_every_cut_sheet_cable_is_one_bom_cable():
     cables = sum(ln.quantity for ln in bom.lines if ln.category == "cable" and not ln.spare)
     assert cables == len(links) == bom.link_count
     assert sum(1 for ln in links if ln.plane == "compute") == 4048  # seed D4
+
+
+def test_switch_names_are_tier_prefix_and_number_from_one():
+    """By hand: leaves 1–3 and spines 1–2 → leaf0001 … spine0002; switches out of tier order are named one by one by
+    the same rule; a tier past 9,999 switches takes five digits (x10001); a smaller fabric asked next is named from
+    the same names, not those of the larger one beyond its count."""
+    import numpy as np
+
+    from bom.link_table import switch_names
+
+    tier, index = np.array([0, 0, 0, 1, 1]), np.array([0, 1, 2, 0, 1])
+    assert switch_names(["leaf", "spine"], tier, index) == [
+        "leaf0001",
+        "leaf0002",
+        "leaf0003",
+        "spine0001",
+        "spine0002",
+    ]
+    assert switch_names(["leaf", "spine"], np.array([1, 0, 0]), np.array([0, 1, 0])) == [
+        "spine0001",
+        "leaf0002",
+        "leaf0001",
+    ]
+    big = switch_names(["x"], np.zeros(10_001, dtype=np.int64), np.arange(10_001))
+    assert big[0] == "x0001" and big[9_998] == "x9999" and big[-1] == "x10001" and len(big) == 10_001
+    assert switch_names(["x"], np.zeros(2, dtype=np.int64), np.arange(2)) == ["x0001", "x0002"]
