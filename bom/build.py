@@ -458,7 +458,11 @@ def _link_classes(
     given, the row's ``variant`` (0: the chooser's parts; v > 0: the v-th parts :func:`pair_odd_ports` set)."""
     cols = [t.plane, t.segment, t.a_role, t.z_role, speed_code, t.length_m, t.rack_distance]
     cols.append(variant if variant is not None else np.zeros(t.plane.size, dtype=np.int64))
-    first, inverse = group_rows(cols)
+    # (plane, segment, roles) coded densely first, in their order: a key space of a few link kinds, not planes ×
+    # segments × roles², so the rows are grouped by counting, not sorted — the same groups in the same order
+    segments, roles = max(len(t.segments), 1), max(len(t.roles), 1)
+    kind = unique_codes(((t.plane * segments + t.segment) * roles + t.a_role) * roles + t.z_role)[1]
+    first, inverse = group_rows([kind, *cols[4:]])
     classes = np.stack([c[first] for c in cols], axis=1)
     counts = np.bincount(inverse, weights=t.weight, minlength=len(first)).astype(np.int64)
     return classes, inverse, counts

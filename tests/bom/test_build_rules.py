@@ -284,3 +284,33 @@ def test_the_bom_as_a_buyer_reads_it_line_ids_plane_totals_and_list_prices():
     assert [ln["line_id"] for ln in out["lines"]] == ["COM-001", "COM-002", "STO-001"]
     assert out["totals_usd"] == {"compute": "107.50", "storage": "5.00"} and out["total_usd"] == "112.50"
     assert [ln["list_price_usd"] for ln in out["lines"]] == ["10.00", "1000.00", "1.00"]
+
+
+def test_link_classes_are_np_uniques_rows_in_its_order():
+    """_link_classes codes (plane, segment, roles) densely before grouping (counted, not sorted): its classes must be
+    np.unique(axis=0)'s rows of the eight columns, in that order, each row's class its inverse — on random tables
+    whose raw key space (planes × segments × roles² × speeds × lengths × distances) is far past counting."""
+    import numpy as np
+
+    from bom.build import _link_classes
+    from bom.link_table import LinkTable
+
+    rng = np.random.default_rng(11)
+    for _ in range(20):
+        n = int(rng.integers(1, 400))
+        highs = {"plane": 3, "segment": 19, "a_role": 9, "z_role": 9, "length_m": 900, "rack_distance": 3}
+        col = {name: rng.integers(0, high, n) for name, high in highs.items()}
+        speed_code = rng.integers(0, 6, n)
+        t = LinkTable(
+            ("a", "b", "c"), tuple(f"s{i}" for i in range(19)), tuple(f"r{i}" for i in range(9)), (), **col,
+            a_dev=np.full(n, -1), z_dev=np.full(n, -1), a_nic=np.full(n, -1), z_nic=np.full(n, -1),
+            speed_gbps=speed_code * 100.0, a_rack=np.zeros(n, dtype=np.int64), z_rack=np.zeros(n, dtype=np.int64),
+            weight=rng.integers(1, 4, n),
+        )  # fmt: skip
+        variant = rng.integers(0, 3, n)
+        classes, inverse, counts = _link_classes(t, speed_code, variant)
+        stacked = np.stack([col["plane"], col["segment"], col["a_role"], col["z_role"], speed_code, col["length_m"],
+                            col["rack_distance"], variant], axis=1)  # fmt: skip
+        expected, expected_inverse = np.unique(stacked, axis=0, return_inverse=True)
+        assert np.array_equal(classes, expected) and np.array_equal(inverse, expected_inverse.reshape(-1))
+        assert np.array_equal(counts, np.bincount(inverse, weights=t.weight).astype(np.int64))
