@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 import numpy as np
@@ -208,26 +208,35 @@ def compute_leaf_positions(plan: FabricPlan, shape: ClusterShape, layout: RackLa
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty, empty
     per_node = shape.fabric_ports_per_node
-    key = (per_node, layout)
-    found = _LEAVES.get(id(e))
-    if found is None or found[0] is not e or found[1] != key:
 
-        def node_rows(endpoints: np.ndarray) -> np.ndarray:
-            return np.asarray(layout.node_position(endpoints // per_node)[0], dtype=np.int64)
+    def node_rows(endpoints: np.ndarray) -> np.ndarray:
+        return np.asarray(layout.node_position(endpoints // per_node)[0], dtype=np.int64)
 
-        positions = leaf_positions(e, node_rows, layout)
+    return _remembered(e, ("compute", per_node, _grid(layout)), lambda: leaf_positions(e, node_rows, layout))
+
+
+def _grid(layout: RackLayout) -> RackLayout:
+    """The layout less its hall: a rack's (row, column) — all that leaf positions are — is the same in a hall of
+    blocks (the hall only places rows and columns on the floor, RackLayout.position_m)."""
+    return replace(layout, hall_slots=(), spine_rows=0, slot_racks=0, hall_starts=()) if layout.hall_slots else layout
+
+
+def _remembered(e, key: tuple, make) -> tuple:
+    """``make()``'s leaf positions of edge list ``e``, remembered by its identity (kept alive beside them:
+    topology.graph remembers edge lists too) and ``key``, read-only: the floor plan and the link table ask for the
+    same, once with the hall and once without."""
+    found = _LEAVES.get((id(e), key))
+    if found is None or found[0] is not e:
+        positions = make()
         for a in positions:
             a.flags.writeable = False
-        _LEAVES[id(e)] = found = (e, key, positions)
-        while len(_LEAVES) > 4:
+        _LEAVES[(id(e), key)] = found = (e, positions)
+        while len(_LEAVES) > 8:
             del _LEAVES[next(iter(_LEAVES))]
-    return found[2]
+    return found[1]
 
 
-# the last few fabrics' leaf positions, by the identity of their edge list (kept alive beside them: topology.graph
-# remembers edge lists too) and the node shape and layout: the floor plan, the link table and its storage plane
-# each ask for them
-_LEAVES: dict[int, tuple] = {}
+_LEAVES: dict[tuple, tuple] = {}  # the last few fabrics' leaf positions (_remembered)
 
 
 def storage_access_rows(shape: ClusterShape, layout: RackLayout) -> np.ndarray:
@@ -248,7 +257,10 @@ def storage_leaf_positions(plan: StoragePlan, shape: ClusterShape, layout: RackL
         infra_row = layout.network_row(layout.compute_rows(shape.node_count))
         rows = np.full(plan.switch_count, infra_row, dtype=np.int64)
         return np.arange(plan.switch_count), *layout.leaf_rack(rows, index_in_row(rows, offsets))
-    return leaf_positions(fabric_edges(plan.fabric), storage_access_rows(shape, layout), layout, offsets)
+    e = fabric_edges(plan.fabric)
+    counts = (shape.node_count, shape.storage_nics_per_node, shape.storage_node_count, shape.storage_node_nics)
+    key = ("storage", counts, _grid(layout), tuple(sorted(offsets.items())))
+    return _remembered(e, key, lambda: leaf_positions(e, storage_access_rows(shape, layout), layout, offsets))
 
 
 def compute_links(plan: FabricPlan, shape: ClusterShape, layout: RackLayout) -> Iterator[Link]:

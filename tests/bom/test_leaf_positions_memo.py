@@ -34,3 +34,26 @@ def test_remembered_leaf_positions_are_those_of_the_layout_asked():
         assert not any(a.flags.writeable for a in got)  # shared between callers: read-only
     a, b = compute_leaf_positions(p.fabric, shape, layout)[2], compute_leaf_positions(p.fabric, shape, other)[2]
     assert not np.array_equal(a, b)  # the two layouts place leaves apart: a memo keyed on the fabric alone fails
+
+
+def test_a_hall_layout_is_served_the_positions_of_its_grid_and_they_are_its_own():
+    """The floor plan asks before the hall is laid out, the link table after: one answer for both, as a rack's (row,
+    column) is the same in a hall (it only places them on the floor). Checked against the rule worked out afresh
+    for the hall layout itself — the compute leaves and the storage leaves of the 100k two-hall floor."""
+    from bom.links import leaves_per_row, storage_access_rows, storage_leaf_positions
+    from bom.plan import Catalog, floor_plan
+
+    r = resolve(validate_flat({"gpu_count": 100_000, "storage_node_count": 64, "storage_switch_radix": 64}))
+    p, req = plan_planes(r), bom_request(r)
+    hall = floor_plan(req, p.fabric, p.storage, p.management, Catalog.built_in()).layout
+    assert hall.hall_slots and hall.hall_starts  # two halls
+    grid = replace(hall, hall_slots=(), spine_rows=0, slot_racks=0, hall_starts=())
+    compute_leaf_positions(p.fabric, req.shape, grid)  # remembered for the grid first
+    got = compute_leaf_positions(p.fabric, req.shape, hall)
+    assert all(np.array_equal(a, b) for a, b in zip(got, _fresh(p.fabric, req.shape, hall), strict=True))
+    rows = got[1]
+    storage_leaf_positions(p.storage, req.shape, grid, rows)
+    got = storage_leaf_positions(p.storage, req.shape, hall, rows)
+    e = fabric_edges(p.storage.fabric)
+    want = leaf_positions(e, storage_access_rows(req.shape, hall), hall, leaves_per_row(rows))
+    assert all(np.array_equal(a, b) for a, b in zip(got, want, strict=True))
