@@ -54,7 +54,7 @@ class _Codes:
     def codes(self, names: Sequence[str]) -> np.ndarray:
         """:meth:`code` of each name; names all new and distinct (a plane's switches) coded in one go."""
         start, index = len(self.names), self.index
-        if not any(n in index for n in names):
+        if index.keys().isdisjoint(names):
             index.update(zip(names, range(start, start + len(names)), strict=True))
             if len(index) == start + len(names):  # all distinct: coded in order, as one by one
                 self.names.extend(names)

@@ -17,6 +17,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -526,9 +527,8 @@ def cable_reach_checks(links, layout: RackLayout) -> list[dict]:
 
 
 def _rows(t, pick: np.ndarray):
-    """The rows of link table ``t`` where ``pick``."""
-    columns = {f: getattr(t, f) for f in t.__dataclass_fields__}
-    return replace(t, **{f: v[pick] for f, v in columns.items() if isinstance(v, np.ndarray)})
+    """The racks of the rows of link table ``t`` where ``pick`` (all that :func:`_between_halls` reads)."""
+    return SimpleNamespace(plane=t.plane[pick], a_rack=t.a_rack[pick], z_rack=t.z_rack[pick])
 
 
 def _between_halls(t, layout: RackLayout) -> np.ndarray:
