@@ -256,14 +256,19 @@ def switch_names(prefixes: Sequence[str], tier: np.ndarray, index: np.ndarray) -
         if np.array_equal(index, np.arange(tier.size) - np.repeat(starts, counts)):
             out: list[str] = []
             for t, n in zip(tier[starts].tolist(), counts.tolist(), strict=True):
-                made = _NAMES.setdefault(prefixes[t], [])
-                made.extend(f"{prefixes[t]}{i + 1:04d}" for i in range(len(made), n))
-                out += made[:n]
+                out += numbered(prefixes[t], n)
             return out
     return [f"{prefixes[t]}{i + 1:04d}" for t, i in zip(tier.tolist(), index.tolist(), strict=True)]
 
 
-_NAMES: dict[str, list[str]] = {}  # prefix → its switches' names, 1, 2, … as far as asked (switch_names)
+def numbered(prefix: str, count: int, width: int = 4) -> list[str]:
+    """``prefix`` and 1 … ``count``, ``width`` digits at least: a slice of the names made so far (:data:`_NAMES`)."""
+    made = _NAMES.setdefault((prefix, width), [])
+    made.extend(f"{prefix}{i + 1:0{width}d}" for i in range(len(made), count))
+    return made[:count]
+
+
+_NAMES: dict[tuple[str, int], list[str]] = {}  # (prefix, width) → names 1, 2, … as far as asked (numbered)
 
 
 # --- the planes -----------------------------------------------------------------------------------
@@ -384,8 +389,13 @@ def _switch_positions(layout: RackLayout, e, index: np.ndarray, counts: dict[int
     return rows, cols
 
 
-def _add(b, layout, plane, segment, segment_names, roles, pos, a_dev, z_dev, speed, weight, xy=None, **nic) -> None:
-    if b.merge and (roles[0] in NON_SWITCH_ROLES) != (roles[1] in NON_SWITCH_ROLES):
+def _add(
+    b, layout, plane, segment, segment_names, roles, pos, a_dev, z_dev, speed, weight, xy=None, merge=True, **nic
+) -> None:
+    """A chunk of links (their ends' racks ``pos``, devices, speed, links each): cable lengths, rack distances and
+    rack keys worked out; a switch's links to NICs as runs (:func:`nic_runs`) where the builder merges and the
+    caller has not (``merge``)."""
+    if merge and b.merge and (roles[0] in NON_SWITCH_ROLES) != (roles[1] in NON_SWITCH_ROLES):
         columns = np.broadcast_arrays(*(np.asarray(x) for x in (segment, *pos, a_dev, z_dev, speed, weight)))
         nic_col = next(iter(nic.values()), None)
         switch = columns[6] if roles[0] in NON_SWITCH_ROLES else columns[5]
@@ -556,24 +566,14 @@ def management_table(
     row, col = np.concatenate([cr, sr, mr]).astype(np.int64), np.concatenate([cc, sc, mc]).astype(np.int64)
     tor = np.arange(row.size) // shape.mgmt_nodes_per_tor
     tor_r, tor_c = tor_positions(plan, shape, layout, offsets)
-    tor_dev = b.device_codes([f"mtor{t + 1:03d}" for t in range(plan.tor_count)])
-    none = np.full(row.size, NO_DEVICE)
-    zeros = np.zeros(row.size, dtype=np.int64)
-    pos = (row, col, tor_r[tor], tor_c[tor])
-    _add(
-        b,
-        layout,
-        "management",
-        zeros,
-        ["server–ToR"],
-        ("nic", "mgmt_tor"),
-        pos,
-        none,
-        tor_dev[tor],
-        shape.mgmt_tor_access_gbps,
-        1,
-    )
-    _add(b, layout, "management", zeros, ["BMC–ToR"], ("bmc", "mgmt_tor"), pos, none, tor_dev[tor], 1.0, 1)
+    tor_dev = b.device_codes(numbered("mtor", plan.tor_count, 3))
+    pos, dev, weight = (row, col, tor_r[tor], tor_c[tor]), tor_dev[tor], np.ones(row.size, dtype=np.int64)
+    if b.merge:  # a server's NIC and its BMC go to the same ToR: one set of runs (nic_runs) for both
+        first, weight = nic_runs(dev, list(pos), weight, None)
+        pos, dev = tuple(x[first] for x in pos), dev[first]
+    none, zeros = np.full(dev.size, NO_DEVICE), np.zeros(dev.size, dtype=np.int64)
+    for segment, role, gbps in (("server–ToR", "nic", shape.mgmt_tor_access_gbps), ("BMC–ToR", "bmc", 1.0)):
+        _add(b, layout, "management", zeros, [segment], (role, "mgmt_tor"), pos, none, dev, gbps, weight, merge=False)
     t = np.repeat(np.arange(plan.tor_count), shape.mgmt_tor_uplinks)
     k = np.tile(np.arange(shape.mgmt_tor_uplinks), plan.tor_count)
     s = (t * shape.mgmt_tor_uplinks + k) % plan.spine_count
