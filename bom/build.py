@@ -1054,18 +1054,19 @@ class _OddPorts:
     def _rank_of(self, info: tuple, far: np.ndarray) -> np.ndarray:
         """The ranks of rows (:meth:`_ranks`) from their :meth:`_move_info` and far switches, at the far switches'
         port counts now."""
-        movable, twin, col, width = info
-        rank = np.full(far.size, -1, dtype=np.int64)
-        to_switch = movable & (far != NO_DEVICE)
-        dev = far[to_switch]
+        return self._ranks_from(_rank_inputs(info, far))
+
+    def _ranks_from(self, inputs: tuple) -> np.ndarray:
+        """The ranks of rows from their :func:`_rank_inputs`, at the far switches' port counts now: n ports on a kind
+        of w per module take ⌈n ÷ w⌉ cages (see :meth:`_ranks`)."""
+        size, to_switch, dev, has, col, wide, w1, to_nic = inputs
         grows = np.zeros(dev.size, dtype=np.int64)
         for i, change in ((0, -1), (1, 1)):  # the far end's old module loses the port, the new one takes it
-            c, w = col[i, to_switch], width[i, to_switch]
-            n = np.where(c >= 0, self.ports[dev, np.maximum(c, 0)], 0)
-            w1 = np.maximum(w, 1)
-            grows += np.where(w > 0, -(-(n + change) // w1) - -(-n // w1), 0)
+            n = np.where(has[i], self.ports[dev, col[i]], 0)
+            grows += np.where(wide[i], -(-(n + change) // w1[i]) - -(-n // w1[i]), 0)
+        rank = np.full(size, -1, dtype=np.int64)
         rank[to_switch] = np.where(grows < 0, 1, np.where(grows == 0, 2, 3))
-        rank[movable & (far == NO_DEVICE) & ~twin] = 0  # a twin-port NIC cage's other port keeps its module
+        rank[to_nic] = 0
         return rank
 
     def _picks(self, arrays: tuple, onward: bool, per_far: bool = True) -> dict[int, list[tuple]]:
@@ -1105,14 +1106,23 @@ class _OddPorts:
         fields = self._key_fields(rows[movable], cls[movable], far[movable], far_nic[movable], far_end[movable])
         order = np.lexsort((*fields[::-1], ent[movable]))
         columns = tuple(c[order] for c in (*fields, far[movable], cls[movable]))
-        twin, col, width = twin[movable][order], col[:, movable][:, order], width[:, movable][:, order]
+        info = (
+            np.ones(order.size, dtype=bool),
+            twin[movable][order],
+            col[:, movable][:, order],
+            width[:, movable][:, order],
+        )
+        _n, to_switch, dev, has, col, wide, w1, to_nic = _rank_inputs(info, columns[-2])  # all rows at once
+        at = np.concatenate([[0], np.cumsum(to_switch)])  # each row's place among the rows to a switch
         ent = ent[movable][order]
         starts = np.flatnonzero(np.diff(ent, prepend=-1))
         spans = zip(starts.tolist(), [*starts[1:].tolist(), ent.size], strict=True)
-        return {
-            int(ent[lo]): _Prepared(tuple(c[lo:hi] for c in columns), twin[lo:hi], col[:, lo:hi], width[:, lo:hi])
-            for lo, hi in spans
-        }
+        out = {}
+        for lo, hi in spans:
+            a, z = int(at[lo]), int(at[hi])
+            inputs = (hi - lo, to_switch[lo:hi], dev[a:z], has[:, a:z], col[:, a:z], wide[:, a:z], w1[:, a:z])
+            out[int(ent[lo])] = _Prepared(tuple(c[lo:hi] for c in columns), (*inputs, to_nic[lo:hi]))
+        return out
 
     def _key_fields(self, rows, cls, far, far_nic, far_end) -> tuple:
         """The fields of a candidate row's key (:meth:`_end_steps`): −length, the far end's name, its NIC port, the
@@ -1173,16 +1183,16 @@ class _Prepared:
     at the switch's turn :meth:`steps` ranks these rows again from those alone — the same ranks, the same picks as a
     ranking from the table: the rows a candidate set ever holds only shrink (a link moved joins none)."""
 
-    __slots__ = ("col", "columns", "twin", "width")
+    __slots__ = ("columns", "inputs")
 
-    def __init__(self, columns: tuple, twin: np.ndarray, col: np.ndarray, width: np.ndarray) -> None:
-        self.columns, self.twin, self.col, self.width = columns, twin, col, width
+    def __init__(self, columns: tuple, inputs: tuple) -> None:
+        self.columns, self.inputs = columns, inputs  # the key's fields, far switch, class; :func:`_rank_inputs`
 
     def steps(self, state: _OddPorts) -> tuple[tuple | None, tuple | None]:
         """(the least (rank, key) step of rank < 3, the least key of rank 3) now, each (rank, key, row, far switch,
         class, far end) as :meth:`_OddPorts._picks` makes it, or None."""
         *fields, far, cls = self.columns
-        rank = state._rank_of((np.ones(far.size, dtype=bool), self.twin, self.col, self.width), far)
+        rank = state._ranks_from(self.inputs)
         rank[state.left[fields[-1]] <= 0] = -1
         ends = rank[(rank >= 0) & (rank < 3)]
         best = self._step(rank, far, cls, int(np.argmax(rank == ends.min()))) if ends.size else None
@@ -1192,6 +1202,18 @@ class _Prepared:
     def _step(self, rank: np.ndarray, far: np.ndarray, cls: np.ndarray, j: int) -> tuple:
         ln, nm, nic, sg, fe, ar, zr, r = (c.item(j) for c in self.columns[:8])
         return rank.item(j), (ln, nm, nic, sg, fe, ar, zr, r), r, far.item(j), cls.item(j), "za"[fe]
+
+
+def _rank_inputs(info: tuple, far: np.ndarray) -> tuple:
+    """What :meth:`_OddPorts._ranks_from` reads of rows besides the port counts, from their
+    :meth:`_OddPorts._move_info` and far switches: (rows, those that go to a switch, those switches, whether the far
+    end's old and new module kinds have a column, the columns, whether they have a module, their widths, those that
+    go to a NIC of single-port cages) — the kinds' arrays of the rows to a switch only."""
+    movable, twin, col, width = info
+    to_switch = movable & (far != NO_DEVICE)
+    c, w = col[:, to_switch], width[:, to_switch]
+    to_nic = movable & (far == NO_DEVICE) & ~twin  # a twin-port NIC cage's other port keeps its module
+    return far.size, to_switch, far[to_switch], c >= 0, np.maximum(c, 0), w > 0, np.maximum(w, 1), to_nic
 
 
 def _used(path: list) -> dict[int, int]:
