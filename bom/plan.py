@@ -326,13 +326,15 @@ def floor_plan(req: BomRequest, plan: FabricPlan, storage: StoragePlan, mgmt: Ma
     if found is None:
         floor = _floor_plan(req, plan, storage, mgmt, catalog)
         hall = json.dumps(floor.racks.hall)
-        if json.loads(hall) != floor.racks.hall:  # plain JSON data (hall_map): else not remembered
+        if (copy_of_hall := json.loads(hall)) != floor.racks.hall:  # plain JSON data (hall_map): else not remembered
             return floor
         # the hall kept as its JSON text only: a 100k-GPU hall's rows are ≈ 1,000 lists and dicts, which every full
         # collection of the garbage collector would otherwise scan again, 32 floors remembered
         FLOORS.put(key, None, found := (replace(floor, racks=replace(floor.racks, hall={})), hall))
-    floor, hall = found
-    racks = replace(floor.racks, derivations=dict(floor.racks.derivations), hall=json.loads(hall))
+    else:
+        copy_of_hall = json.loads(found[1])  # each caller its own hall
+    floor = found[0]
+    racks = replace(floor.racks, derivations=dict(floor.racks.derivations), hall=copy_of_hall)
     return replace(floor, racks=racks, derivations=dict(floor.derivations), checks=copy.deepcopy(floor.checks))
 
 
