@@ -471,8 +471,9 @@ def _link_classes(
 @dataclass(frozen=True)
 class _Ends:
     """One end ("a" or "z") of a table's rows grouped by (link class, device, NIC cage): the links that count alike
-    — a switch's links of one class, a class's NIC ends — summed into one group (≈ 42k groups for the 392k rows of
-    the 100k default), so the per-policy counting (modules per holder, cages per switch, odd ports) reads groups."""
+    — a switch's links of one class, a class's NIC ends — summed into one group (≈ 28k groups for the 180k rows of
+    the 100k default's runs of NIC links), so the per-policy counting (modules per holder, cages per switch, odd
+    ports) reads groups."""
 
     cls: np.ndarray  # each group's link class
     dev: np.ndarray  # its switch (NO_DEVICE: a NIC, BMC or device end)
@@ -832,7 +833,8 @@ class _OddPorts:
     def rank_first_steps(self, switches: list[int], chooser: PartChooser) -> None:
         """Every switch's first step of each pairing :meth:`best_path` may try, ranked in one numpy pass before any
         move: those of rank 0 (to a NIC) are remembered (:attr:`to_nic`: the first with a link left is the
-        least), so a switch whose pairing ends at a NIC needs no ranking of its own when its turn comes."""
+        least), so a switch whose pairing ends at a NIC needs no ranking of its own when its turn comes; the others'
+        candidate rows are prepared (:attr:`prepared`), so their turn re-ranks them from the port counts alone."""
         entries = []
         for s in switches:
             odd = self._odd_kinds(s)
@@ -908,9 +910,12 @@ class _OddPorts:
     ) -> tuple:
         """:meth:`_end_steps` without ``onward`` for many (switch, kind, module, used) at once — a hop's whole frontier
         in one numpy pass instead of one per switch: each entry's best (rank, key, row, far switch, class,
-        end) of rank < 3, or None; and a function giving the onward steps of the entries ranked afresh (entry → its
-        steps, on demand: only a hop that no step ends asks). Returned, not kept: a function kept on the state would
-        make the state a reference cycle, freed only by a full collection."""
+        end) of rank < 3, or None; a function giving the onward steps of the entries not ended by a remembered step
+        (entry → its steps, on demand: only a hop that no step ends asks) and one giving their least steps of rank 3
+        (:meth:`_through_least`). An entry with no path behind it whose rows were prepared before any move
+        (:attr:`prepared`) is ranked from those (unless its best is of rank 0: then from the table, to remember its
+        steps to NICs); ``prepare``: the entries ranked here are prepared (:meth:`rank_first_steps`). Returned, not
+        kept: a function kept on the state would make the state a reference cycle, freed only by a full collection."""
         best: list[tuple | None] = [None] * len(entries)
         todo: list[int] = []
         ready: dict[int, tuple | None] = {}  # entry → its least step of rank 3, where :attr:`prepared` ranked it
@@ -967,9 +972,10 @@ class _OddPorts:
         of an entry's least (rank, key) of rank < 3, or with ``onward`` its least key of rank 3 to each far switch
         (:meth:`_step` makes a step of either) — found by one lexsort of the key's fields over both ends' rows (the
         row last: no ties). A hop's whole frontier is ranked in one numpy pass.
-        ``onward`` None: (the best, a function giving the onward steps, one giving each entry's steps of rank 0) — a
-        hop ranks its frontier's links once, and only a hop that no step ends asks for the onward steps
-        (:meth:`_search`), only an entry remembered for its rank-0 best for its steps of rank 0 (:attr:`to_nic`)."""
+        ``onward`` None: (the best, and functions giving the onward steps, each entry's steps of rank 0, each entry's
+        least step of rank 3 and each entry's rows prepared (:class:`_Prepared`)) — a hop ranks its frontier's links
+        once, and only a hop that no step ends asks for the onward steps (:meth:`_search`), only an entry remembered
+        for its rank-0 best for its steps of rank 0 (:attr:`to_nic`)."""
         nothing: Any = ({}, dict, dict, dict, dict) if onward is None else {}
         t = self.t
         dev_of = np.array([e[0] for e in entries], dtype=np.int64)

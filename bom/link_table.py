@@ -603,10 +603,12 @@ def plane_link_table(
     layout: RackLayout,
     *,
     merge: bool = True,
+    unmerged: Callable[[], LinkTable] | None = None,
 ) -> LinkTable:
     """The links of all three planes as columns, without a record per cable (see bom.links.all_links); ``merge``:
     a switch's links to NICs as runs (:func:`nic_runs`: at 100k GPUs, 180k rows instead of 299k), else a row a
-    link."""
+    link — which the table of runs gives (:attr:`LinkTable.unmerged`: ``unmerged``, by default this function
+    again; bom.plan.link_table passes its own memo, so both tables count against its budget)."""
     compute_upper = sum(t.switch_count for t in compute.tiers[1:])
     storage_upper = sum(t.switch_count for t in storage.fabric.tiers[1:]) if storage.fabric else 0
     b = _Builder(merge)
@@ -617,14 +619,9 @@ def plane_link_table(
     management_table(b, management, shape, layout, spine_offset=compute_upper + storage_upper, offsets=offsets)
     if not merge:
         return b.table()
-    memo: list[LinkTable] = []
+    if unmerged is None:
 
-    def unmerged() -> LinkTable:  # made once, on demand, read-only as the table (bom.plan.link_table)
-        if not memo:
-            memo.append(plane_link_table(compute, storage, management, shape, layout, merge=False))
-            for value in memo[0].__dict__.values():
-                if isinstance(value, np.ndarray):
-                    value.flags.writeable = False
-        return memo[0]
+        def unmerged() -> LinkTable:
+            return plane_link_table(compute, storage, management, shape, layout, merge=False)
 
     return b.table(unmerged=unmerged)

@@ -158,7 +158,7 @@ class Recent:
 
 
 FLOORS = Recent(entries=32, budget=32)  # a floor plan: a few kB
-TABLES = Recent(entries=16, budget=800_000)  # a link table: ≈ 110 B a row (≈ 300k rows at 100k GPUs)
+TABLES = Recent(entries=16, budget=800_000)  # a link table: ≈ 110 B a row (≈ 180k rows of runs at 100k GPUs)
 ROLES = Recent(entries=64, budget=64)
 BOMS = Recent(entries=16, budget=16)  # a counted BOM: its lines and checks, a few tens of kB
 _CATALOGS: OrderedDict[int, list[tuple[str, Catalog]]] = OrderedDict()  # hash of the parts → (exact text, catalog)
@@ -338,14 +338,18 @@ def floor_plan(req: BomRequest, plan: FabricPlan, storage: StoragePlan, mgmt: Ma
     return replace(floor, racks=racks, derivations=dict(floor.derivations), checks=copy.deepcopy(floor.checks))
 
 
-def link_table(plan: FabricPlan, storage: StoragePlan, mgmt: ManagementPlan, shape, layout: RackLayout):
-    """bom.link_table.plane_link_table, remembered by its inputs (:class:`Recent`); its columns are read-only."""
+def link_table(
+    plan: FabricPlan, storage: StoragePlan, mgmt: ManagementPlan, shape, layout: RackLayout, *, merge: bool = True
+):
+    """bom.link_table.plane_link_table, remembered by its inputs (:class:`Recent`); its columns are read-only. A
+    table of runs (``merge``) gives its table of a row a link through this memo too: both count against its budget."""
     from bom.link_table import plane_link_table
 
-    key = Recent.key(plan, storage, mgmt, shape, layout)
+    key = Recent.key(plan, storage, mgmt, shape, layout, merge)
     found = TABLES.get(key, None)
     if found is None:
-        found = plane_link_table(plan, storage, mgmt, shape, layout)
+        one_a_link = (lambda: link_table(plan, storage, mgmt, shape, layout, merge=False)) if merge else None
+        found = plane_link_table(plan, storage, mgmt, shape, layout, merge=merge, unmerged=one_a_link)
         for name in found.__dataclass_fields__:
             value = getattr(found, name)
             if isinstance(value, np.ndarray):

@@ -49,6 +49,10 @@ def test_links_without_port_numbers_are_runs_as_generated():
     rack = np.array([0, 0, 0, 1])
     first, weight = nic_runs(switch, [rack], np.ones(4, dtype=np.int64), np.full(4, NO_DEVICE))
     assert first.tolist() == [0, 3, 2] and weight.tolist() == [2, 1, 1]
+    first, weight = nic_runs(switch[:2], [rack[:2]], np.array([1, 3]), None)  # two links are a run too; one is one
+    assert first.tolist() == [0] and weight.tolist() == [4]
+    first, weight = nic_runs(switch[:1], [rack[:1]], np.array([5]), None)
+    assert first.tolist() == [0] and weight.tolist() == [5]
 
 
 def _table_of(flat: dict):
