@@ -126,18 +126,18 @@ def current_catalog() -> Catalog:
         book = PriceBook.current()
         if book is not None:
             rows = catalog_rows(book)
-            last = _LAST_CATALOG.get("rows")
-            if last is not None and last == rows:  # every value equal (a JSON field's lists too): no hash needed
-                return _LAST_CATALOG["catalog"]
+            last = _LAST_CATALOG.get("last")  # one (rows, catalog) pair, swapped whole: a thread never mixes two
+            if last is not None and last[0] == rows:  # every value equal (a JSON field's lists too): no hash needed
+                return last[1]
             catalog = Catalog(tuple(specs_of_rows(rows)), book.info())
-            _LAST_CATALOG.update(rows=rows, catalog=catalog)
+            _LAST_CATALOG["last"] = (rows, catalog)
             return catalog
     except DatabaseError:
         pass
     return Catalog.built_in()
 
 
-_LAST_CATALOG: dict = {}  # the catalog rows last read and the catalog made of them (current_catalog)
+_LAST_CATALOG: dict = {}  # "last": the catalog rows last read and the catalog made of them (current_catalog)
 
 
 def requirements_of(revision) -> Requirements:
