@@ -310,13 +310,29 @@ def test_the_pairing_leaves_no_reference_cycle():
         assert left == []
 
 
+def _same_moves_with_it_off(monkeypatch, owner, name: str, watched) -> None:
+    """A shortcut of the pairing search changes no move: on the paired cases and the 102,400-GPU design, the links
+    moved with ``owner.name`` replaced by ``watched(chooser)`` (the shortcut, watched) equal those with it off (a
+    function of the same arguments giving None)."""
+    import bom.build as build
+    from benchmarks.bench_search import SCALES
+
+    for t, chooser in [*_paired_cases(), _table_of(SCALES[102_400])]:
+        g, parts, width, _ = build._classes_and_parts(t, chooser)
+        with monkeypatch.context() as m:
+            m.setattr(owner, name, watched(chooser))
+            moves = build.pair_odd_ports(t, chooser, g, parts, width)
+        with monkeypatch.context() as m:
+            m.setattr(owner, name, lambda *_args: None)
+            assert build.pair_odd_ports(t, chooser, g, parts, width) == moves
+
+
 def test_a_frontier_whose_least_path_ends_at_a_remembered_nic_link_ranks_nothing_else(monkeypatch):
     """_OddPorts._least_to_nic: where the frontier's entry with the least keys has a remembered rank-0 step, that
     step ends the path (rank 0 is the least rank; no two entries' keys tie) without ranking the other entries. Only
     a shortcut: with it off, every entry ranked, the search moves the same links in the same order; on the
     102,400-GPU design (a spine's frontier: ≈ 68 leaves) it is taken."""
     import bom.build as build
-    from benchmarks.bench_search import SCALES
 
     taken = []
     real = build._OddPorts._least_to_nic
@@ -326,14 +342,7 @@ def test_a_frontier_whose_least_path_ends_at_a_remembered_nic_link_ranks_nothing
         taken.append(found is not None)
         return found
 
-    for t, chooser in [*_paired_cases(), _table_of(SCALES[102_400])]:
-        g, parts, width, _ = build._classes_and_parts(t, chooser)
-        with monkeypatch.context() as m:
-            m.setattr(build._OddPorts, "_least_to_nic", counting)
-            short = build.pair_odd_ports(t, chooser, g, parts, width)
-        with monkeypatch.context() as m:
-            m.setattr(build._OddPorts, "_least_to_nic", lambda self, frontier: None)
-            assert build.pair_odd_ports(t, chooser, g, parts, width) == short
+    _same_moves_with_it_off(monkeypatch, build._OddPorts, "_least_to_nic", lambda _chooser: counting)
     assert sum(taken) >= 50
 
 
@@ -343,7 +352,6 @@ def test_a_single_switch_frontier_goes_on_through_its_least_step_alone(monkeypat
     path is those two steps, with no frontier made. Only a shortcut: with it off (the frontier made, then
     _least_to_nic or a ranking), the same links move in the same order; at 102,400 GPUs it is taken ≥ 50 times."""
     import bom.build as build
-    from benchmarks.bench_search import SCALES
 
     taken = []
     real = build._OddPorts._through_least
@@ -353,14 +361,7 @@ def test_a_single_switch_frontier_goes_on_through_its_least_step_alone(monkeypat
         taken.append(found is not None)
         return found
 
-    for t, chooser in [*_paired_cases(), _table_of(SCALES[102_400])]:
-        g, parts, width, _ = build._classes_and_parts(t, chooser)
-        with monkeypatch.context() as m:
-            m.setattr(build._OddPorts, "_through_least", counting)
-            short = build.pair_odd_ports(t, chooser, g, parts, width)
-        with monkeypatch.context() as m:
-            m.setattr(build._OddPorts, "_through_least", lambda self, entry, least, seen: None)
-            assert build.pair_odd_ports(t, chooser, g, parts, width) == short
+    _same_moves_with_it_off(monkeypatch, build._OddPorts, "_through_least", lambda _chooser: counting)
     assert sum(taken) >= 50
 
 
@@ -370,27 +371,22 @@ def test_first_steps_prepared_before_any_move_rank_as_the_table_does(monkeypatch
     turn ranked from the table), the same links move in the same order; at 102,400 GPUs the ≈ 80 defective spines'
     turns take it, and each prepared pick equals the table's own ranking of that entry at that moment."""
     import bom.build as build
-    from benchmarks.bench_search import SCALES
 
     taken = []
     real = build._Prepared.steps
 
-    def checked(self, state):
-        found = real(self, state)
-        dev, kind, module = next(k for k, v in state.prepared.items() if v is self)
-        best, _onward, _nic, least, _prep = state._end_steps([(dev, kind, state.twins[module], {})], chooser, None)
-        assert found[0] == (best.get(0) or [None])[0] and found[1] == (least().get(0) or [None])[0]
-        taken.append(found[0] is None or found[0][0] != 0)
-        return found
+    def checked(chooser):
+        def steps(self, state):
+            found = real(self, state)
+            dev, kind, module = next(k for k, v in state.prepared.items() if v is self)
+            best, _onward, _nic, least, _prep = state._end_steps([(dev, kind, state.twins[module], {})], chooser, None)
+            assert found[0] == (best.get(0) or [None])[0] and found[1] == (least().get(0) or [None])[0]
+            taken.append(found[0] is None or found[0][0] != 0)
+            return found
 
-    for t, chooser in [*_paired_cases(), _table_of(SCALES[102_400])]:
-        g, parts, width, _ = build._classes_and_parts(t, chooser)
-        with monkeypatch.context() as m:
-            m.setattr(build._Prepared, "steps", checked)
-            prepared = build.pair_odd_ports(t, chooser, g, parts, width)
-        with monkeypatch.context() as m:
-            m.setattr(build._Prepared, "steps", lambda self, state: None)
-            assert build.pair_odd_ports(t, chooser, g, parts, width) == prepared
+        return steps
+
+    _same_moves_with_it_off(monkeypatch, build._Prepared, "steps", checked)
     assert sum(taken) >= 50
 
 
