@@ -272,18 +272,20 @@ def _hall_shape(spine_rows: int, row_count: int, depth: int) -> tuple[int, int, 
     return -(-side // 2), middle, side // 2
 
 
-def _worst_to_spine_m(slots: list[tuple[int, int]], spine_rows: int, slot_racks: int, layout: RackLayout) -> float:
+def _worst_to_spine_m(slots, spine, spine_rows: int, slot_racks: int, layout: RackLayout) -> float:
     """The longest run from a switch of any slot (a row's network racks: columns ``racks_per_row`` on; a spine row's
     racks) to any rack of a spine slot (of any slot when there are no spine rows) [m]: the farthest ends of the
-    two spans along x + |Δ depth|, + slack."""
-    s = np.asarray(slots, dtype=float)
+    two spans along x + |Δ depth|, + slack. ``slots``: (block, depth) of every slot (:func:`hall_slots`, ``spine``
+    None: its first ``spine_rows`` are the spine rows) or of those that decide it (:func:`_end_slots`, ``spine``
+    flags which are spine rows)."""
+    s = np.asarray(slots, dtype=float).reshape(-1, 2)
+    is_spine = np.arange(len(s)) < spine_rows if spine is None else np.asarray(spine, dtype=bool)
     w = layout.rack_width_m
     x0 = s[:, 0] * (slot_racks * w + layout.aisle_m)
-    is_spine = np.arange(len(slots)) < spine_rows
     first = np.where(is_spine, 0, min(layout.racks_per_row, slot_racks - 1)) * w + x0  # where its switches start
     last = x0 + (slot_racks - 1) * w
     y = s[:, 1] * layout.row_pitch_m
-    t = slice(0, spine_rows) if spine_rows else slice(None)
+    t = is_spine if spine_rows else slice(None)
     t_first, t_last = (x0 if spine_rows else first)[t], last[t]
     dx = np.maximum(np.abs(last[:, None] - t_first[None, :]), np.abs(t_last[None, :] - first[:, None]))
     return float((dx + np.abs(y[:, None] - y[None, t])).max()) + layout.slack_m
@@ -355,12 +357,40 @@ MAX_HALLS = 16
 
 def _best_depth(layout: RackLayout, spine_rows: int, row_count: int, width: int) -> tuple[float, int]:
     """(longest switch-to-spine run [m], depth) of the depth whose hall of these rows runs shortest (depths from 2 up
-    to :func:`_deepest`)."""
+    to :func:`_deepest`), each depth's run from its hall's end slots (:func:`_end_slots`)."""
     return min(
-        (_worst_to_spine_m(hall_slots(*_hall_shape(spine_rows, row_count, d), d, spine_rows, row_count),
+        (_worst_to_spine_m(*_end_slots(*_hall_shape(spine_rows, row_count, d), d, spine_rows, row_count),
                            spine_rows, width, layout), d)
         for d in range(2, min(row_count + spine_rows, _deepest(layout)) + 2)
     )  # fmt: skip
+
+
+def _end_slots(
+    left: int, middle: int, right: int, depth: int, spine_rows: int, row_count: int
+) -> tuple[list[tuple[int, int]], list[bool]]:
+    """The slots of :func:`hall_slots` that :func:`_worst_to_spine_m` needs, worked out per block without the slots
+    themselves: of each block's spine rows and of its other rows, the shallowest and the deepest — (slots as
+    (block, depth) rows, spine slots first; the spine ones' flags). A slot's run to a target, and a target's from a
+    slot, grows with |Δ depth| alone within one such group (their spans along x are the same), and float
+    subtraction is monotone: the longest run is the same to the bit as from every slot."""
+    ends: list[tuple[int, int, int, bool]] = []  # (block, shallowest, deepest, spine)
+    filled = min(spine_rows, (depth - 1) * middle)  # spine rows fill the middle blocks depth by depth from depth 1
+    for m in range(middle):
+        n = len(range(m, filled, middle))
+        if n:
+            ends.append((left + m, 1, n, True))
+    left_over = row_count
+    runs = [(b, (left - 1 - b) % 2 == 0, depth) for b in range(left)]  # (block, descending, rows): the snake
+    runs += [(left + m, False, 1) for m in range(middle)]  # the middle blocks' front rows
+    runs += [(left + middle + i, i % 2 == 1, depth) for i in range(right)]
+    for block, down, rows in runs:  # cut after row_count rows
+        n = min(rows, left_over)
+        if n <= 0:
+            break
+        left_over -= n
+        ends.append((block, depth - n, depth - 1, False) if down else (block, 0, n - 1, False))
+    picked = [(b, d, sp) for b, lo, hi, sp in ends for d in ((lo,) if lo == hi else (lo, hi))]
+    return [(b, d) for b, d, _ in picked], [sp for *_, sp in picked]
 
 
 def _deepest(layout: RackLayout) -> int:

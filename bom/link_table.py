@@ -213,11 +213,18 @@ def cable_lengths_m(layout: RackLayout, ar, ac, zr, zc, xy: tuple | None = None)
         needed = _distances_m(layout, *ends)
     else:
         needed = np.abs(xy[0] - xy[2]) + np.abs(xy[1] - xy[3])
-    needed = needed + layout.slack_m
-    lengths = np.array(STANDARD_LENGTHS_M, dtype=float)  # the one table, bom/layout.py (16 entries)
-    i = np.searchsorted(lengths, needed - 1e-9, side="left")
-    std = lengths[np.minimum(i, len(lengths) - 1)]
-    return np.where(i < len(lengths), std, np.ceil(needed)).astype(np.int64)
+    needed = np.asarray(needed + layout.slack_m, dtype=float)
+    lengths = np.array(STANDARD_LENGTHS_M, dtype=np.int64)  # the one table, bom/layout.py (16 entries, whole metres)
+    top = int(lengths[-1])
+    # standard_length_m's first length ≥ needed − 1e-9 is, lengths being whole metres, the first ≥ ⌈needed − 1e-9⌉:
+    # looked up in a table a metre a row (a gather, not a binary search a link); past the longest, ⌈needed⌉
+    per_metre = np.append(lengths[np.searchsorted(lengths, np.arange(top + 1), side="left")], 0)
+    whole = np.clip(np.ceil(needed - 1e-9), 0, top + 1).astype(np.int64)
+    out = per_metre[whole]
+    beyond = whole > top
+    if beyond.any():
+        out[beyond] = np.ceil(needed[beyond])
+    return out
 
 
 def _distances_m(layout: RackLayout, ar, ac, zr, zc) -> np.ndarray:

@@ -83,6 +83,35 @@ def _replicate(one: FabricEdges, w: ClosWiring) -> FabricEdges:
     then NIC); switches stay tier by tier, copy by copy within a tier. The bisection halves
     are each copy's own halves (the same node split), so the cut crosses every copy.
     """
+    c = w.copies
+    if c == 1:  # the one copy's map is the identity (:func:`_copy_maps`): the copy is the graph
+        return one
+    maps = _copy_maps(one, w)
+    n = one.endpoint_count * c
+    tier = np.empty(n + (one.node_count - one.endpoint_count) * c, dtype=np.int64)
+    for m in maps:  # the copies' maps cover every node once
+        tier[m] = one.node_tier
+    half = one.bisection_split
+    local_order = one.endpoint_nodes
+    return FabricEdges(
+        endpoint_count=n,
+        node_count=tier.size,
+        node_tier=tier,
+        tier_names=one.tier_names,
+        u=_cat([m[one.u] for m in maps]),
+        v=_cat([m[one.v] for m in maps]),
+        links=np.tile(one.links, c),
+        gbps_per_link=np.tile(one.gbps_per_link, c),
+        injection_gbps=one.injection_gbps,
+        endpoint_nodes=_cat([m[local_order[:half]] for m in maps] + [m[local_order[half:]] for m in maps]),
+        bisection_split=half * c,
+    )
+
+
+def _copy_maps(one: FabricEdges, w: ClosWiring) -> list[np.ndarray]:
+    """Per copy, each node of one copy's graph → its node in the whole fabric: endpoint ``local`` of copy k →
+    (local // rails) × rails × copies + k × rails + local % rails; a switch → n + its tier's first switch × copies
+    + k × the tier's switches + its number in the tier."""
     c, n1, r = w.copies, one.endpoint_count, w.rails
     switch_tier = one.node_tier[n1:]
     per_tier = np.bincount(switch_tier, minlength=len(one.tier_names))  # a Clos has leaves: never empty
@@ -96,25 +125,7 @@ def _replicate(one: FabricEdges, w: ClosWiring) -> FabricEdges:
         switches = n + tier_base[switch_tier] * c + copy * per_tier[switch_tier] + index_in_tier
         return np.concatenate([endpoints, switches])
 
-    maps = [node_map(k) for k in range(c)]
-    tier = np.empty(n + switch_tier.size * c, dtype=np.int64)
-    for m in maps:  # the copies' maps cover every node once
-        tier[m] = one.node_tier
-    half = one.bisection_split
-    local_order = one.endpoint_nodes
-    return FabricEdges(
-        endpoint_count=n,
-        node_count=n + switch_tier.size * c,
-        node_tier=tier,
-        tier_names=one.tier_names,
-        u=_cat([m[one.u] for m in maps]),
-        v=_cat([m[one.v] for m in maps]),
-        links=np.tile(one.links, c),
-        gbps_per_link=np.tile(one.gbps_per_link, c),
-        injection_gbps=one.injection_gbps,
-        endpoint_nodes=_cat([m[local_order[:half]] for m in maps] + [m[local_order[half:]] for m in maps]),
-        bisection_split=half * c,
-    )
+    return [node_map(k) for k in range(c)]
 
 
 def _one_copy_edges(plan: FabricPlan, w: ClosWiring) -> FabricEdges:

@@ -48,3 +48,23 @@ def test_cable_lengths_looked_up_per_rack_are_each_links_own():
             assert cable_lengths_m(layout, ar, ac, zr, zc).tolist() == want
         spine = cable_lengths_m(layout, ar, ac, -1, 3)  # every link to one spine-row rack
         assert spine.tolist() == [layout.cable_length_m((a, c), (-1, 3)) for a, c in zip(ar, ac, strict=True)]
+
+
+def test_cable_lengths_by_the_metre_are_the_standard_lengths():
+    """cable_lengths_m looks a length up in a table a whole metre a row: the same as bom.layout.standard_length_m's
+    binary search for every needed length — whole metres (a length needed exactly is bought), a hair above and
+    below them, between, zero, and past the longest standard length (⌈needed⌉)."""
+    import numpy as np
+
+    from bom.layout import STANDARD_LENGTHS_M, standard_length_m
+    from bom.link_table import cable_lengths_m
+
+    layout = RackLayout(slack_m=0.0)
+    whole = np.arange(0, STANDARD_LENGTHS_M[-1] + 40, dtype=float)
+    needed = np.concatenate([whole, whole + 1e-12, whole + 1e-6, whole - 1e-6, whole + 0.5, [0.3, 499.99, 500.01, 1e4]])
+    needed = needed[needed >= 0]
+    zero = np.zeros(needed.size)
+    got = cable_lengths_m(layout, None, None, None, None, xy=(needed, zero, zero, zero))
+    assert got.dtype == np.int64
+    assert got.tolist() == [standard_length_m(x) for x in needed.tolist()]
+    assert standard_length_m(500.01) == 501 and standard_length_m(5.0) == 5 and standard_length_m(5.000001) == 7

@@ -240,3 +240,52 @@ def test_a_remembered_floor_keeps_its_hall_as_text_and_gives_each_caller_the_who
     assert first.racks.hall == again.racks.hall and len(again.racks.hall["rows"]) == 8 + 1  # 8 rows, the spine row
     again.racks.hall["rows"].clear()
     assert _floor(r)[0].racks.hall == first.racks.hall  # a caller's copy, not the remembered one
+
+
+def test_the_depth_search_reads_each_blocks_end_slots_and_gets_the_same_runs_to_the_bit():
+    """hall_layout tries every depth of every hall count (≈ 40 halls of hundreds of rows at 100k GPUs: 11 ms of a
+    cold keystroke when the floor gains a row): each depth's longest run comes from bom.layout._end_slots — per
+    block, the shallowest and deepest of its spine rows and of its other rows, worked out without the slot list —
+    and is the plain rule's over every slot of hall_slots to the bit, over shapes with and without spine rows,
+    partial last blocks, shallow holes and rows wider than a block; the end slots are slots of the hall."""
+    from bom.layout import _end_slots, _hall_shape, _worst_to_spine_m
+
+    layouts = [RackLayout(), RackLayout(racks_per_row=14, rack_width_m=0.6, row_pitch_m=2.4, aisle_m=1.8)]
+    for spine_rows in (0, 1, 3, 7, 12):
+        for row_count in (1, 2, 5, 17, 60, 161):
+            for depth in (2, 3, 5, 9, 23):
+                shape = _hall_shape(spine_rows, row_count, depth)
+                every = hall_slots(*shape, depth, spine_rows, row_count)
+                ends, spine = _end_slots(*shape, depth, spine_rows, row_count)
+                assert {x for x, sp in zip(ends, spine) if sp} <= set(every[:spine_rows])
+                assert {x for x, sp in zip(ends, spine) if not sp} <= set(every[spine_rows:])
+                for layout in layouts:
+                    for width in (4, 11, 16):
+                        plain = _worst_to_spine_m(every, None, spine_rows, width, layout)
+                        assert _worst_to_spine_m(ends, spine, spine_rows, width, layout) == plain
+    ends, _spine = _end_slots(*_hall_shape(3, 161, 23), 23, 3, 161)
+    # 7 blocks of rows two ends each (4 left, 3 right of 161 − 1 rows, 23 deep), the middle block's front row, and
+    # its 3 spine rows' two ends: 17 slots, not 164
+    assert len(ends) == 17 and sum(spine) == 2
+
+
+def test_a_100k_hall_is_the_one_its_rule_gives():
+    """The hall of the 100k default's floor (≈ 330 rows 13 racks wide, 50 spine-row racks) by the plain rule — the
+    best depth over every hall count from the full slot lists — is the one hall_layout picks."""
+    from bom.layout import MAX_HALLS, _deepest, _hall_shape, _worst_to_spine_m
+
+    layout = RackLayout()
+    for row_count, width, spine_racks in ((330, 13, 50), (641, 12, 101)):
+        hall, text = hall_layout(layout, row_count, width, spine_racks)
+        spine_rows = -(-spine_racks // width)
+        for halls in range(1, MAX_HALLS + 1):
+            rows, spines = -(-row_count // halls), -(-spine_rows // halls)
+            runs = []
+            for d in range(2, min(rows + spines, _deepest(layout)) + 2):
+                every = hall_slots(*_hall_shape(spines, rows, d), d, spines, rows)
+                runs.append((_worst_to_spine_m(every, None, spines, width, layout), d))
+            run, depth = min(runs)
+            if run <= layout.max_run_m + 1e-9:
+                break
+        assert 1 + len(hall.hall_starts) == halls
+        assert f"up to {depth} rows" in text and f"run {run:,.1f} m" in text

@@ -227,3 +227,18 @@ def test_equal_plans_share_one_read_only_graph():
     )
     assert other is not first and other.endpoint_count < first.endpoint_count
     assert isinstance(other.links, np.ndarray) and not other.links.flags.writeable
+
+
+def test_one_copy_maps_onto_itself(two_plane_rail):
+    """topology.graph._replicate returns one copy's graph as it is where the fabric is one copy: the map it would
+    apply (_copy_maps) is then the identity — endpoints (local // rails) × rails + local % rails, switches n +
+    their tier's first + their number — and a two-copy fabric's maps are not (they interleave the copies)."""
+    from topology.graph import _copy_maps, _one_copy_edges
+
+    one_copy = dataclasses.replace(two_plane_rail.wiring, copies=1)
+    one = _one_copy_edges(two_plane_rail, one_copy)
+    (only,) = _copy_maps(one, one_copy)
+    assert only.tolist() == list(range(one.node_count))
+    first, second = _copy_maps(one, two_plane_rail.wiring)
+    assert first.tolist()[:8] == [0, 1, 4, 5, 8, 9, 12, 13]  # node-major, a node's two planes' NICs interleaved
+    assert second.tolist()[:8] == [2, 3, 6, 7, 10, 11, 14, 15]
