@@ -357,12 +357,69 @@ MAX_HALLS = 16
 
 def _best_depth(layout: RackLayout, spine_rows: int, row_count: int, width: int) -> tuple[float, int]:
     """(longest switch-to-spine run [m], depth) of the depth whose hall of these rows runs shortest (depths from 2 up
-    to :func:`_deepest`), each depth's run from its hall's end slots (:func:`_end_slots`)."""
+    to :func:`_deepest`; the shallowest of equals): every depth's run at once (:func:`_runs_by_depth`) where the
+    hall has spine rows, else depth by depth from the end slots (:func:`_end_slots`)."""
+    depths = range(2, min(row_count + spine_rows, _deepest(layout)) + 2)
+    if spine_rows:
+        runs = _runs_by_depth(layout, spine_rows, row_count, width, np.arange(depths.start, depths.stop))
+        at = int(np.argmin(runs))  # the first least: the shallowest, as min() over (run, depth) picks
+        return float(runs[at]), depths[at]
     return min(
         (_worst_to_spine_m(*_end_slots(*_hall_shape(spine_rows, row_count, d), d, spine_rows, row_count),
                            spine_rows, width, layout), d)
-        for d in range(2, min(row_count + spine_rows, _deepest(layout)) + 2)
+        for d in depths
     )  # fmt: skip
+
+
+def _runs_by_depth(layout: RackLayout, spine_rows: int, row_count: int, width: int, depth: np.ndarray) -> np.ndarray:
+    """:func:`_worst_to_spine_m` of the end slots (:func:`_end_slots`) of the hall of ``spine_rows`` (> 0) spine
+    rows and ``row_count`` rows at each depth in ``depth``, all depths in one numpy pass: the same slots, the same
+    float operations on them, the same maxima. Per depth: ⌈spine rows ÷ (depth − 1)⌉ middle blocks (their spine
+    rows at depths 1 … n, n = ⌈(spine rows − m) ÷ middle⌉ in middle block m) and the snake's blocks — left,
+    the middle blocks' front rows, right — each taking min(its capacity, the rows left) rows from one end."""
+    middle = -(-spine_rows // (depth - 1))
+    side = -(-np.maximum(0, row_count - middle) // depth)
+    left, right = -(-side // 2), side // 2
+    # the snake's blocks, depth by depth: k-th block of its depth's left + middle + right
+    blocks = left + middle + right
+    of = np.repeat(np.arange(depth.size), blocks)
+    k = np.arange(of.size) - np.repeat(np.cumsum(blocks) - blocks, blocks)
+    d, lf, md = depth[of], left[of], middle[of]
+    is_left, is_front = k < lf, (k >= lf) & (k < lf + md)
+    cap = np.where(is_front, 1, d)
+    before = np.where(is_left, k * d, np.where(is_front, lf * d + (k - lf), lf * d + md + (k - lf - md) * d))
+    taken = np.clip(row_count - before, 0, cap)
+    down = np.where(is_left, (lf - 1 - k) % 2 == 0, ~is_front & ((k - lf - md) % 2 == 1))
+    lo, hi = np.where(down, d - taken, 0), np.where(down, d - 1, taken - 1)
+    # the middle blocks' spine rows, depth by depth
+    s_of = np.repeat(np.arange(depth.size), middle)
+    m = np.arange(s_of.size) - np.repeat(np.cumsum(middle) - middle, middle)
+    n = -(-(spine_rows - m) // middle[s_of])
+    ends_of = [of[taken > 0], of[(taken > 0) & (hi != lo)], s_of, s_of[n > 1]]
+    block = [k[taken > 0], k[(taken > 0) & (hi != lo)], left[s_of] + m, (left[s_of] + m)[n > 1]]
+    row = [lo[taken > 0], hi[(taken > 0) & (hi != lo)], np.ones(s_of.size, dtype=np.int64), n[n > 1]]
+    spine = np.repeat([False, False, True, True], [x.size for x in ends_of])
+    of, block, row = (np.concatenate(x) for x in (ends_of, block, row))
+    w = layout.rack_width_m
+    x0 = block.astype(float) * (width * w + layout.aisle_m)
+    first = np.where(spine, 0, min(layout.racks_per_row, width - 1)) * w + x0
+    last = x0 + (width - 1) * w
+    y = row.astype(float) * layout.row_pitch_m
+    # each depth's spine ends as its targets, padded to the most any depth has (a padded target counts −inf)
+    t = np.flatnonzero(spine)
+    t = t[np.argsort(of[t], kind="stable")]  # depth by depth
+    t_of = of[t]
+    t_at = np.arange(t.size) - np.searchsorted(t_of, t_of)  # each spine end's place among its depth's
+    pad = np.zeros((depth.size, int(t_at.max()) + 1), dtype=bool)
+    pad[t_of, t_at] = True
+    t_first, t_last, t_y = (np.zeros(pad.shape) for _ in range(3))
+    t_first[t_of, t_at], t_last[t_of, t_at], t_y[t_of, t_at] = x0[t], last[t], y[t]
+    tf, tl, ty = t_first[of], t_last[of], t_y[of]
+    dx = np.maximum(np.abs(last[:, None] - tf), np.abs(tl - first[:, None]))
+    run = np.where(pad[of], dx + np.abs(y[:, None] - ty), -np.inf).max(axis=1)
+    worst = np.full(depth.size, -np.inf)
+    np.maximum.at(worst, of, run)
+    return worst + layout.slack_m
 
 
 def _end_slots(

@@ -269,6 +269,26 @@ def test_the_depth_search_reads_each_blocks_end_slots_and_gets_the_same_runs_to_
     assert len(ends) == 17 and sum(spine) == 2
 
 
+def test_every_depth_at_once_is_each_depths_own_run_to_the_bit():
+    """bom.layout._runs_by_depth works every depth's longest run out in one numpy pass (the snake's blocks and the
+    middle blocks' spine rows of all depths as flat arrays): each the plain rule's over every slot of that depth's
+    hall_slots, to the bit — with one spine row and many, rows that fill their blocks and rows that stop part way,
+    halls shallower than their spine rows need, rows wider than a block."""
+    from bom.layout import _deepest, _hall_shape, _runs_by_depth, _worst_to_spine_m
+
+    layouts = [RackLayout(), RackLayout(racks_per_row=14, rack_width_m=0.6, row_pitch_m=2.4, aisle_m=1.8)]
+    for spine_rows in (1, 2, 3, 7, 12, 40):
+        for row_count in (1, 2, 5, 17, 60, 161, 330):
+            for layout in layouts:
+                depths = np.arange(2, min(row_count + spine_rows, _deepest(layout)) + 2)
+                for width in (4, 11, 16):
+                    runs = _runs_by_depth(layout, spine_rows, row_count, width, depths)
+                    for d, run in zip(depths.tolist(), runs.tolist(), strict=True):
+                        every = hall_slots(*_hall_shape(spine_rows, row_count, d), d, spine_rows, row_count)
+                        plain = _worst_to_spine_m(every, None, spine_rows, width, layout)
+                        assert run == plain, (spine_rows, row_count, d)
+
+
 def test_a_100k_hall_is_the_one_its_rule_gives():
     """The hall of the 100k default's floor (≈ 330 rows 13 racks wide, 50 spine-row racks) by the plain rule — the
     best depth over every hall count from the full slot lists — is the one hall_layout picks."""
