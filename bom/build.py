@@ -859,7 +859,7 @@ class _OddPorts:
                 i = min(done)[1]
                 keys, path, dev, kind, module = frontier[i]
                 return [*path, (*self._step(bests[i], module), dev, kind, module)]
-            if len(frontier) == 1 and (found := self._through_least(frontier[0], least_of().get(0), seen)):
+            if len(frontier) == 1 and (found := self._through_least(frontier[0], least_of().get(0), seen, chooser)):
                 return found
             reached: dict[int, tuple] = {}  # only where no step ends the path: the onward steps (ranked with the best)
             onward = onward_of()  # no step ended the path: every entry was ranked afresh (a remembered one ends it)
@@ -878,17 +878,19 @@ class _OddPorts:
                 return None
         return None
 
-    def _through_least(self, entry: tuple, least: tuple | None, seen: set[int]) -> list | None:
+    def _through_least(self, entry: tuple, least: tuple | None, seen: set[int], chooser: PartChooser) -> list | None:
         """The path :meth:`_search` picks two hops on from a frontier of one ``entry`` whose steps all go on (rank
         3), where the far switch of its least step (``least``: the least key of all, so the least keys of the
-        frontier it would reach) has a remembered step of rank 0: what :meth:`_least_to_nic` picks from that
-        frontier — or, where the frontier is that one switch, what ranking it picks (the remembered step, as
-        :meth:`_best_steps` takes it). None where it has not (the whole frontier is then made and ranked)."""
+        frontier it would reach) has a step of rank 0, remembered or ranked for it alone: what :meth:`_least_to_nic`
+        or :meth:`_least_ranked` picks from that frontier — or, where the frontier is that one switch, what ranking
+        it picks (a rank-0 best, the least rank). None where it has not (the whole frontier is then made and
+        ranked)."""
         if least is None or least[3] in seen:
             return None
         keys, path, dev, kind, module = entry
         step = (*self._step(least, module), dev, kind, module)
-        return self._least_to_nic([((*keys, least[1]), [*path, step], step[4], step[5].sku, step[6])])
+        ahead = [((*keys, least[1]), [*path, step], step[4], step[5].sku, step[6])]
+        return self._least_to_nic(ahead) or self._least_ranked(ahead, chooser)
 
     def _least_to_nic(self, frontier: list) -> list | None:
         """The path :meth:`_search` picks from ``frontier`` where the entry whose path has the least keys has a

@@ -386,8 +386,8 @@ def test_a_single_switch_frontier_goes_on_through_its_least_step_alone(monkeypat
     taken = []
     real = build._OddPorts._through_least
 
-    def counting(self, entry, least, seen):
-        found = real(self, entry, least, seen)
+    def counting(self, entry, least, seen, chooser):
+        found = real(self, entry, least, seen, chooser)
         taken.append(found is not None)
         return found
 
