@@ -312,7 +312,8 @@ def compute_table(b: _Builder, plan: FabricPlan, shape: ClusterShape, layout: Ra
     sw_dev[n:] = b.device_codes(switch_names(names, tier[n:], index[n:]))
     down = u < n
     du, dv = u[down], v[down]
-    ar, ac = node_positions(layout, du // per_node)
+    node, port = np.divmod(du, per_node)
+    ar, ac = node_positions(layout, node)
     _add(
         b,
         layout,
@@ -325,33 +326,33 @@ def compute_table(b: _Builder, plan: FabricPlan, shape: ClusterShape, layout: Ra
         sw_dev[dv],
         e.gbps_per_link[down],
         e.links[down],
-        a_nic=(du // per_node) * MAX_NICS_PER_NODE + shape.nic_port_index(du % per_node),
+        a_nic=node * MAX_NICS_PER_NODE + shape.nic_port_index(np.arange(per_node))[port],  # a node's ports: a lookup
     )
     k = len(names)
     roles = shape.compute_tier_roles
     sw_x, sw_y = np.zeros(tier.size), np.zeros(tier.size)  # each switch's floor position, once a switch
     sw_x[n:], sw_y[n:] = per_rack(layout.position_m, sw_r[n:], sw_c[n:])
-    pair = np.where(down, -1, tier[u] * k + tier[v])  # switch–switch links: (lower tier, upper tier); −1 down links
-    for lower in range(k):
-        for upper in range(k):
-            pick = pair == lower * k + upper
-            if not pick.any():
-                continue
-            uu, uv = u[pick], v[pick]
-            _add(
-                b,
-                layout,
-                "compute",
-                tier[uu] * k + tier[uv],
-                [f"{x}–{y}" for x in names for y in names],
-                (roles[lower], roles[upper]),
-                (sw_r[uu], sw_c[uu], sw_r[uv], sw_c[uv]),
-                sw_dev[uu],
-                sw_dev[uv],
-                e.gbps_per_link[pick],
-                e.links[pick],
-                xy=(sw_x[uu], sw_y[uu], sw_x[uv], sw_y[uv]),
-            )
+    up = np.flatnonzero(~down)  # switch–switch links, by (lower tier, upper tier)
+    pair = tier[u[up]] * k + tier[v[up]]
+    codes = np.flatnonzero(np.bincount(pair, minlength=k * k)).tolist()  # ascending: (lower, upper) in order
+    for code in codes:
+        lower, upper = divmod(code, k)
+        pick = up if len(codes) == 1 else up[pair == code]
+        uu, uv = u[pick], v[pick]
+        _add(
+            b,
+            layout,
+            "compute",
+            np.full(pick.size, code, dtype=np.int64),
+            [f"{x}–{y}" for x in names for y in names],
+            (roles[lower], roles[upper]),
+            (sw_r[uu], sw_c[uu], sw_r[uv], sw_c[uv]),
+            sw_dev[uu],
+            sw_dev[uv],
+            e.gbps_per_link[pick],
+            e.links[pick],
+            xy=(sw_x[uu], sw_y[uu], sw_x[uv], sw_y[uv]),
+        )
     _fabric_manager_rows(b, plan, e, shape, layout, sw_r, sw_c, sw_dev)
 
 
