@@ -351,6 +351,29 @@ class Price(Audited):
         return net_price_usd(self.list_price_usd, self.discount_pct)
 
 
+class CatalogWrites(models.Model):
+    """One row: a token the database itself changes on every write to the tables the catalog is read from (parts,
+    price books, prices, quotes) — its triggers (migration 0015, SQLite and PostgreSQL), so every write path moves
+    it: save(), a bulk update(), the admin, raw SQL, PostgreSQL's TRUNCATE. A new token is never an old one (SQLite:
+    random(), 64 bits; PostgreSQL: a sequence, which a rollback does not rewind), so a write rolled back leaves the
+    token it found and a later write cannot bring a rolled-back token back. designer.services.current_catalog reads
+    this one value on every keystroke and the catalog's rows only when it moved."""
+
+    token = models.BigIntegerField(default=0)
+
+    TRIGGERED = ("sqlite", "postgresql")  # the vendors migration 0015 puts the triggers on
+
+    @classmethod
+    def token_now(cls) -> int | None:
+        """The token; None where it cannot be trusted — a database without the triggers, or no row (a flushed
+        table): then the rows are read every time."""
+        from django.db import connection
+
+        if connection.vendor not in cls.TRIGGERED:
+            return None
+        return cls.objects.filter(pk=1).values_list("token", flat=True).first()
+
+
 def net_price_usd(list_price_usd: Decimal, discount_pct: Decimal) -> Decimal:
     """List less the discount; half a cent rounds up, as a spreadsheet's ROUND does (the exported net price is that
     formula)."""

@@ -115,29 +115,35 @@ def evaluate(data: Any, strict: bool = False) -> Evaluation:
 
 
 def current_catalog() -> Catalog:
-    """The catalog priced from the current price book; the built-in defaults before migrations. Its rows are read
-    every time (bom.models.catalog_rows); rows equal to the last ones read give the catalog made of those — the same
-    object, which the pipeline's memos know by identity (bom.plan.same_catalog then compares no text)."""
+    """The catalog priced from the current price book; the built-in defaults before migrations. The database's write
+    token (bom.models.CatalogWrites: its triggers change it on every write to the catalog's tables) is read every
+    time; where it is the one the kept catalog was read under, that catalog is the answer — the same object, which
+    the pipeline's memos know by identity (bom.plan.same_catalog then compares no text). Else the rows are read
+    (bom.models.catalog_rows), and rows equal to the last ones read still give the kept catalog."""
     from django.db import DatabaseError
 
-    from bom.models import PriceBook, catalog_rows, specs_of_rows
+    from bom.models import CatalogWrites, PriceBook, catalog_rows, specs_of_rows
 
     try:
+        token = CatalogWrites.token_now()  # before the rows: rows read after it are as new as it, or newer
+        last = _LAST_CATALOG.get("last")  # one (token, rows, catalog), swapped whole: a thread never mixes two
+        if token is not None and last is not None and last[0] == token:
+            return last[2]
         book = PriceBook.current()
         if book is not None:
             rows = catalog_rows(book)
-            last = _LAST_CATALOG.get("last")  # one (rows, catalog) pair, swapped whole: a thread never mixes two
-            if last is not None and last[0] == rows:  # every value equal (a JSON field's lists too): no hash needed
-                return last[1]
-            catalog = Catalog(tuple(specs_of_rows(rows)), book.info())
-            _LAST_CATALOG["last"] = (rows, catalog)
+            if last is not None and last[1] == rows:  # every value equal (a JSON field's lists too): no hash needed
+                catalog = last[2]
+            else:
+                catalog = Catalog(tuple(specs_of_rows(rows)), book.info())
+            _LAST_CATALOG["last"] = (token, rows, catalog)
             return catalog
     except DatabaseError:
         pass
     return Catalog.built_in()
 
 
-_LAST_CATALOG: dict = {}  # "last": the catalog rows last read and the catalog made of them (current_catalog)
+_LAST_CATALOG: dict = {}  # "last": the write token and catalog rows last read, the catalog made of them
 
 
 def requirements_of(revision) -> Requirements:
