@@ -527,8 +527,10 @@ class _Grouped:
         if self._order is None:
             self._order = {}
             for end, col in (("a", t.a_dev), ("z", t.z_dev)):
-                small = len(t.devices) < 65_535  # a 16-bit key: numpy's stable sort is a radix sort
-                by_dev = np.argsort((col - NO_DEVICE).astype(np.uint16) if small else col, kind="stable")
+                # the table's rows come in runs already sorted by device (a switch's runs of NIC links, a leaf's
+                # uplinks, a chunk of NIC ends): numpy's stable sort of int64 (a timsort) merges runs — at 100k GPUs
+                # 0.25 ms for the a ends where a 16-bit radix sort takes 1.4 ms (the same order: both stable)
+                by_dev = np.argsort(col, kind="stable")
                 self._order[end] = (by_dev, col[by_dev])
         return self._order
 
