@@ -400,14 +400,19 @@ def group_rows(columns: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """Rows of small non-negative integer columns grouped: (first row of each group, group of each row).
 
     One mixed-radix int64 key per row and a 1-D unique — much faster than ``np.unique(axis=0)``."""
-    key = np.zeros(columns[0].size, dtype=np.int64)
+    key: np.ndarray | None = None
     span = 1
     for col in columns:
         base = int(col.max()) + 1 if col.size else 1
         if base > 1:  # a column of zeros adds nothing to the key
-            key *= base
-            key += col
+            if key is None:  # the first: the key itself (a copy), not zeros × its base + it
+                key = col.astype(np.int64)
+            else:
+                key *= base
+                key += col
             span *= base
+    if key is None:
+        key = np.zeros(columns[0].size, dtype=np.int64)
     n = key.size
     if n and span <= 32 * n + 65_536:  # a small key space: counted, not sorted (the same groups, the same order)
         present = np.zeros(span, dtype=bool)

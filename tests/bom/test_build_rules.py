@@ -229,10 +229,15 @@ def test_group_rows_groups_exactly_the_equal_rows():
     rng = np.random.default_rng(7)
     for _ in range(50):
         cols = [rng.integers(0, rng.integers(1, 6), size=40) for _ in range(3)]
-        _, inv = group_rows(cols)
-        _, expected = np.unique(np.stack(cols, axis=1), axis=0, return_inverse=True)
+        first, inv = group_rows(cols)
+        _, index, expected = np.unique(np.stack(cols, axis=1), axis=0, return_index=True, return_inverse=True)
         same = inv[:, None] == inv[None, :]
         assert (same == (expected.reshape(-1)[:, None] == expected.reshape(-1)[None, :])).all()
+        # the groups in the rows' order (first column most significant), each with its first row: np.unique's own
+        assert inv.tolist() == expected.reshape(-1).tolist() and first.tolist() == index.tolist()
+    zeros = np.zeros(5, dtype=np.int64)  # no column adds to the key: one group, from row 0
+    first, inv = group_rows([zeros, zeros])
+    assert first.tolist() == [0] and inv.tolist() == [0] * 5
 
 
 def test_unique_codes_is_np_unique_with_its_inverse():
