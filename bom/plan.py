@@ -158,7 +158,11 @@ class Recent:
 
 
 FLOORS = Recent(entries=32, budget=32)  # a floor plan: a few kB
-TABLES = Recent(entries=16, budget=800_000)  # a link table: ≈ 110 B a row (≈ 180k rows of runs at 100k GPUs)
+# a link table: ≈ 110 B a row, ≈ 30 MB with its groupings at 100k GPUs (≈ 180k rows of runs). 500k rows: two such
+# tables (a twin-port-NIC design's table of runs and its table of a row a link, 480k). Each table kept is memory the
+# process first has to fault in — a live form's process grew ≈ 40 MB a call over its first calls at 100k, to 425 MB
+# at 800k rows, 326 MB at 500k, so its first calls ran ≈ 10 ms slower for longer (benchmarks/live.py)
+TABLES = Recent(entries=16, budget=500_000)
 ROLES = Recent(entries=64, budget=64)
 BOMS = Recent(entries=16, budget=16)  # a counted BOM: its lines and checks, a few tens of kB
 _CATALOGS: OrderedDict[int, list[tuple[str, Catalog]]] = OrderedDict()  # hash of the parts → (exact text, catalog)
