@@ -552,15 +552,18 @@ def _group_end(t: LinkTable, inverse: np.ndarray, end: str, width: int | None) -
     """One end's rows grouped (:class:`_Ends`); a group's rack is read only where the end is a switch's (a trunk's
     end): rows of a switch and class in two racks would be told apart by rack too (a switch stands in one)."""
     dev, nic, rack = (t.a_dev, t.a_nic, t.a_rack) if end == "a" else (t.z_dev, t.z_nic, t.z_rack)
-    cage = nic // width if width else np.full(nic.size, NO_DEVICE, dtype=np.int64)
-    cols = [inverse, dev - NO_DEVICE, cage - NO_DEVICE]
+    cage = nic // width if width else None  # None: the NIC ends lumped (no cage column)
+    cols = [inverse, dev - NO_DEVICE] + ([cage - NO_DEVICE] if cage is not None else [])
     first, group = group_rows(cols)
-    at_switch = np.array([r not in NON_SWITCH_ROLES for r in t.roles], dtype=bool)[t.a_role if end == "a" else t.z_role]
-    if ((rack[first][group] != rack) & at_switch).any():
-        _, rack_code = np.unique(rack, return_inverse=True)
-        first, group = group_rows([*cols, np.where(at_switch, rack_code.reshape(-1), 0)])
+    if not t.one_rack_a_switch:  # a table from records: a switch's rows in two racks are told apart by rack
+        switch_role = np.array([r not in NON_SWITCH_ROLES for r in t.roles], dtype=bool)
+        at_switch = switch_role[t.a_role if end == "a" else t.z_role]
+        if ((rack[first][group] != rack) & at_switch).any():
+            _, rack_code = np.unique(rack, return_inverse=True)
+            first, group = group_rows([*cols, np.where(at_switch, rack_code.reshape(-1), 0)])
     weight = np.bincount(group, weights=t.weight, minlength=first.size).astype(np.int64)
-    return _Ends(inverse[first], dev[first], cage[first], rack[first], weight, group)
+    cages = cage[first] if cage is not None else np.full(first.size, NO_DEVICE, dtype=np.int64)
+    return _Ends(inverse[first], dev[first], cages, rack[first], weight, group)
 
 
 def _nic_cage_width(t: LinkTable, classes: np.ndarray, parts: list[LinkParts]) -> int | None:

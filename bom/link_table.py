@@ -88,6 +88,9 @@ class LinkTable:
     z_rack: np.ndarray
     weight: np.ndarray
     unmerged: Callable[[], LinkTable] | None = field(default=None, compare=False, repr=False)
+    # every switch's ends in one rack each, by construction (plane_link_table: a switch's rack is worked out once,
+    # from its floor position): bom.build's grouping of ends then need not check it row by row
+    one_rack_a_switch: bool = field(default=False, compare=False, repr=False)
 
     @property
     def link_count(self) -> int:
@@ -159,7 +162,7 @@ class _Builder:
     def device_codes(self, names: Sequence[str]) -> np.ndarray:
         return self.devices.codes(names)
 
-    def table(self, unmerged: Callable[[], LinkTable] | None = None) -> LinkTable:
+    def table(self, unmerged: Callable[[], LinkTable] | None = None, one_rack_a_switch: bool = False) -> LinkTable:
         if self.rows:
             arr = list(zip(*self.rows, strict=True))
             for name, values in zip(_COLUMNS, arr, strict=True):
@@ -175,6 +178,7 @@ class _Builder:
             tuple(self.devices.names),
             **cat,
             unmerged=unmerged,
+            one_rack_a_switch=one_rack_a_switch,
         )
 
 
@@ -626,10 +630,10 @@ def plane_link_table(
     offsets = eor_offsets(compute, storage, shape, layout)
     management_table(b, management, shape, layout, spine_offset=compute_upper + storage_upper, offsets=offsets)
     if not merge:
-        return b.table()
+        return b.table(one_rack_a_switch=True)
     if unmerged is None:
 
         def unmerged() -> LinkTable:
             return plane_link_table(compute, storage, management, shape, layout, merge=False)
 
-    return b.table(unmerged=unmerged)
+    return b.table(unmerged=unmerged, one_rack_a_switch=True)

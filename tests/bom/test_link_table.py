@@ -33,6 +33,32 @@ def rows(t: LinkTable) -> Counter:
     return out
 
 
+def assert_one_rack_a_switch(t: LinkTable) -> None:
+    """What LinkTable.one_rack_a_switch claims (bom.build's grouping of ends then checks no row): each switch's
+    ends, at either end of its rows, in one rack."""
+    racks: dict[int, set[int]] = {}
+    for dev, rack in ((t.a_dev, t.a_rack), (t.z_dev, t.z_rack)):
+        for d, r in zip(dev.tolist(), rack.tolist(), strict=True):
+            if d != NO_DEVICE:
+                racks.setdefault(d, set()).add(r)
+    assert racks and all(len(v) == 1 for v in racks.values())
+
+
+def test_a_100k_two_hall_table_has_each_switch_in_one_rack():
+    """The 102,400-GPU default on its two-hall floor: its table of runs and its table of a row a link."""
+    from benchmarks.bom import SCALES
+    from bom.plan import link_table
+
+    r = resolve(validate_flat(SCALES[102_400]))
+    p, req = plan_planes(r), bom_request(r)
+    layout = floor_plan(req, p.fabric, p.storage, p.management, Catalog.built_in()).layout
+    assert layout.hall_starts  # two halls
+    t = link_table(p.fabric, p.storage, p.management, req.shape, layout)
+    for table in (t, t.unmerged()):
+        assert table.one_rack_a_switch
+        assert_one_rack_a_switch(table)
+
+
 designs = st.fixed_dictionaries(
     {
         "topology": st.sampled_from(["rail_optimized", "fat_tree", "dragonfly_plus", "torus_3d"]),
@@ -80,6 +106,8 @@ def test_link_classes_equal_per_link_records_and_give_the_same_bom(d):
     cut = network_bom(req, p.fabric, p.storage, p.management, Catalog.built_in(), cables=True)  # the cut sheet takes
 
     assert rows(fast) == rows(slow)
+    assert fast.one_rack_a_switch and not slow.one_rack_a_switch
+    assert_one_rack_a_switch(fast)
     catalog = Catalog.built_in()
     live = network_bom(req, p.fabric, p.storage, p.management, catalog)
     assert [(ln.plane, ln.sku, ln.quantity, ln.spare) for ln in live.lines] == [
