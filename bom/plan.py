@@ -520,7 +520,8 @@ def cable_reach_checks(links, layout: RackLayout) -> list[dict]:
     between = np.zeros(weight.size, dtype=bool)
     limit = min(layout.max_run_m, layout.between_halls_max_run_m or layout.max_run_m)
     if (long := t.length_m > limit).any():
-        rows = np.flatnonzero(long)[_between_halls(_rows(t, long), layout)]  # the rows that run between halls
+        at = np.flatnonzero(long)
+        rows = at[_long_between_halls(t, at, layout)]  # the rows that run between halls
         k, w = inverse[rows], t.weight[rows]
         weight = np.concatenate([weight - np.bincount(k, weights=w, minlength=weight.size).astype(np.int64), w])
         key, length = np.concatenate([key, key[k]]), np.concatenate([length, length[k]])
@@ -541,20 +542,47 @@ def _rows(t, pick: np.ndarray):
     return SimpleNamespace(plane=t.plane[pick], a_rack=t.a_rack[pick], z_rack=t.z_rack[pick])
 
 
-def _between_halls(t, layout: RackLayout) -> np.ndarray:
-    """Whether each row's ends stand in two halls: the hall of each rack the rows reach, once (racks coded densely
-    by (row, column)), then looked up by each end's rack."""
-    from bom.layout import per_rack, rack_of_key_arrays
+def _long_between_halls(t, at: np.ndarray, layout: RackLayout) -> np.ndarray:
+    """Whether each row ``at`` of link table ``t`` runs between halls. Where every switch stands in one rack (a table
+    from the planes: LinkTable.one_rack_a_switch) and both ends of every such row are switches — the long runs of a
+    floor are trunks — each switch's hall is worked out once and looked up by device; else row by row
+    (:func:`_between_halls`)."""
+    from bom.link_table import NO_DEVICE
 
+    if not layout.hall_starts or not at.size:
+        return np.zeros(at.size, dtype=bool)
+    a, z = t.a_dev[at], t.z_dev[at]
+    if not (t.one_rack_a_switch and (a != NO_DEVICE).all() and (z != NO_DEVICE).all()):
+        return _between_halls(_rows(t, at), layout)
+    rack = np.zeros(len(t.devices), dtype=np.int64)  # each switch's rack: the one value all its rows give
+    rack[a], rack[z] = t.a_rack[at], t.z_rack[at]
+    used = np.zeros(len(t.devices), dtype=bool)
+    used[a] = used[z] = True
+    ids = np.flatnonzero(used)
+    hall = np.zeros(len(t.devices), dtype=np.int64)
+    hall[ids] = _halls_of(rack[ids], layout)
+    return hall[a] != hall[z]
+
+
+def _between_halls(t, layout: RackLayout) -> np.ndarray:
+    """Whether each row's ends stand in two halls (:func:`_halls_of` both ends' racks at once)."""
     if not layout.hall_starts or not t.plane.size:
         return np.zeros(t.plane.size, dtype=bool)
-    row, col = rack_of_key_arrays(np.concatenate([t.a_rack, t.z_rack]))
+    halls = _halls_of(np.concatenate([t.a_rack, t.z_rack]), layout)
+    return halls[: t.a_rack.size] != halls[t.a_rack.size :]
+
+
+def _halls_of(rack_keys: np.ndarray, layout: RackLayout) -> np.ndarray:
+    """The hall of each rack (bom.layout.rack_key), each distinct rack's once (racks coded densely by (row,
+    column)), then looked up."""
+    from bom.layout import per_rack, rack_of_key_arrays
+
+    row, col = rack_of_key_arrays(rack_keys)
     r0, c0 = int(row.min()), int(col.min())
     width = int(col.max()) - c0 + 1
     racks, code = unique_codes((row - r0) * width + (col - c0))  # each rack's hall once
     (halls,) = per_rack(lambda r, c: (layout.hall_of(r, c),), racks // width + r0, racks % width + c0)
-    halls = halls[code]
-    return halls[: t.a_rack.size] != halls[t.a_rack.size :]
+    return halls[code]
 
 
 def _group_words(rows: int) -> str:

@@ -28,8 +28,8 @@ from bom.layout import (
     reach_checks,
     su_row_racks,
 )
-from bom.link_table import plane_link_table
-from bom.plan import Catalog, _between_halls, cable_reach_checks, floor_plan
+from bom.link_table import NO_DEVICE, plane_link_table
+from bom.plan import Catalog, _between_halls, _long_between_halls, cable_reach_checks, floor_plan
 from cluster.pipeline import plan_planes, resolve
 from cluster.requests import bom_request
 from cluster.validate import load_requirements_file, validate
@@ -159,6 +159,12 @@ def test_100k_gpus_take_two_halls_and_hold():
     ends = [floor.layout.hall_of(*rack_of_key_arrays(k)) for k in (table.a_rack, table.z_rack)]
     between = ends[0] != ends[1]
     assert np.array_equal(_between_halls(table, floor.layout), between)  # its per-span grids: hall_of rack by rack
+    # the trunks' halls by switch (each stands in one rack): the same as row by row, for every row between switches
+    trunks = np.flatnonzero((table.a_dev != NO_DEVICE) & (table.z_dev != NO_DEVICE))
+    assert table.one_rack_a_switch and trunks.size > 100_000
+    assert np.array_equal(_long_between_halls(table, trunks, floor.layout), between[trunks])
+    nic_rows = np.flatnonzero(table.a_dev == NO_DEVICE)[:500]  # a row with a NIC end: row by row
+    assert np.array_equal(_long_between_halls(table, nic_rows, floor.layout), between[nic_rows])
     assert between.any() and table.length_m[between].max() <= 500 and table.length_m[~between].max() <= 100
     assert floor.racks.derivations["hall"].startswith("one block would run 1,321.2 m > 100 m, so 2 halls side by side")
     assert len(floor.layout.hall_starts) == 1
