@@ -149,13 +149,17 @@ class _Builder:
     def add(self, plane: str, segment: np.ndarray, segment_names: Sequence[str], **cols: np.ndarray) -> None:
         """A chunk of links of one plane; ``segment`` indexes ``segment_names``; roles as strings per chunk."""
         n = len(segment)
+
+        def const(value: int) -> np.ndarray:  # a chunk's one value, a view: table() copies it once (concatenate)
+            return np.broadcast_to(np.int64(value), (n,))
+
         seg_codes = np.array([self.segments.code(s) for s in segment_names], dtype=np.int64)
-        self.cols["plane"].append(np.full(n, self.planes.code(plane), dtype=np.int64))
+        self.cols["plane"].append(const(self.planes.code(plane)))
         self.cols["segment"].append(seg_codes[segment] if n else np.zeros(0, dtype=np.int64))
         for end in ("a_role", "z_role"):
-            self.cols[end].append(np.full(n, self.roles.code(cols.pop(end)), dtype=np.int64))
+            self.cols[end].append(const(self.roles.code(cols.pop(end))))
         for end in ("a_nic", "z_nic"):
-            self.cols[end].append(np.asarray(cols.pop(end, np.full(n, NO_DEVICE)), dtype=np.int64))
+            self.cols[end].append(np.asarray(cols.pop(end)) if end in cols else const(NO_DEVICE))
         for name, values in cols.items():
             self.cols[name].append(np.asarray(values))
 
