@@ -693,7 +693,8 @@ def cage_use(t: LinkTable, classes: np.ndarray, ends: dict[str, _Ends], width: d
     ports = np.bincount(inverse, weights=np.concatenate(weights), minlength=len(first)).astype(np.int64)
     plane, role, dev, _, wide = (k[first] for k in keys)
     out: dict[tuple[str, str], CageUse] = {}
-    for pl, rl in sorted(set(zip(plane.tolist(), role.tolist(), strict=True))):
+    radix = int(role.max()) + 1
+    for pl, rl in (divmod(p, radix) for p in unique_codes(plane * radix + role)[0].tolist()):  # (plane, role) ascending
         pick = (plane == pl) & (role == rl)
         out[(t.planes[pl], t.roles[rl])] = _busiest(dev[pick], ports[pick], wide[pick])
     return out
@@ -703,8 +704,7 @@ def _busiest(dev: np.ndarray, ports: np.ndarray, width: np.ndarray) -> CageUse:
     """Classes (switch, part) → the role's CageUse: ⌈ports ÷ |width|⌉ cages a class, modules where width > 0."""
     cages = -(-ports // np.maximum(np.abs(width), 1))
     modules = np.where(width > 0, cages, 0)
-    devs, index = np.unique(dev, return_inverse=True)
-    index = index.reshape(-1)
+    devs, index = unique_codes(dev)
     per_ports = np.bincount(index, weights=ports, minlength=devs.size).astype(np.int64)
     per_cages = np.bincount(index, weights=cages, minlength=devs.size).astype(np.int64)
     return CageUse(
