@@ -414,8 +414,12 @@ def _add(
     if merge and b.merge and (roles[0] in NON_SWITCH_ROLES) != (roles[1] in NON_SWITCH_ROLES):
         columns = np.broadcast_arrays(*(np.asarray(x) for x in (segment, *pos, a_dev, z_dev, speed, weight)))
         nic_col = next(iter(nic.values()), None)
-        switch = columns[6] if roles[0] in NON_SWITCH_ROLES else columns[5]
-        first, weight = nic_runs(switch, columns[:5] + columns[7:8], np.asarray(columns[8], dtype=np.int64), nic_col)
+        nic_at_a = roles[0] in NON_SWITCH_ROLES
+        switch = columns[6] if nic_at_a else columns[5]
+        # alike: segment, the NIC end's rack, speed — the switch end's rack is the switch's one rack (the table
+        # claims it: LinkTable.one_rack_a_switch), the same along any run of its links
+        same = [columns[0], *(columns[1:3] if nic_at_a else columns[3:5]), columns[7]]
+        first, weight = nic_runs(switch, same, np.asarray(columns[8], dtype=np.int64), nic_col)
         segment, *pos, a_dev, z_dev, speed = (c[first] for c in columns[:8])
         nic = {k: np.asarray(v)[first] for k, v in nic.items()}
     ar, ac, zr, zc = pos
@@ -441,12 +445,12 @@ def nic_runs(switch: np.ndarray, same: list[np.ndarray], weight: np.ndarray, nic
     """A chunk of links between a switch and NIC (or BMC, device) ends as runs: (each run's first row, its links).
 
     A run is links of one switch, one after another in the order of their NIC ports (:func:`nic_port_id`; ports
-    of no number: as generated), alike in every column of ``same`` (segment, both ends' rack positions, speed) —
-    alike in all the BOM reads but the NIC port: one row of the run's links, the first's port. The runs of a
-    switch stay in its ports' order, so a link taken off a run is the one the cut sheet's records give first
-    (bom.build.pair_odd_ports ranks a switch's links by length, then port): the same counts from either. Two
-    links of one NIC cage are never one row where the count needs them apart: a table of runs is counted
-    link by link where a twin-port NIC cage is bought (bom.build._counted_table)."""
+    of no number: as generated), alike in every column of ``same`` (segment, the NIC end's rack, speed; a
+    switch stands in one rack) — alike in all the BOM reads but the NIC port: one row of the run's links, the
+    first's port. The runs of a switch stay in its ports' order, so a link taken off a run is the one the cut
+    sheet's records give first (bom.build.pair_odd_ports ranks a switch's links by length, then port): the same
+    counts from either. Two links of one NIC cage are never one row where the count needs them apart: a table of
+    runs is counted link by link where a twin-port NIC cage is bought (bom.build._counted_table)."""
     n = switch.size
     if n < 2:
         return np.arange(n), weight
