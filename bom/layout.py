@@ -489,7 +489,7 @@ def hall_map(
     per_row = layout.racks_per_row
     compute_rows = -(-compute_racks // per_row)
     infra_rows = -(-infra_racks // per_row)
-    rows = []
+    listed: list[tuple[str, int, int, list[tuple[str, int]]]] = []  # (name, row, first column, racks by role)
     for r in range(max(compute_rows + infra_rows, max(network_by_row, default=-1) + 1)):
         if r < compute_rows:
             own = [("compute", min(per_row, compute_racks - r * per_row))]
@@ -497,13 +497,18 @@ def hall_map(
             i = r - compute_rows
             own = [("storage and management", max(0, min(per_row, infra_racks - i * per_row)))]
         own.append(("network: leaves and ToRs", network_by_row.get(r, 0)))
-        rows.append(_map_row(layout, row_name(r), r, [(role, n) for role, n in own if n]))
+        listed.append((row_name(r), r, 0, [(role, n) for role, n in own if n]))
     width = layout.slot_racks if layout.hall_slots else max(spine_racks, 1)
     for j in range(-(-spine_racks // width)):
         n = min(width, spine_racks - j * width)
-        rows.append(
-            _map_row(layout, f"N{j + 1}" if layout.hall_slots else "N", -1, [("network: spine and core", n)], j * width)
-        )
+        listed.append((f"N{j + 1}" if layout.hall_slots else "N", -1, j * width, [("network: spine and core", n)]))
+    # every row's corner at once (position_m: point_m's arithmetic and floats, on arrays), rounded as one by one
+    at = np.array([x[1] for x in listed], dtype=np.int64), np.array([x[2] for x in listed], dtype=np.int64)
+    xs, ys = (np.broadcast_to(v, len(listed)).tolist() for v in layout.position_m(*at))
+    rows = [
+        {"name": name, "x_m": round(float(x), 3), "y_m": round(float(y), 3), "racks": [[r, int(n)] for r, n in racks]}
+        for (name, _row, _col, racks), x, y in zip(listed, xs, ys, strict=True)
+    ]
     return {
         "rack_width_m": layout.rack_width_m,
         "row_pitch_m": layout.row_pitch_m,
@@ -512,16 +517,6 @@ def hall_map(
         "halls": 1 + len(layout.hall_starts),
         "derivation": derivation,
         "rows": rows,
-    }
-
-
-def _map_row(layout: RackLayout, name: str, row: int, racks: list[tuple[str, int]], first_col: int = 0) -> dict:
-    x, y = layout.point_m(row, first_col)
-    return {
-        "name": name,
-        "x_m": round(float(x), 3),
-        "y_m": round(float(y), 3),
-        "racks": [[r, int(n)] for r, n in racks],
     }
 
 
