@@ -158,11 +158,13 @@ class Recent:
 
 
 FLOORS = Recent(entries=32, budget=32)  # a floor plan: a few kB
-# a link table: ≈ 110 B a row, ≈ 30 MB with its groupings at 100k GPUs (≈ 180k rows of runs). 500k rows: two such
-# tables (a twin-port-NIC design's table of runs and its table of a row a link, 480k). Each table kept is memory the
-# process first has to fault in — a live form's process grew ≈ 40 MB a call over its first calls at 100k, to 425 MB
-# at 800k rows, 326 MB at 500k, so its first calls ran ≈ 10 ms slower for longer (benchmarks/live.py)
-TABLES = Recent(entries=16, budget=500_000)
+# a link table: ≈ 110 B a row, ≈ 30 MB with its groupings at 100k GPUs (≈ 180k rows of runs). 300k rows: one such
+# table (the live form's last, which a keystroke that changes a price counts again; a search at 100k builds a
+# candidate's table afresh unless the one before had its fabric: 17–19 candidates/s either way), dozens at 16k. Each
+# table kept is memory a process first has to fault in: a live form's process grew ≈ 40 MB a call over its first
+# calls at 100k — to 425 MB at 800k rows, 286 MB at 300k — and those calls ran ≈ 10 ms slower (benchmarks/live.py).
+# A twin-port-NIC design at 100k (its table of runs and its table of a row a link, 480k rows) keeps the newer one
+TABLES = Recent(entries=16, budget=300_000)
 ROLES = Recent(entries=64, budget=64)
 BOMS = Recent(entries=16, budget=16)  # a counted BOM: its lines and checks, a few tens of kB
 _CATALOGS: OrderedDict[int, list[tuple[str, Catalog]]] = OrderedDict()  # hash of the parts → (exact text, catalog)

@@ -312,10 +312,10 @@ _EDGES: OrderedDict[str, FabricEdges] = OrderedDict()
 """The last few fabrics' graphs by the exact text (repr) of their plan: a plan's graph is asked for by the link
 table, the leaf positions, the fabric managers' ports, the storage plane … (≈ 8 times a 100k-GPU design, 6 ms
 each), and a design search's candidates share fabrics. Their arrays are read-only. At most :data:`EDGES_BUDGET`
-edges kept (≈ 32 B an edge), oldest dropped first: two 100k-GPU designs' compute and storage graphs (≈ 257k edges
-each), a search's dozens at 16k — not more, as each graph kept is memory a process first faults in (bom/plan.py's
+edges kept (≈ 32 B an edge), oldest dropped first: a 100k-GPU design's compute and storage graphs (≈ 257k edges),
+a search's dozens at 16k — not more, as each graph kept is memory a process first faults in (bom/plan.py's
 TABLES)."""
-EDGES_BUDGET = 600_000
+EDGES_BUDGET = 300_000
 
 
 def fabric_edges(plan: FabricPlan) -> FabricEdges:
