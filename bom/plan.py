@@ -125,7 +125,9 @@ class Recent:
     that share sub-results (the same fabric under two media policies has one floor plan and one link table) and the
     live form re-plans on every keystroke, most of which change neither: the second asks nothing twice. An input
     whose repr is not exact (an object's address, an elided numpy array) is never cached. ``cost`` bounds the
-    memory: entries are dropped oldest first past ``budget`` (rows of a link table; 1 a floor plan)."""
+    memory: entries are dropped oldest first past ``budget`` (rows of a link table; 1 a floor plan) — all but the
+    newest, which stays even past it (a design at the request limit keeps its one table, as its next keystroke
+    asks for it)."""
 
     def __init__(self, entries: int, budget: int) -> None:
         self.entries, self.budget = entries, budget
@@ -147,10 +149,13 @@ class Recent:
         return found[1]
 
     def put(self, key: str | None, catalog: object, value: object, cost: int = 1) -> None:
-        if key is None or cost > self.budget:
+        if key is None:
             return
         self.items[key] = (catalog, value, cost)
-        while len(self.items) > self.entries or sum(c for _, _, c in self.items.values()) > self.budget:
+        self.items.move_to_end(key)
+        while len(self.items) > 1 and (
+            len(self.items) > self.entries or sum(c for _, _, c in self.items.values()) > self.budget
+        ):
             self.items.popitem(last=False)
 
     def clear(self) -> None:
@@ -163,7 +168,8 @@ FLOORS = Recent(entries=32, budget=32)  # a floor plan: a few kB
 # candidate's table afresh unless the one before had its fabric: 17–19 candidates/s either way), dozens at 16k. Each
 # table kept is memory a process first has to fault in: a live form's process grew ≈ 40 MB a call over its first
 # calls at 100k — to 425 MB at 800k rows, 286 MB at 300k — and those calls ran ≈ 10 ms slower (benchmarks/live.py).
-# A twin-port-NIC design at 100k (its table of runs and its table of a row a link, 480k rows) keeps the newer one
+# A larger table (≈ 460k rows at the request limit, 262,144 GPUs) is kept alone; a twin-port-NIC design at 100k (its
+# table of runs and its table of a row a link, 480k rows) keeps the newer one
 TABLES = Recent(entries=16, budget=300_000)
 ROLES = Recent(entries=64, budget=64)
 BOMS = Recent(entries=16, budget=16)  # a counted BOM: its lines and checks, a few tens of kB

@@ -314,7 +314,8 @@ table, the leaf positions, the fabric managers' ports, the storage plane … (�
 each), and a design search's candidates share fabrics. Their arrays are read-only. At most :data:`EDGES_BUDGET`
 edges kept (≈ 32 B an edge), oldest dropped first: a 100k-GPU design's compute and storage graphs (≈ 257k edges),
 a search's dozens at 16k — not more, as each graph kept is memory a process first faults in (bom/plan.py's
-TABLES)."""
+TABLES). The newest two always stay, past the budget too: one design's compute and storage graphs, which its
+floor plan and link table ask for in turn (≈ 650k edges at the request limit, 262,144 GPUs)."""
 EDGES_BUDGET = 300_000
 
 
@@ -331,7 +332,7 @@ def fabric_edges(plan: FabricPlan) -> FabricEdges:
             if isinstance(value, np.ndarray):
                 value.flags.writeable = False
         _EDGES[key] = found
-        while len(_EDGES) > 1 and sum(e.u.size for e in _EDGES.values()) > EDGES_BUDGET:
+        while len(_EDGES) > 2 and sum(e.u.size for e in _EDGES.values()) > EDGES_BUDGET:
             _EDGES.popitem(last=False)
     _EDGES.move_to_end(key)
     return found

@@ -229,6 +229,22 @@ def test_equal_plans_share_one_read_only_graph():
     assert isinstance(other.links, np.ndarray) and not other.links.flags.writeable
 
 
+def test_a_designs_two_graphs_stay_past_the_budget(monkeypatch):
+    """topology.graph's memo drops the oldest graphs past EDGES_BUDGET but keeps the newest two — one design's
+    compute and storage graphs, which its floor plan and its link table ask for in turn — however large."""
+    import topology.graph as graph
+
+    graph._EDGES.clear()
+    monkeypatch.setattr(graph, "EDGES_BUDGET", 1)
+    plans = [
+        plan_fabric(FabricRequest(topology=Topology.FAT_TREE, node_count=n, nics_per_node=8, switch_radix=64))
+        for n in (64, 96, 128)
+    ]
+    first, second, third = (fabric_edges(p) for p in plans)
+    assert len(graph._EDGES) == 2 and fabric_edges(plans[1]) is second and fabric_edges(plans[2]) is third
+    assert fabric_edges(plans[0]) is not first  # the oldest was dropped: planned again
+
+
 def test_one_copy_maps_onto_itself(two_plane_rail):
     """topology.graph._replicate returns one copy's graph as it is where the fabric is one copy: the map it would
     apply (_copy_maps) is then the identity — endpoints (local // rails) × rails + local % rails, switches n +
