@@ -17,6 +17,8 @@ def add_triggers(apps, schema_editor):
     CatalogWrites.objects.update_or_create(pk=1, defaults={"token": 0})
     token_table = CatalogWrites._meta.db_table
     vendor = schema_editor.connection.vendor
+    # the first token is drawn like every later one, so no two databases a process reads start alike (0)
+    first = {"sqlite": "random()", "postgresql": "nextval('bom_catalog_writes_seq')"}.get(vendor)
     if vendor == "sqlite":
         for table in _tables(apps):
             for op in ("INSERT", "UPDATE", "DELETE"):
@@ -35,6 +37,8 @@ def add_triggers(apps, schema_editor):
                 f"CREATE TRIGGER {table}_catalog_writes AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON {table} "
                 "FOR EACH STATEMENT EXECUTE FUNCTION bom_catalog_writes_bump()"
             )
+    if first is not None:
+        schema_editor.execute(f"UPDATE {token_table} SET token = {first} WHERE id = 1")
 
 
 def drop_triggers(apps, schema_editor):
