@@ -24,7 +24,7 @@ from bom.build import (
     serves,
 )
 from bom.catalog import DEFAULT_PARTS
-from bom.link_table import LinkTable
+from bom.link_table import _COLUMNS, LinkTable
 from bom.links import Link
 from bom.media import EndSpec, PartChooser
 from bom.parts import PartKind, PartSpec, PortGroup
@@ -286,6 +286,23 @@ def test_a_frozen_table_keeps_its_grouping_and_a_writable_one_does_not():
         if isinstance(v, np.ndarray):
             v.flags.writeable = False
     assert build._Grouped.of(t) is build._Grouped.of(t)
+
+
+def test_device_name_ranks_are_kept_for_the_same_names_only(monkeypatch):
+    """_Grouped.name_rank: each device's place in name order ('leaf0002' < 'leaf0010' < 'spine0001'), read-only;
+    kept for the next table with the same names (the same array), made afresh for other names."""
+    monkeypatch.setattr(build, "_NAME_RANKS", {})
+    names = ("spine0001", "leaf0010", "leaf0002")
+
+    def table(devices):
+        t = LinkTable.from_links(_nic_links(1))
+        return LinkTable(t.planes, t.segments, t.roles, devices, **{k: getattr(t, k) for k in _COLUMNS})
+
+    first = build._Grouped(table(names)).name_rank(table(names))
+    assert first.tolist() == [2, 1, 0] and not first.flags.writeable
+    assert build._Grouped(table(tuple(names))).name_rank(table(tuple(names))) is first
+    other = ("leaf0002", "leaf0010", "spine0001")
+    assert build._Grouped(table(other)).name_rank(table(other)).tolist() == [0, 1, 2]
 
 
 # --- the cut sheet after odd ports are paired --------------------------------------------------------------------

@@ -351,9 +351,11 @@ def test_a_frontier_whose_least_entry_ranks_a_nic_step_alone_ranks_nothing_else(
     alone; a best of rank 0 ends the path (rank 0 is the least rank; no two entries' keys tie) without ranking the
     other entries — the step the whole frontier's ranking picks, checked at each hit. Only a shortcut: with it off,
     the search moves the same links in the same order; at 102,400 GPUs it is taken ≥ 5 times (a spine's frontier:
-    ≈ 35 leaves ranked as one)."""
+    ≈ 35 leaves ranked as one) where the far switches are not ranked ahead (_OddPorts._look_ahead off: it remembers
+    most of these leaves' steps before the search, and _least_to_nic takes them)."""
     import bom.build as build
 
+    monkeypatch.setattr(build._OddPorts, "_look_ahead", lambda *_args: None)
     taken = []
     real = build._OddPorts._least_ranked
 
@@ -393,6 +395,45 @@ def test_a_single_switch_frontier_goes_on_through_its_least_step_alone(monkeypat
 
     _same_moves_with_it_off(monkeypatch, build._OddPorts, "_through_least", lambda _chooser: counting)
     assert sum(taken) >= 50
+
+
+def test_far_switches_ranked_ahead_change_no_move_and_save_passes(monkeypatch):
+    """_OddPorts._look_ahead: the far switches one hop ahead of the first steps that do not end have their steps to
+    NICs ranked in one pass before any move. Only remembered: with it off, the same links move in the same order
+    — on the paired cases and the 102,400-GPU design, where it remembers 9 leaves' steps and the search's passes
+    over rows (`_end_steps`) fall by as many, less the one pass it makes (12 → 4)."""
+    import bom.build as build
+    from benchmarks.bench_search import SCALES
+
+    remembered, passes = [], {"ahead": 0, "off": 0}
+    real_ahead, real_end = build._OddPorts._look_ahead, build._OddPorts._end_steps
+    mode = ["ahead"]
+
+    def counting_passes(self, entries, chooser, onward):
+        passes[mode[0]] += 1
+        return real_end(self, entries, chooser, onward)
+
+    def watched(_chooser):
+        def look_ahead(self, entries, best, least, chooser):
+            before = sum(len(v) for v in self.to_nic.values())
+            real_ahead(self, entries, best, least, chooser)
+            remembered.append(sum(len(v) for v in self.to_nic.values()) - before)
+
+        return look_ahead
+
+    t, chooser = _table_of(SCALES[102_400])
+    g, parts, width, _ = build._classes_and_parts(t, chooser)
+    monkeypatch.setattr(build._OddPorts, "_end_steps", counting_passes)
+    with monkeypatch.context() as m:
+        m.setattr(build._OddPorts, "_look_ahead", watched(chooser))
+        moves = build.pair_odd_ports(t, chooser, g, parts, width)
+    mode[0] = "off"
+    with monkeypatch.context() as m:
+        m.setattr(build._OddPorts, "_look_ahead", lambda *_args: None)
+        assert build.pair_odd_ports(t, chooser, g, parts, width) == moves
+    assert remembered[-1] >= 5
+    assert passes["ahead"] <= passes["off"] - remembered[-1] + 1, (passes, remembered)
+    _same_moves_with_it_off(monkeypatch, build._OddPorts, "_look_ahead", watched)
 
 
 def test_first_steps_prepared_before_any_move_rank_as_the_table_does(monkeypatch):

@@ -43,3 +43,17 @@ def test_garbage_of_the_first_request_is_collected_not_frozen(monkeypatch):
     monkeypatch.setattr(heap, "_frozen_in", None)
     assert heap.freeze_once() is True
     assert gone() is None
+
+
+def test_the_freeze_spaces_young_collections_out(monkeypatch):
+    """After the freeze the youngest generation is collected every YOUNG_COLLECTION_ALLOCATIONS allocations (not
+    CPython's 700); the older generations keep their thresholds."""
+    before = gc.get_threshold()
+    try:
+        gc.set_threshold(700, 10, 10)
+        monkeypatch.setattr(heap, "_frozen_in", None)
+        assert heap.freeze_once() is True
+        assert gc.get_threshold() == (heap.YOUNG_COLLECTION_ALLOCATIONS, 10, 10)
+        assert heap.YOUNG_COLLECTION_ALLOCATIONS > 700
+    finally:
+        gc.set_threshold(*before)
