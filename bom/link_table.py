@@ -466,6 +466,8 @@ def nic_runs(switch: np.ndarray, same: list[np.ndarray], weight: np.ndarray, nic
     start = np.ones(n, dtype=bool)
     start[1:] = s_switch[1:] != s_switch[:-1]
     for col in same:
+        if col.min() == col.max():  # one value in the chunk (a segment, a speed): no run ends at it — not gathered
+            continue
         c = col[order]
         start[1:] |= c[1:] != c[:-1]
     at = np.flatnonzero(start)

@@ -337,11 +337,11 @@ def floor_plan(req: BomRequest, plan: FabricPlan, storage: StoragePlan, mgmt: Ma
     found = FLOORS.get(key, None)
     if found is None:
         floor = _floor_plan(req, plan, storage, mgmt, catalog)
-        hall = json.dumps(floor.racks.hall)
-        if (copy_of_hall := json.loads(hall)) != floor.racks.hall:  # plain JSON data (hall_map): else not remembered
-            return floor
+        copy_of_hall = floor.racks.hall  # made now: this caller's own (the memo keeps only its text)
         # the hall kept as its JSON text only: a 100k-GPU hall's rows are ≈ 1,000 lists and dicts, which every full
-        # collection of the garbage collector would otherwise scan again, 32 floors remembered
+        # collection of the garbage collector would otherwise scan again, 32 floors remembered. hall_map makes plain
+        # JSON data (lists, dicts, strings, numbers), so the text gives a later caller the same hall (tested)
+        hall = json.dumps(copy_of_hall)
         FLOORS.put(key, None, found := (replace(floor, racks=replace(floor.racks, hall={})), hall))
     else:
         copy_of_hall = json.loads(found[1])  # each caller its own hall

@@ -246,6 +246,13 @@ def test_a_remembered_floor_keeps_its_hall_as_text_and_gives_each_caller_the_who
     assert first.racks.hall == again.racks.hall and len(again.racks.hall["rows"]) == 8 + 1  # 8 rows, the spine row
     again.racks.hall["rows"].clear()
     assert _floor(r)[0].racks.hall == first.racks.hall  # a caller's copy, not the remembered one
+    for example in ("roce-24k-pods-1to7.yaml", "b300-spectrum-twin-plane-8su.yaml"):  # blocks of spine rows; twin
+        r = validate(load_requirements_file(EXAMPLES / example))  # planes: the first caller's hall (made, not read
+        first, _ = _floor(r)  # back from the text) is what the text gives every later one
+        assert plan_mod.FLOORS.misses and _floor(r)[0].racks.hall == first.racks.hall and first.racks.hall["rows"]
+    plan_mod.FLOORS.clear()
+    first, _ = _floor(validate({"gpu_count": 100_000}))  # two halls
+    assert first.racks.hall["halls"] == 2 and _floor(validate({"gpu_count": 100_000}))[0].racks.hall == first.racks.hall
 
 
 def test_the_depth_search_reads_each_blocks_end_slots_and_gets_the_same_runs_to_the_bit():

@@ -31,6 +31,21 @@ def test_runs_by_hand():
     assert weight.tolist() == [2, 2, 1, 1]
 
 
+def test_a_column_of_one_value_ends_no_run_and_one_that_differs_once_ends_one():
+    """The six links above with a column of one value beside the rack (a segment, a speed): the same runs. A column
+    that differs only at r5 (a 2nd speed there) ends a run there — r5 is alone already; one differing at r2 splits
+    switch 5's first run: r0, r2, r3, r5 each alone."""
+    switch = np.array([5, 3, 5, 5, 3, 5])
+    rack = np.array([0, 0, 0, 1, 0, 0])
+    nic = np.array([0, 1, 256, 512, 257, 768])
+    ones = np.ones(6, dtype=np.int64)
+    for same in ([rack, np.full(6, 7)], [np.full(6, 7), rack], [rack, np.array([4, 4, 4, 4, 4, 9])]):
+        first, weight = nic_runs(switch, same, ones, nic)
+        assert first.tolist() == [1, 0, 3, 5] and weight.tolist() == [2, 2, 1, 1]
+    first, weight = nic_runs(switch, [np.full(6, 7), rack, np.array([4, 4, 9, 4, 4, 4])], ones, nic)
+    assert first.tolist() == [1, 0, 2, 3, 5] and weight.tolist() == [2, 1, 1, 1, 1]
+
+
 def test_runs_follow_the_port_order_where_the_chunk_does_not():
     """A node's two planes' ports leave the fabric plane-major (port 0, 2, then 1, 3 of NIC-major numbering): rows
     out of port order are put in it before runs are made — switch 7's ports 0, 1 in rack A, 2 in rack B, 3 in A:
