@@ -248,6 +248,14 @@ def rack_distances(ar, ac, zr, zc) -> np.ndarray:
     return np.where(same_row & (ac == zc), 0, np.where(same_row & (np.abs(ac - zc) == 1), 1, 2))
 
 
+def rack_distances_of_keys(a_key: np.ndarray, z_key: np.ndarray) -> np.ndarray:
+    """:func:`rack_distances` from both ends' rack keys (bom.layout.rack_key: (row + 1) × 2²⁴ + column): keys one
+    apart are next racks of one row — racks of two rows are ≥ 2²⁴ − the columns' span apart, and no row holds
+    anywhere near 2²⁴ racks — so two gathers a link (a switch's key worked out once), not four."""
+    gap = np.abs(a_key - z_key)
+    return np.where(gap == 0, 0, np.where(gap == 1, 1, 2))
+
+
 def _tier_index(node_tier: np.ndarray, first: int) -> tuple[np.ndarray, dict[int, int]]:
     """Each switch's number within its tier (by node id), and the switch count per tier."""
     index = np.zeros(node_tier.size, dtype=np.int64)
@@ -338,8 +346,9 @@ def compute_table(b: _Builder, plan: FabricPlan, shape: ClusterShape, layout: Ra
     )
     k = len(names)
     roles = shape.compute_tier_roles
-    sw_x, sw_y = np.zeros(tier.size), np.zeros(tier.size)  # each switch's floor position, once a switch
+    sw_x, sw_y = np.zeros(tier.size), np.zeros(tier.size)  # each switch's floor position and rack, once a switch
     sw_x[n:], sw_y[n:] = per_rack(layout.position_m, sw_r[n:], sw_c[n:])
+    sw_key = rack_key(sw_r, sw_c)
     up = np.flatnonzero(~down)  # switch–switch links, by (lower tier, upper tier)
     pair = tier[u[up]] * k + tier[v[up]]
     codes = np.flatnonzero(np.bincount(pair, minlength=k * k)).tolist()  # ascending: (lower, upper) in order
@@ -354,12 +363,13 @@ def compute_table(b: _Builder, plan: FabricPlan, shape: ClusterShape, layout: Ra
             np.full(pick.size, code, dtype=np.int64),
             [f"{x}–{y}" for x in names for y in names],
             (roles[lower], roles[upper]),
-            (sw_r[uu], sw_c[uu], sw_r[uv], sw_c[uv]),
+            None,
             sw_dev[uu],
             sw_dev[uv],
             e.gbps_per_link[pick],
             e.links[pick],
             xy=(sw_x[uu], sw_y[uu], sw_x[uv], sw_y[uv]),
+            keys=(sw_key[uu], sw_key[uv]),
         )
     _fabric_manager_rows(b, plan, e, shape, layout, sw_r, sw_c, sw_dev)
 
@@ -405,12 +415,16 @@ def _switch_positions(layout: RackLayout, e, index: np.ndarray, counts: dict[int
     return rows, cols
 
 
+# fmt: off
 def _add(
-    b, layout, plane, segment, segment_names, roles, pos, a_dev, z_dev, speed, weight, xy=None, merge=True, **nic
+    b, layout, plane, segment, segment_names, roles, pos, a_dev, z_dev, speed, weight, xy=None, merge=True, keys=None,
+    **nic,
 ) -> None:
+    # fmt: on
     """A chunk of links (their ends' racks ``pos``, devices, speed, links each): cable lengths, rack distances and
     rack keys worked out; a switch's links to NICs as runs (:func:`nic_runs`) where the builder merges and the
-    caller has not (``merge``)."""
+    caller has not (``merge``). Links between switches may come with both ends' floor positions ``xy`` and rack
+    keys ``keys`` (each switch's worked out once) instead of ``pos`` (None)."""
     if merge and b.merge and (roles[0] in NON_SWITCH_ROLES) != (roles[1] in NON_SWITCH_ROLES):
         columns = np.broadcast_arrays(*(np.asarray(x) for x in (segment, *pos, a_dev, z_dev, speed, weight)))
         nic_col = next(iter(nic.values()), None)
@@ -422,7 +436,15 @@ def _add(
         first, weight = nic_runs(switch, same, np.asarray(columns[8], dtype=np.int64), nic_col)
         segment, *pos, a_dev, z_dev, speed = (c[first] for c in columns[:8])
         nic = {k: np.asarray(v)[first] for k, v in nic.items()}
-    ar, ac, zr, zc = pos
+    if keys is not None:  # links between switches: both ends' positions and racks a switch's
+        length_m, rack_distance = cable_lengths_m(layout, None, None, None, None, xy), rack_distances_of_keys(*keys)
+        a_rack, z_rack = keys
+    else:
+        ar, ac, zr, zc = pos
+        length_m, rack_distance = cable_lengths_m(layout, ar, ac, zr, zc, xy), rack_distances(ar, ac, zr, zc)
+        a_rack = np.asarray(rack_key(np.asarray(ar), np.asarray(ac)), dtype=np.int64)
+        z_rack = np.asarray(rack_key(np.asarray(zr), np.asarray(zc)), dtype=np.int64)
+    shape = np.shape(segment)
     b.add(
         plane,
         np.asarray(segment, dtype=np.int64),
@@ -431,12 +453,12 @@ def _add(
         z_role=roles[1],
         a_dev=np.asarray(a_dev, dtype=np.int64),
         z_dev=np.asarray(z_dev, dtype=np.int64),
-        speed_gbps=np.broadcast_to(np.asarray(speed, dtype=float), np.shape(segment)),
-        length_m=cable_lengths_m(layout, ar, ac, zr, zc, xy),
-        rack_distance=rack_distances(ar, ac, zr, zc),
-        a_rack=np.broadcast_to(np.asarray(rack_key(np.asarray(ar), np.asarray(ac)), dtype=np.int64), np.shape(segment)),
-        z_rack=np.broadcast_to(np.asarray(rack_key(np.asarray(zr), np.asarray(zc)), dtype=np.int64), np.shape(segment)),
-        weight=np.broadcast_to(np.asarray(weight, dtype=np.int64), np.shape(segment)),
+        speed_gbps=np.broadcast_to(np.asarray(speed, dtype=float), shape),
+        length_m=length_m,
+        rack_distance=rack_distance,
+        a_rack=np.broadcast_to(a_rack, shape),
+        z_rack=np.broadcast_to(z_rack, shape),
+        weight=np.broadcast_to(np.asarray(weight, dtype=np.int64), shape),
         **nic,
     )
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -181,3 +182,21 @@ def test_switch_names_are_tier_prefix_and_number_from_one():
     big = switch_names(["x"], np.zeros(10_001, dtype=np.int64), np.arange(10_001))
     assert big[0] == "x0001" and big[9_998] == "x9999" and big[-1] == "x10001" and len(big) == 10_001
     assert switch_names(["x"], np.zeros(2, dtype=np.int64), np.arange(2)) == ["x0001", "x0002"]
+
+
+def test_rack_distances_from_rack_keys_are_those_from_rows_and_columns():
+    """Links between switches take their rack distance from both ends' rack keys (bom.layout.rack_key): 0 the same
+    rack, 1 racks one apart in a row, 2 else — as from rows and columns, over every pair of racks in rows −1 (the
+    spine row) to 2 and columns 0 to 40, among them row ends next to the next row's first rack (keys 2²⁴ − 40 apart)."""
+    from bom.layout import rack_key
+    from bom.link_table import rack_distances, rack_distances_of_keys
+
+    rows, cols = np.meshgrid(np.arange(-1, 3), np.arange(41), indexing="ij")
+    r, c = rows.ravel(), cols.ravel()
+    ar, zr = np.repeat(r, r.size), np.tile(r, r.size)
+    ac, zc = np.repeat(c, c.size), np.tile(c, c.size)
+    got = rack_distances_of_keys(rack_key(ar, ac), rack_key(zr, zc))
+    assert np.array_equal(got, rack_distances(ar, ac, zr, zc))
+    assert sorted(np.unique(got).tolist()) == [0, 1, 2]
+    assert got[(ar == 0) & (ac == 3) & (zr == 0) & (zc == 4)].tolist() == [1]
+    assert got[(ar == 0) & (ac == 40) & (zr == 1) & (zc == 0)].tolist() == [2]
