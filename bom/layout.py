@@ -98,7 +98,8 @@ class RackLayout:
     # positions are (row, column); a row group's network racks are columns ``racks_per_row``, +1, … of its first row
     def node_position(self, node: int) -> tuple[int, int]:
         rack = node // self.nodes_per_rack
-        return rack // self.racks_per_row, rack % self.racks_per_row
+        row = rack // self.racks_per_row
+        return row, rack - row * self.racks_per_row  # rack mod racks_per_row: numpy's % of an array is 3× its //
 
     def compute_rows(self, node_count: int) -> int:
         return max(1, -(-node_count // (self.nodes_per_rack * self.racks_per_row)))  # ⌈⌈n ÷ a⌉ ÷ b⌉ = ⌈n ÷ ab⌉
@@ -122,7 +123,8 @@ class RackLayout:
     def storage_position(self, infra_row: int, index):
         """Storage servers from the first infrastructure row on, ``storage_per_rack`` a rack (ints or arrays)."""
         rack = index // self.storage_per_rack
-        return infra_row + rack // self.racks_per_row, rack % self.racks_per_row
+        row = rack // self.racks_per_row
+        return infra_row + row, rack - row * self.racks_per_row  # the rack mod racks_per_row (see node_position)
 
     def server_position(self, infra_row: int, storage_count: int, index):
         """Management, login and fabric-management servers and attached devices: the first ``room_after`` of

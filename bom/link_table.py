@@ -210,7 +210,8 @@ _DTYPES = {k: (np.float64 if k == "speed_gbps" else np.int64) for k in _COLUMNS}
 
 def node_positions(layout: RackLayout, node: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     rack = node // layout.nodes_per_rack
-    return rack // layout.racks_per_row, rack % layout.racks_per_row
+    row = rack // layout.racks_per_row
+    return row, rack - row * layout.racks_per_row  # rack mod racks_per_row: numpy's % of an array is 3× its //
 
 
 def cable_lengths_m(layout: RackLayout, ar, ac, zr, zc, xy: tuple | None = None) -> np.ndarray:
@@ -328,7 +329,8 @@ def compute_table(b: _Builder, plan: FabricPlan, shape: ClusterShape, layout: Ra
     sw_dev[n:] = b.device_codes(switch_names(names, tier[n:], index[n:]))
     down = u < n
     du, dv = u[down], v[down]
-    node, port = np.divmod(du, per_node)
+    node = du // per_node
+    port = du - node * per_node  # du mod per_node (see node_positions)
     ar, ac = node_positions(layout, node)
     _add(
         b,

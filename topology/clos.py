@@ -74,10 +74,11 @@ def endpoint_leaf_ids(w: ClosWiring | LeafLayer) -> np.ndarray:
     e = np.arange(w.endpoint_count, dtype=np.int64)
     if not w.su_nodes:
         return e // w.leaf_down
-    node = e // w.rails + w.reserved_slots  # the node's slot
-    rail = e % w.rails
+    in_order = e // w.rails
+    rail = e - in_order * w.rails  # e mod rails: numpy's % of an array is 3× its //
+    node = in_order + w.reserved_slots  # the node's slot
     su = node // w.su_nodes
-    raw = (su * w.rails + rail) * w.leaves_per_su_rail + (node % w.su_nodes) // w.leaf_down
+    raw = (su * w.rails + rail) * w.leaves_per_su_rail + (node - su * w.su_nodes) // w.leaf_down
     if not raw.size:
         return raw
     present = np.zeros(int(raw.max()) + 1, dtype=bool)  # leaf slots (≤ SUs × rails × leaves a rail): counted,
