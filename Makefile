@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-services test-netbox bench mutation lint format migrate clean
+.PHONY: run test test-services test-netbox bench bench-instructions mutation lint format migrate clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -69,6 +69,9 @@ bench: $(STAMP)
 	$(PY) benchmarks/bench_search.py
 	$(PY) -m pip install --quiet "locust>=2.20"
 	$(PY) benchmarks/load.py
+
+bench-instructions: $(STAMP)  # a cold 100k live evaluate's instructions under callgrind (needs valgrind; ≈ 4 min)
+	$(PY) benchmarks/live_instructions.py
 
 # Mutation testing of the pure calculation packages (not part of CI): var/mutation/report.md (.ci/mutation.py).
 # `make mutation MODULES="topology/clos.py power/tco.py"` runs some modules only.
