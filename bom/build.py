@@ -449,7 +449,7 @@ def unique_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         if not rest.size:
             distinct = np.sort(np.array(seen, dtype=values.dtype))
             code = np.zeros(values.size, dtype=np.int64)  # each value's index: how many distinct values are below it
-            for below in distinct[:-1].tolist():  # (a compare a value, not a binary search: ≈ 1.5 ms at 180k rows)
+            for below in distinct[:-1].tolist():  # (a compare a value, not a binary search: ≈ 1.3 ms at 180k rows)
                 code += values > below
             return distinct, code
     distinct, inverse = np.unique(values, return_inverse=True)

@@ -415,9 +415,16 @@ def test_far_switches_ranked_ahead_change_no_move_and_save_passes(monkeypatch):
 
     def watched(_chooser):
         def look_ahead(self, entries, best, least, chooser):
-            before = sum(len(v) for v in self.to_nic.values())
+            before = {(d, k) for d, kept in self.to_nic.items() for k in kept}
+            ahead = set()  # the far switches of the least steps of the entries with no end, not yet remembered
+            for i, (_s, _kind, module, _used) in enumerate(entries):
+                if best[i] is None and least.get(i) is not None:
+                    _r, _k, _row, _f, far, far_module, new = self._step(least[i], module)
+                    ahead.add((far, (far_module.sku, new.sku)))
             real_ahead(self, entries, best, least, chooser)
-            remembered.append(sum(len(v) for v in self.to_nic.values()) - before)
+            after = {(d, k) for d, kept in self.to_nic.items() for k in kept}
+            assert after - before == ahead - before  # those, each with a step to a NIC, and no other
+            remembered.append(len(after - before))
 
         return look_ahead
 
