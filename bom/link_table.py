@@ -209,9 +209,7 @@ _DTYPES = {k: (np.float64 if k == "speed_gbps" else np.int64) for k in _COLUMNS}
 
 
 def node_positions(layout: RackLayout, node: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    rack = node // layout.nodes_per_rack
-    row = rack // layout.racks_per_row
-    return row, rack - row * layout.racks_per_row  # rack mod racks_per_row: numpy's % of an array is 3× its //
+    return layout.node_position(node)  # its arithmetic works on arrays: one formula
 
 
 def cable_lengths_m(layout: RackLayout, ar, ac, zr, zc, xy: tuple | None = None) -> np.ndarray:
