@@ -236,6 +236,8 @@ CELERY_BEAT_SCHEDULE = {
 }
 # after a process's first response its long-lived heap leaves the garbage collector's scans (designer/heap.py)
 GC_FREEZE_AFTER_FIRST_REQUEST = env_bool("GC_FREEZE_AFTER_FIRST_REQUEST", True)
+# … and reserves (touches once) this much heap for the large requests' arrays, glibc only; 0: none (designer/heap.py)
+HEAP_RESERVE_MB = env_int("HEAP_RESERVE_MB", 160, minimum=0)
 # the largest design a web or API request plans (bounded time and memory per request)
 MAX_REQUEST_GPUS = env_int("MAX_REQUEST_GPUS", 262_144, minimum=1)
 # … and at most this many storage + management + login servers (each a management port and a rack slot)

@@ -57,3 +57,79 @@ def test_the_freeze_spaces_young_collections_out(monkeypatch):
         assert heap.YOUNG_COLLECTION_ALLOCATIONS > 700
     finally:
         gc.set_threshold(*before)
+
+
+_TOUCH_ARRAYS = """
+import ctypes, resource, sys
+import numpy as np
+import designer.heap as heap
+
+
+class MallInfo2(ctypes.Structure):  # glibc's struct mallinfo2 (malloc.h), ten size_t
+    _fields_ = [(f, ctypes.c_size_t) for f in "arena ordblks smblks hblks hblkhd usm fsm uord fordblks keep".split()]
+
+
+libc = ctypes.CDLL(None)
+libc.mallinfo2.restype = MallInfo2
+if sys.argv[1] == "reserve":
+    assert heap.reserve_heap(64 * 2**20)
+before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+base = libc.mallinfo2().hblkhd
+mapped = 0
+for _ in range(5):
+    column = np.ones(2 * 2**20)  # 16 MiB, every page written: the size of a large request's columns, and more
+    mapped = max(mapped, libc.mallinfo2().hblkhd - base)  # more bytes in blocks mapped on their own
+    del column
+faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+print(faults, mapped, libc.mallinfo2().fordblks)
+"""
+
+
+def _touch_arrays(mode: str) -> tuple[int, int, int]:
+    """In a fresh process: page faults while five 16 MiB arrays are made and dropped, the most bytes glibc held in
+    blocks mapped on their own meanwhile, and the free bytes its heap keeps after."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(heap.__file__).resolve().parent.parent
+    out = subprocess.run([sys.executable, "-c", _TOUCH_ARRAYS, mode], cwd=root, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    faults, mapped, free = map(int, out.stdout.split())
+    return faults, mapped, free
+
+
+def test_the_reserved_heap_serves_large_arrays_without_page_faults():
+    """Without the reserve glibc maps the first 16 MiB array on its own (its initial mmap threshold is 128 KiB) and
+    its pages are faulted in; with 64 MiB reserved every array comes from heap pages already resident (at most a
+    few stray faults, for numpy's own bookkeeping), and the heap keeps the reserve free after."""
+    import ctypes
+
+    try:
+        ctypes.CDLL(None).mallinfo2  # noqa: B018 — glibc ≥ 2.33
+    except AttributeError:
+        import pytest
+
+        pytest.skip("the reserve is glibc's (mallopt)")
+    faults, mapped, _free = _touch_arrays("none")
+    assert mapped >= 16 * 2**20 and faults > 100
+    faults, mapped, free = _touch_arrays("reserve")
+    assert mapped == 0 and faults < 50
+    assert free >= 64 * 2**20
+
+
+def test_the_freeze_reserves_the_configured_heap(monkeypatch, settings):
+    asked = []
+    monkeypatch.setattr(heap, "reserve_heap", lambda size_bytes: asked.append(size_bytes) or True)
+    monkeypatch.setattr(heap, "_frozen_in", None)
+    settings.HEAP_RESERVE_MB = 7
+    before = gc.get_threshold()
+    try:
+        assert heap.freeze_once() is True
+    finally:
+        gc.set_threshold(*before)
+    assert asked == [7 * 2**20]
+
+
+def test_no_reserve_when_it_is_off():
+    assert heap.reserve_heap(0) is False
