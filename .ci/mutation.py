@@ -127,6 +127,7 @@ MODULES: dict[str, list[str]] = {
     "bom/layout.py": BOM,
     "bom/accessories.py": BOM,
     "bom/cells.py": BOM,
+    "designer/heap.py": ["tests/designer/test_heap.py"],  # the web process's heap: frozen, young GC spaced, reserved
     "cluster/pipeline.py": ["tests/cluster", "tests/bom/test_part_table.py"],
     "cluster/requests.py": ["tests/cluster", "tests/bom/test_part_table.py"],
     "scheduling/hostlist.py": ["tests/scheduling"],

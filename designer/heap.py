@@ -44,27 +44,39 @@ YOUNG_COLLECTION_ALLOCATIONS = 10_000  # generation 0's threshold once the heap 
 MMAP_THRESHOLD_BYTES = 32 * 2**20  # glibc's largest allowed on 64-bit (mallopt(3): DEFAULT_MMAP_THRESHOLD_MAX)
 _PIECE_BYTES = 8 * 2**20  # the reserve is touched in pieces below the mmap threshold, so they come from the heap
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # mallopt(3)'s parameter numbers (glibc malloc.h)
+_INT_MAX = 2**31 - 1
 _lock = threading.Lock()
 _frozen_in: int | None = None  # the pid whose heap was frozen (a forked worker starts with its parent's)
 
 
-def reserve_heap(size_bytes: int) -> bool:
-    """Fix glibc's mmap threshold, keep up to twice ``size_bytes`` of freed heap, and touch ``size_bytes`` of heap
-    once (pieces allocated, written, freed: they coalesce into the heap's free top, which is then kept). False, with
-    nothing changed, where the C library is not glibc or ``size_bytes`` is 0."""
-    if size_bytes <= 0:
-        return False
+def glibc():
+    """The process's C library where it is glibc (mallopt's parameter numbers are glibc's), its calls typed; else
+    None."""
     try:
         libc = ctypes.CDLL(None)
-        libc.gnu_get_libc_version  # noqa: B018 — glibc's own symbol: mallopt's parameter numbers are glibc's
+        libc.gnu_get_libc_version  # noqa: B018 — glibc's own symbol
     except (OSError, AttributeError):
-        return False
+        return None
     libc.malloc.restype, libc.malloc.argtypes = ctypes.c_void_p, (ctypes.c_size_t,)
     libc.free.restype, libc.free.argtypes = None, (ctypes.c_void_p,)
+    libc.memset.restype, libc.memset.argtypes = ctypes.c_void_p, (ctypes.c_void_p, ctypes.c_int, ctypes.c_size_t)
     libc.mallopt.restype, libc.mallopt.argtypes = ctypes.c_int, (ctypes.c_int, ctypes.c_int)
+    return libc
+
+
+def reserve_heap(size_bytes: int, libc=None) -> bool:
+    """Fix glibc's mmap threshold, keep up to twice ``size_bytes`` of freed heap, and touch ``size_bytes`` of heap
+    once (pieces allocated, written, freed last first: they coalesce into the heap's free top, which is then kept).
+    False, with nothing changed, where ``size_bytes`` is not positive or the C library is not glibc; ``libc``: the
+    library to call (default :func:`glibc`)."""
+    if size_bytes <= 0:
+        return False
+    libc = libc or glibc()
+    if libc is None:
+        return False
     if not (
         libc.mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES)
-        and libc.mallopt(_M_TRIM_THRESHOLD, min(2 * size_bytes, 2**31 - 1))
+        and libc.mallopt(_M_TRIM_THRESHOLD, min(2 * size_bytes, _INT_MAX))  # mallopt takes a C int
     ):
         return False
     pieces = []
@@ -72,7 +84,7 @@ def reserve_heap(size_bytes: int) -> bool:
         piece = libc.malloc(_PIECE_BYTES)
         if not piece:
             break
-        ctypes.memset(piece, 0, _PIECE_BYTES)
+        libc.memset(piece, 0, _PIECE_BYTES)
         pieces.append(piece)
     for piece in reversed(pieces):
         libc.free(piece)
