@@ -71,14 +71,23 @@ def endpoint_leaf_ids(w: ClosWiring | LeafLayer) -> np.ndarray:
     Leaves are numbered densely; a leaf slot left empty by a partial scalable unit is
     not a leaf (it is not bought).
     """
-    e = np.arange(w.endpoint_count, dtype=np.int64)
     if not w.su_nodes:
-        return e // w.leaf_down
-    in_order = e // w.rails
-    rail = e - in_order * w.rails  # e mod rails: numpy's % of an array is 3× its //
-    node = in_order + w.reserved_slots  # the node's slot
+        return np.arange(w.endpoint_count, dtype=np.int64) // w.leaf_down
+    # endpoint e = (node, rail), node-major: its leaf slot (SU × rails + rail) × leaves a rail + the node's place in
+    # its SU ÷ leaf_down, i.e. a node's part plus a rail's part — worked out a node and a rail, then added
+    rails, per = w.rails, w.leaves_per_su_rail
+    whole = w.endpoint_count == w.node_count * rails
+    if whole:
+        node = np.arange(w.node_count, dtype=np.int64) + w.reserved_slots  # each node's slot
+        rail = np.arange(rails, dtype=np.int64)
+    else:  # not whole nodes: endpoint by endpoint
+        e = np.arange(w.endpoint_count, dtype=np.int64)
+        in_order = e // rails
+        rail = e - in_order * rails  # e mod rails: numpy's % of an array is 3× its //
+        node = in_order + w.reserved_slots
     su = node // w.su_nodes
-    raw = (su * w.rails + rail) * w.leaves_per_su_rail + (node - su * w.su_nodes) // w.leaf_down
+    node_part = su * (rails * per) + (node - su * w.su_nodes) // w.leaf_down
+    raw = (node_part[:, None] + rail * per).ravel() if whole else node_part + rail * per
     if not raw.size:
         return raw
     present = np.zeros(int(raw.max()) + 1, dtype=bool)  # leaf slots (≤ SUs × rails × leaves a rail): counted,
