@@ -9,13 +9,15 @@ from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status, viewsets
-from rest_framework.decorators import action, api_view, parser_classes
+from rest_framework.decorators import action, api_view, parser_classes, renderer_classes
+from rest_framework.renderers import BrowsableAPIRenderer
 from rest_framework.response import Response
 
 from bom.diff import diff_summary
 from designer.access import owned_design, visible_design, visible_revision
 from designer.api.pagination import ID_SCHEMA, PAGE_PARAMETERS, Pages, paged, query_id
 from designer.api.parsers import DecimalJSONParser
+from designer.api.renderers import FastJSONRenderer
 from designer.api.requirements_schema import MESSAGE_MAX
 from designer.api.serializers import (
     BomSerializer,
@@ -237,6 +239,7 @@ def _int(pk) -> int:
 @extend_schema(request=OpenApiTypes.OBJECT, responses={200: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT})
 @api_view(["POST"])
 @parser_classes([DecimalJSONParser])
+@renderer_classes([FastJSONRenderer, BrowsableAPIRenderer])  # DRF's two, the JSON written by orjson (its module)
 def evaluate_view(request):
     """Compute a design without saving it. ``?layout=flat`` takes and answers with form field names."""
     flat_layout = request.query_params.get("layout") == "flat"
