@@ -577,26 +577,35 @@ def per_rack(fn, row: np.ndarray, col: np.ndarray) -> tuple[np.ndarray, ...]:
     thousand racks stand for ≈ 300k link ends (the same values: the same arithmetic on each rack). The spine row
     (row −1, the widest: its racks run across the blocks) is a box of its own, so a box stays the size of the
     floor's racks, not rows × the spine row's width; a box with over twice as many racks as it is asked for is
-    worked out rack by rack instead."""
+    worked out rack by rack instead. Ends all in the spine row or all behind it (a chunk of NIC links) are one box,
+    picked out of nothing."""
     row, col = np.asarray(row, dtype=np.int64), np.asarray(col, dtype=np.int64)
+    if not row.size:
+        return tuple(np.asarray(v) for v in fn(row, col))
+    spine = row < 0
+    in_spine = int(np.count_nonzero(spine))
+    if in_spine in (0, row.size):
+        return tuple(_per_rack_box(fn, row, col))
     out: list[np.ndarray] | None = None
-    for pick in (row < 0, row >= 0):
-        r, c = row[pick], col[pick]
-        if not r.size:
-            continue
-        r0, c0 = int(r.min()), int(c.min())
-        rows, cols = int(r.max()) - r0 + 1, int(c.max()) - c0 + 1
-        if rows * cols > 2 * r.size:
-            values = [np.broadcast_to(v, r.shape) for v in fn(r, c)]
-        else:
-            grid_r, grid_c = np.divmod(np.arange(rows * cols, dtype=np.int64), cols)
-            at = (r - r0) * cols + (c - c0)
-            values = [np.broadcast_to(v, grid_r.shape)[at] for v in fn(grid_r + r0, grid_c + c0)]
+    for pick in (spine, ~spine):
+        values = _per_rack_box(fn, row[pick], col[pick])
         if out is None:
             out = [np.empty(row.shape, dtype=v.dtype) for v in values]
         for whole, v in zip(out, values, strict=True):
             whole[pick] = v
-    return tuple(out) if out is not None else tuple(np.asarray(v) for v in fn(row, col))
+    assert out is not None
+    return tuple(out)
+
+
+def _per_rack_box(fn, r: np.ndarray, c: np.ndarray) -> list[np.ndarray]:
+    """:func:`per_rack` over one box of racks (``r`` not empty)."""
+    r0, c0 = int(r.min()), int(c.min())
+    rows, cols = int(r.max()) - r0 + 1, int(c.max()) - c0 + 1
+    if rows * cols > 2 * r.size:
+        return [np.broadcast_to(v, r.shape) for v in fn(r, c)]
+    grid_r, grid_c = np.divmod(np.arange(rows * cols, dtype=np.int64), cols)
+    at = (r - r0) * cols + (c - c0)
+    return [np.broadcast_to(v, grid_r.shape)[at] for v in fn(grid_r + r0, grid_c + c0)]
 
 
 def rack_key(row, col):
