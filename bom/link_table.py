@@ -28,9 +28,10 @@ from bom.links import (
     tor_positions,
     ufm_position,
 )
+from topology.clos import rail_leaf_spans
 from topology.graph import fabric_edges
 from topology.management_plane import ManagementPlan
-from topology.spec import FabricPlan, Topology
+from topology.spec import ClosWiring, FabricPlan, Topology
 from topology.storage_plane import StoragePlan
 
 NO_DEVICE = -1
@@ -325,32 +326,13 @@ def compute_table(b: _Builder, plan: FabricPlan, shape: ClusterShape, layout: Ra
     names = e.tier_names
     sw_dev = np.full(tier.size, NO_DEVICE, dtype=np.int64)
     sw_dev[n:] = b.device_codes(switch_names(names, tier[n:], index[n:]))
-    down = u < n
-    du, dv = u[down], v[down]
-    node = du // per_node
-    port = du - node * per_node  # du mod per_node (see node_positions)
-    ar, ac = node_positions(layout, node)
-    _add(
-        b,
-        layout,
-        "compute",
-        tier[dv],
-        [f"node–{t}" for t in names],
-        ("nic", shape.compute_tier_roles[0]),
-        (ar, ac, sw_r[dv], sw_c[dv]),
-        np.full(du.size, NO_DEVICE),
-        sw_dev[dv],
-        e.gbps_per_link[down],
-        e.links[down],
-        a_nic=node * MAX_NICS_PER_NODE + shape.nic_port_index(np.arange(per_node))[port],  # a node's ports: a lookup
-    )
+    up = _links_to_nics(b, plan, e, shape, layout, per_node, (sw_r, sw_c, sw_dev))  # the rows left: switch–switch
     k = len(names)
     roles = shape.compute_tier_roles
     sw_x, sw_y = np.zeros(tier.size), np.zeros(tier.size)  # each switch's floor position and rack, once a switch
     sw_x[n:], sw_y[n:] = per_rack(layout.position_m, sw_r[n:], sw_c[n:])
     sw_key = rack_key(sw_r, sw_c)
-    up = np.flatnonzero(~down)  # switch–switch links, by (lower tier, upper tier)
-    pair = tier[u[up]] * k + tier[v[up]]
+    pair = tier[u[up]] * k + tier[v[up]]  # switch–switch links, by (lower tier, upper tier)
     codes = np.flatnonzero(np.bincount(pair, minlength=k * k)).tolist()  # ascending: (lower, upper) in order
     for code in codes:
         lower, upper = divmod(code, k)
@@ -399,6 +381,76 @@ def _fabric_manager_rows(b, plan, e, shape: ClusterShape, layout: RackLayout, sw
             shape.ufm_gbps,
             1,
         )
+
+
+def _links_to_nics(b: _Builder, plan: FabricPlan, e, shape: ClusterShape, layout: RackLayout, per_node: int, sw):
+    """The compute fabric's links to NICs into ``b`` (as runs where it merges: :func:`leaf_span_runs`, else
+    :func:`nic_runs`); returns the edge list's other rows, its links between switches."""
+    n, u, v, tier, names = e.endpoint_count, e.u, e.v, e.node_tier, e.tier_names
+    sw_r, sw_c, sw_dev = sw
+    runs = leaf_span_runs(plan, e, per_node, sw_dev, layout.nodes_per_rack) if b.merge else None
+    if runs is not None:  # the runs from each leaf's span of nodes
+        rows, weight, up = runs
+    else:
+        down = u < n
+        rows, up = np.flatnonzero(down), np.flatnonzero(~down)
+        weight = e.links[rows]
+    du, dv = u[rows], v[rows]
+    node = du // per_node
+    port = du - node * per_node  # du mod per_node (see node_positions)
+    ar, ac = node_positions(layout, node)
+    _add(
+        b,
+        layout,
+        "compute",
+        tier[dv],
+        [f"node–{t}" for t in names],
+        ("nic", shape.compute_tier_roles[0]),
+        (ar, ac, sw_r[dv], sw_c[dv]),
+        np.full(du.size, NO_DEVICE),
+        sw_dev[dv],
+        e.gbps_per_link[rows],
+        weight,
+        merge=runs is None,
+        a_nic=node * MAX_NICS_PER_NODE + shape.nic_port_index(np.arange(per_node))[port],  # a node's ports: a lookup
+    )
+    return up
+
+
+def leaf_span_runs(plan: FabricPlan, e, per_node: int, sw_dev: np.ndarray, nodes_per_rack: int):
+    """:func:`nic_runs` of a rail-optimized Clos's links to NICs without a row a link: (each run's first row, its
+    links, the edge list's other rows), or None where the fabric is not such a Clos (then the caller makes a row a
+    link and runs them).
+
+    In one copy of the wiring (topology.graph.clos_edges; a rail group or NIC plane is a copy) a leaf takes one
+    rail's port of a span of nodes, ``[lo, hi)`` (topology.clos.rail_leaf_spans, in the leaves' order), and the
+    copy's first rows are its links to NICs in endpoint order, node × rails + rail; copy k's rows follow copy k − 1's
+    and its leaves theirs. Along a leaf its links differ in the NIC end's rack only — the segment, the speed and the
+    leaf's rack are the leaf's, the NIC port ascends with the node — and a node's rack is node ÷ nodes a rack
+    (bom.layout.RackLayout.node_position): a leaf's runs are its span cut at multiples of ``nodes_per_rack``, a link
+    a node. Leaves come in device order (their codes ascend with their ids), so the runs come in the order nic_runs
+    sorts them: the same rows and links (tested against it, column for column)."""
+    w = plan.wiring
+    if not isinstance(w, ClosWiring) or w.rails * w.copies != per_node:
+        return None
+    spans, n, copies = rail_leaf_spans(w), e.endpoint_count, w.copies
+    if spans is None or n != w.endpoint_count * copies or e.u.size % copies:
+        return None
+    _su, rail, lo, hi = spans
+    leaves = lo.size * copies
+    if e.node_tier[n : n + leaves + 1].tolist().count(0) != leaves or (np.diff(sw_dev[n : n + leaves]) <= 0).any():
+        return None  # a leaf without nodes, or leaves not in device order
+    first_rack, last_rack = lo // nodes_per_rack, (hi - 1) // nodes_per_rack
+    count = last_rack - first_rack + 1  # racks a leaf's span touches: its runs
+    leaf = np.repeat(np.arange(lo.size, dtype=np.int64), count)
+    rack = np.arange(leaf.size, dtype=np.int64) - np.repeat(np.cumsum(count) - count, count) + first_rack[leaf]
+    start = np.maximum(rack * nodes_per_rack, lo[leaf])
+    end = np.minimum(rack * nodes_per_rack + nodes_per_rack, hi[leaf])
+    per_copy = e.u.size // copies  # rows of a copy: its links to NICs, then between its switches
+    copy_first = (np.arange(copies, dtype=np.int64) * per_copy)[:, None]
+    first = (copy_first + (start * w.rails + rail[leaf])).ravel()
+    others = (copy_first + np.arange(w.endpoint_count, per_copy, dtype=np.int64)).ravel()
+    return first, np.tile(end - start, copies), others
 
 
 def _switch_positions(layout: RackLayout, e, index: np.ndarray, counts: dict[int, int], leaf_at: tuple):
