@@ -15,9 +15,10 @@ from typing import NamedTuple
 import numpy as np
 
 from bom.layout import RackLayout, index_in_row
+from topology.clos import rail_leaf_spans
 from topology.graph import fabric_edges
 from topology.management_plane import ManagementPlan
-from topology.spec import FabricPlan, Topology
+from topology.spec import ClosWiring, FabricPlan, Topology
 from topology.storage_plane import StoragePlan
 
 
@@ -212,7 +213,33 @@ def compute_leaf_positions(plan: FabricPlan, shape: ClusterShape, layout: RackLa
     def node_rows(endpoints: np.ndarray) -> np.ndarray:
         return np.asarray(layout.node_position(endpoints // per_node)[0], dtype=np.int64)
 
-    return _remembered(e, ("compute", per_node, _grid(layout)), lambda: leaf_positions(e, node_rows, layout))
+    def positions() -> tuple:
+        first = span_first_nodes(plan, e, per_node)
+        if first is None:
+            return leaf_positions(e, node_rows, layout)
+        leaves = np.arange(e.endpoint_count, e.endpoint_count + first.size, dtype=np.int64)
+        rows = layout.network_row(np.asarray(layout.node_position(first)[0], dtype=np.int64))
+        return leaves, *layout.leaf_rack(rows, index_in_row(rows, None))
+
+    return _remembered(e, ("compute", per_node, _grid(layout)), positions)
+
+
+def span_first_nodes(plan: FabricPlan, e, per_node: int) -> np.ndarray | None:
+    """Each leaf's first node (leaves by id), as :func:`leaf_positions` finds it from the edge list's first link to
+    each leaf, read from a rail-optimized Clos's spans instead (topology.clos.rail_leaf_spans: leaf i of copy k
+    takes rail ``rail[i]`` of nodes ``[lo[i], hi[i])``, its first link the one of node ``lo[i]``; the copies' leaves
+    follow one another, bom.link_table.leaf_span_runs) — no pass over the ≈ 100k links to NICs. None where the
+    fabric is not such a Clos, or a leaf has no node."""
+    w = plan.wiring
+    if not isinstance(w, ClosWiring) or w.rails * w.copies != per_node:
+        return None
+    spans, n = rail_leaf_spans(w), e.endpoint_count
+    if spans is None or n != w.endpoint_count * w.copies:
+        return None
+    leaves = spans[2].size * w.copies
+    if e.node_tier[n : n + leaves + 1].tolist().count(0) != leaves:
+        return None
+    return np.tile(spans[2], w.copies)
 
 
 def _grid(layout: RackLayout) -> RackLayout:

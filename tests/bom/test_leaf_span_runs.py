@@ -132,3 +132,44 @@ def test_rail_optimized_shapes_give_the_same_table(nodes, gpus_per_node, nodes_p
                 return
             raise
         _same(fast, slow)
+        _same_leaves(flat, monkeypatch)
+
+
+def _planned(flat: dict):
+    from bom.plan import Catalog, floor_plan
+    from cluster.pipeline import plan_planes
+    from cluster.requests import bom_request, resolve
+    from cluster.validate import validate_flat
+
+    r = resolve(validate_flat(flat))
+    p, req = plan_planes(r), bom_request(r)
+    return p, req, floor_plan(req, p.fabric, p.storage, p.management, Catalog.built_in()).layout
+
+
+def _same_leaves(flat: dict, monkeypatch) -> bool:
+    """The compute leaves' positions with each leaf's first node read from the spans and from the links; whether
+    the spans gave them."""
+    import bom.links as links
+    from topology.graph import fabric_edges
+
+    p, req, layout = _planned(flat)
+    e = fabric_edges(p.fabric)
+    spans = links.span_first_nodes(p.fabric, e, req.shape.fabric_ports_per_node) is not None
+    links._LEAVES.clear()
+    fast = links.compute_leaf_positions(p.fabric, req.shape, layout, e)
+    links._LEAVES.clear()
+    monkeypatch.setattr(links, "span_first_nodes", lambda *a: None)
+    slow = links.compute_leaf_positions(p.fabric, req.shape, layout, e)
+    monkeypatch.undo()
+    links._LEAVES.clear()
+    assert len(fast) == len(slow) == 3
+    for a, b in zip(fast, slow, strict=True):
+        assert a.dtype == b.dtype and np.array_equal(a, b)
+    return spans
+
+
+@pytest.mark.parametrize("name", sorted(DESIGNS))
+def test_leaf_positions_from_the_spans_are_those_from_the_links(name, monkeypatch):
+    """bom.links.span_first_nodes: each leaf's first node read from the spans places every leaf where its first
+    link to a NIC does (bom.links.leaf_positions) — leaf ids, rows and columns."""
+    assert _same_leaves(DESIGNS[name], monkeypatch) == (name != "fat-tree")
