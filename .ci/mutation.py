@@ -93,6 +93,8 @@ BOM = [
     "tests/bom/test_build_kills_count.py",
     "tests/bom/test_nic_runs.py",  # the live table's runs of NIC links counted as a row a link (bom/link_table.py)
     "tests/bom/test_leaf_positions_memo.py",
+    "tests/bom/test_leaf_span_runs.py",  # a rail Clos's NIC runs and leaf positions from its spans (bom/link_table.py)
+    "tests/bom/test_per_rack.py",  # bom/layout.py per_rack against the function end by end
 ]
 MODULES: dict[str, list[str]] = {
     "topology/sizing.py": [T, "tests/cluster/test_pipeline.py"],

@@ -88,6 +88,7 @@ DESIGNS = {
 def test_the_same_table_as_runs_of_a_row_a_link(name, monkeypatch):
     fast, slow, used = _tables(DESIGNS[name], monkeypatch)
     _same(fast, slow)
+    assert fast.plane.size < fast.unmerged().plane.size  # runs, either way: fewer rows than links to NICs
     assert used == (name != "fat-tree")  # rail-optimized, in one copy or several (rail groups, NIC planes)
 
 

@@ -44,6 +44,17 @@ def test_two_leaves_per_rail_in_a_scalable_unit():
     assert endpoint_leaf_ids(layer).tolist() == [0, 2, 0, 2, 1, 3, 1, 3]
 
 
+def test_a_partial_last_node_is_numbered_endpoint_by_endpoint():
+    """Endpoints that are not whole nodes (7 on 2 rails: node 3 has rail 0 only) take the endpoint-by-endpoint form;
+    SUs of 2 slots, 1 leaf per SU and rail (2 down ports): endpoint 2n + r is node n on rail r, its leaf slot
+    SU × 2 + r. No reserved slot: nodes 0, 1 in SU 0 (leaves 0, 1), nodes 2, 3 in SU 1 (leaves 2, 3) → 0 1 0 1 2 3 2.
+    Slot 0 reserved: node 0 in SU 0, nodes 1, 2 in SU 1, node 3 in SU 2 (its rail-0 leaf: slot 4) → 0 1 2 3 2 3 4."""
+    layer = leaf_layer(endpoint_count=7, node_count=4, su_nodes=2, leaf_down=2, leaf_up=2, reserved_slots=0)
+    assert endpoint_leaf_ids(layer).tolist() == [0, 1, 0, 1, 2, 3, 2]
+    layer = leaf_layer(endpoint_count=7, node_count=4, su_nodes=2, leaf_down=2, leaf_up=2, reserved_slots=1)
+    assert endpoint_leaf_ids(layer).tolist() == [0, 1, 2, 3, 2, 3, 4]
+
+
 def test_pods_hold_whole_scalable_units_after_a_reserved_slot():
     """15 nodes + 1 reserved slot = 16 slots = 4 SUs of 4 on 2 rails (8-port leaves at 1:1: 4 down);
     pods of 8 nodes = 2 SUs = 4 leaves: leaves 0–3 (SUs 0, 1) in pod 0, leaves 4–7 in pod 1."""
