@@ -38,6 +38,14 @@ def test_runs_by_hand():
     shuffled = sw_dev.copy()
     shuffled[16:18] = [11, 10]  # leaves not in device order: nic_runs' order is not the spans'
     assert lt.leaf_span_runs(SimpleNamespace(wiring=w), e, 2, shuffled, 3) is None
+    # 2 reserved slots and 2 leaves an SU and rail (2 down ports): the first SU's first leaves hold no node, so the
+    # spans (3 a rail) number fewer leaves than the edge list has (4 a rail): not the spans' runs
+    w = ClosWiring(
+        tiers=2, endpoint_count=12, rails=2, node_count=6, su_nodes=4, leaves_per_su_rail=2, leaf_down=2, leaf_up=1,
+        leaves_per_pod=8, aggs_per_pod=1, leaf_to_agg_links=1, reserved_slots=2,
+    )  # fmt: skip
+    e = SimpleNamespace(endpoint_count=12, node_tier=np.array([-1] * 12 + [0] * 8 + [1]), u=np.zeros(12 + 8))
+    assert lt.leaf_span_runs(SimpleNamespace(wiring=w), e, 2, np.arange(21) + 10, 3) is None
 
 
 def _tables(flat: dict, monkeypatch) -> tuple[object, object, int]:
