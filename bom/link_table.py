@@ -24,14 +24,14 @@ from bom.links import (
     compute_leaf_positions,
     eor_offsets,
     fabric_manager_leaves,
+    rail_spans,
     storage_leaf_positions,
     tor_positions,
     ufm_position,
 )
-from topology.clos import rail_leaf_spans
 from topology.graph import fabric_edges
 from topology.management_plane import ManagementPlan
-from topology.spec import ClosWiring, FabricPlan, Topology
+from topology.spec import FabricPlan, Topology
 from topology.storage_plane import StoragePlan
 
 NO_DEVICE = -1
@@ -423,23 +423,20 @@ def leaf_span_runs(plan: FabricPlan, e, per_node: int, sw_dev: np.ndarray, nodes
     link and runs them).
 
     In one copy of the wiring (topology.graph.clos_edges; a rail group or NIC plane is a copy) a leaf takes one
-    rail's port of a span of nodes, ``[lo, hi)`` (topology.clos.rail_leaf_spans, in the leaves' order), and the
+    rail's port of a span of nodes, ``[lo, hi)`` (bom.links.rail_spans, in the leaves' order), and the
     copy's first rows are its links to NICs in endpoint order, node × rails + rail; copy k's rows follow copy k − 1's
     and its leaves theirs. Along a leaf its links differ in the NIC end's rack only — the segment, the speed and the
     leaf's rack are the leaf's, the NIC port ascends with the node — and a node's rack is node ÷ nodes a rack
     (bom.layout.RackLayout.node_position): a leaf's runs are its span cut at multiples of ``nodes_per_rack``, a link
     a node. Leaves come in device order (their codes ascend with their ids), so the runs come in the order nic_runs
     sorts them: the same rows and links (tested against it, column for column)."""
-    w = plan.wiring
-    if not isinstance(w, ClosWiring) or w.rails * w.copies != per_node:
+    spans = rail_spans(plan, e, per_node)
+    if spans is None:
         return None
-    spans, n, copies = rail_leaf_spans(w), e.endpoint_count, w.copies
-    if spans is None or n != w.endpoint_count * copies or e.u.size % copies:
-        return None
-    _su, rail, lo, hi = spans
-    leaves = lo.size * copies
-    if e.node_tier[n : n + leaves + 1].tolist().count(0) != leaves or (np.diff(sw_dev[n : n + leaves]) <= 0).any():
-        return None  # a leaf without nodes, or leaves not in device order
+    rail, lo, hi, copies = spans
+    n, leaves = e.endpoint_count, lo.size * copies
+    if e.u.size % copies or (np.diff(sw_dev[n : n + leaves]) <= 0).any():
+        return None  # copies of unequal rows, or leaves not in device order
     first_rack, last_rack = lo // nodes_per_rack, (hi - 1) // nodes_per_rack
     count = last_rack - first_rack + 1  # racks a leaf's span touches: its runs
     leaf = np.repeat(np.arange(lo.size, dtype=np.int64), count)
@@ -448,8 +445,8 @@ def leaf_span_runs(plan: FabricPlan, e, per_node: int, sw_dev: np.ndarray, nodes
     end = np.minimum(rack * nodes_per_rack + nodes_per_rack, hi[leaf])
     per_copy = e.u.size // copies  # rows of a copy: its links to NICs, then between its switches
     copy_first = (np.arange(copies, dtype=np.int64) * per_copy)[:, None]
-    first = (copy_first + (start * w.rails + rail[leaf])).ravel()
-    others = (copy_first + np.arange(w.endpoint_count, per_copy, dtype=np.int64)).ravel()
+    first = (copy_first + (start * (per_node // copies) + rail[leaf])).ravel()  # node × rails + rail
+    others = (copy_first + np.arange(n // copies, per_copy, dtype=np.int64)).ravel()
     return first, np.tile(end - start, copies), others
 
 

@@ -226,10 +226,17 @@ def compute_leaf_positions(plan: FabricPlan, shape: ClusterShape, layout: RackLa
 
 def span_first_nodes(plan: FabricPlan, e, per_node: int) -> np.ndarray | None:
     """Each leaf's first node (leaves by id), as :func:`leaf_positions` finds it from the edge list's first link to
-    each leaf, read from a rail-optimized Clos's spans instead (topology.clos.rail_leaf_spans: leaf i of copy k
-    takes rail ``rail[i]`` of nodes ``[lo[i], hi[i])``, its first link the one of node ``lo[i]``; the copies' leaves
-    follow one another, bom.link_table.leaf_span_runs) — no pass over the ≈ 100k links to NICs. None where the
-    fabric is not such a Clos, or a leaf has no node."""
+    each leaf, read from the spans instead (:func:`rail_spans`: leaf i of copy k takes nodes ``[lo[i], hi[i])``, its
+    first link the one of node ``lo[i]``) — no pass over the ≈ 100k links to NICs; None where there are no spans."""
+    spans = rail_spans(plan, e, per_node)
+    return None if spans is None else np.tile(spans[1], spans[3])
+
+
+def rail_spans(plan: FabricPlan, e, per_node: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int] | None:
+    """A rail-optimized Clos's leaves as edge list ``e`` numbers them: (rail, lo, hi) of one copy's leaves
+    (topology.clos.rail_leaf_spans: leaf i takes rail ``rail[i]`` of nodes ``[lo[i], hi[i])``) and the copies (rail
+    groups × NIC planes), whose leaves follow one another from node id ``e.endpoint_count`` on. None where the fabric
+    is not such a Clos (a node's ports are not rails × copies), or a leaf has no node (the spans skip it)."""
     w = plan.wiring
     if not isinstance(w, ClosWiring) or w.rails * w.copies != per_node:
         return None
@@ -239,7 +246,7 @@ def span_first_nodes(plan: FabricPlan, e, per_node: int) -> np.ndarray | None:
     leaves = spans[2].size * w.copies
     if e.node_tier[n : n + leaves + 1].tolist().count(0) != leaves:
         return None
-    return np.tile(spans[2], w.copies)
+    return spans[1], spans[2], spans[3], w.copies
 
 
 def _grid(layout: RackLayout) -> RackLayout:
