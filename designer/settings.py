@@ -66,6 +66,7 @@ MIDDLEWARE = [
     "designer.security.SecurityHeadersMiddleware",
     "designer.api.not_found.ApiJsonNotFoundMiddleware",
     "designer.api.limits.ApiBodyLimitMiddleware",  # a body over DATA_UPLOAD_MAX_MEMORY_SIZE: JSON 413 under /api/
+    "designer.api.cycles.DetachRenderedResponseMiddleware",  # a rendered DRF response freed with the request
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

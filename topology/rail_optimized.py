@@ -130,8 +130,8 @@ def _choose(req: FabricRequest) -> tuple[FabricPlan, int, str]:
             try:
                 plan = plan_clos(_one_copy(req, groups, tiers), rail_leaf_layer, Topology.RAIL_OPTIMIZED, (tiers,))
             except FabricRequestError as exc:
-                first_error = first_error or exc
-                last_error = exc
+                last_error = exc.with_traceback(None)  # kept: no frame cycle (test_no_cycles)
+                first_error = first_error or last_error
                 if len(group_options) > 1:
                     refused.append(f"{groups} group(s) in {tiers} tiers: {'; '.join(exc.errors.values())}")
                 continue
