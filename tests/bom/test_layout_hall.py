@@ -8,6 +8,7 @@ The issue's figures, the 24,576-GPU RoCE example in one block: leaf–spine 500 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from itertools import pairwise
 from pathlib import Path
 
@@ -114,6 +115,22 @@ def test_positions_in_a_hall():
     assert hall.distances_m(np.array([-1]), np.array([2]), np.array([0]), np.array([3])).tolist() == pytest.approx(
         [5.4]
     )
+
+
+def test_a_layouts_slots_array_is_made_once_and_is_no_part_of_it():
+    """position_m reads the slots as an array made once a layout: read-only, the same on every call, none of the
+    layout's repr (the memos' keys) or equality; a layout made from it (replace) has its own slots."""
+    hall = RackLayout(racks_per_row=3, hall_slots=((1, 1), (0, 0), (0, 1)), spine_rows=1, slot_racks=4)
+    before = repr(hall)
+    assert [float(v) for v in hall.position_m(-1, 2)] == pytest.approx([4.8, 2.4])
+    slots = hall._slot_array
+    assert slots.tolist() == [[1, 1], [0, 0], [0, 1]] and not slots.flags.writeable
+    assert hall.position_m(0, 3) is not None and hall._slot_array is slots
+    fresh = RackLayout(racks_per_row=3, hall_slots=((1, 1), (0, 0), (0, 1)), spine_rows=1, slot_racks=4)
+    assert repr(hall) == before == repr(fresh) and hall == fresh and hash(hall) == hash(fresh)
+    moved = replace(hall, hall_slots=((0, 1), (0, 0), (1, 1)))
+    # spine rack 2 now in slot (0, 1): x = 0 × 3.6 + 2 × 0.6 = 1.2 m, y = 1 × 2.4 m
+    assert [float(v) for v in moved.position_m(-1, 2)] == pytest.approx([1.2, 2.4])
 
 
 def test_a_run_past_the_limit_is_a_failing_check_naming_the_class_and_the_fix():
