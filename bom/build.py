@@ -785,6 +785,7 @@ class _OddPorts:
     # (switch, kind, module sku) → its first step's candidate rows as ranked before any move (:class:`_Prepared`):
     # what a rank reads that no move changes, in key order — its turn re-ranks them at the far switches' ports now
     prepared: dict[tuple[int, str, str], _Prepared] = field(default_factory=dict)
+    kinds_by_reach: list[tuple] = field(default_factory=list)  # (reach, kind, its column, ports a module), sorted
 
     MAX_HOPS = 8  # links changed for one pairing at most (a path of switches, see :meth:`best_path`)
 
@@ -851,9 +852,14 @@ class _OddPorts:
 
     def _odd_kinds(self, s: int) -> list[str]:
         """Switch ``s``'s twin-port module kinds with an odd port count, shortest reach first."""
+        order = self.kinds_by_reach
+        if len(order) != len(self.kind_col):  # a kind joined (:meth:`_move`; kinds only ever join): sorted again
+            order = sorted(
+                (self.twins[k].reach_m, k, col, self.twins[k].ports_per_module) for k, col in self.kind_col.items()
+            )
+            self.kinds_by_reach = order
         ports = self.ports[s].tolist()
-        odd = (k for k, col in self.kind_col.items() if ports[col] % self.twins[k].ports_per_module)
-        return sorted(odd, key=lambda k: (self.twins[k].reach_m, k))
+        return [k for _reach, k, col, ppm in order if ports[col] % ppm]
 
     def rank_first_steps(self, switches: list[int], chooser: PartChooser) -> None:
         """Every switch's first step of each pairing :meth:`best_path` may try, ranked in one numpy pass before any
@@ -1121,12 +1127,12 @@ class _OddPorts:
         """The ranks of rows from their :func:`_rank_inputs`, at the far switches' port counts now: n ports on a kind
         of w per module take ⌈n ÷ w⌉ cages (see :meth:`_ranks`)."""
         size, to_switch, dev, has, col, wide, w1, to_nic = inputs
-        grows = np.zeros(dev.size, dtype=np.int64)
-        for i, change in ((0, -1), (1, 1)):  # the far end's old module loses the port, the new one takes it
-            n = np.where(has[i], self.ports[dev, col[i]], 0)
-            grows += np.where(wide[i], -(-(n + change) // w1[i]) - -(-n // w1[i]), 0)
+        # both kinds at once (rows 0, 1 of the (2, rows) inputs): the far end's old module loses the port, the new
+        # one takes it — ⌈(n + change) ÷ w⌉ − ⌈n ÷ w⌉ cages each, summed
+        n = np.where(has, self.ports[dev, col], 0)
+        grows = np.where(wide, (-n // w1) - (-(n + _PORT_CHANGE) // w1), 0).sum(axis=0)
         rank = np.full(size, -1, dtype=np.int64)
-        rank[to_switch] = np.where(grows < 0, 1, np.where(grows == 0, 2, 3))
+        rank[to_switch] = 2 + np.sign(grows)  # cages shrink: 1, stay: 2, grow: 3
         rank[to_nic] = 0
         return rank
 
@@ -1237,6 +1243,9 @@ class _OddPorts:
                     self.twins.setdefault(m.sku, m)
 
 
+_PORT_CHANGE = np.array([[-1], [1]], dtype=np.int64)  # a move's change to the far end's old and new module kind
+
+
 class _Prepared:
     """One (switch, kind, module)'s candidate rows for its first step (:meth:`_OddPorts._end_steps`), as ranked before
     any move: each row's key fields, far switch and class in key order, and what its rank reads that no move changes
@@ -1255,9 +1264,13 @@ class _Prepared:
         *fields, far, cls = self.columns
         rank = state._ranks_from(self.inputs)
         rank[state.left[fields[-1]] <= 0] = -1
-        ends = rank[(rank >= 0) & (rank < 3)]
-        best = self._step(rank, far, cls, int(np.argmax(rank == ends.min()))) if ends.size else None
-        onward = self._step(rank, far, cls, int(np.argmax(rank == 3))) if (rank == 3).any() else None
+        if not rank.size:
+            return None, None
+        # the first row of the least rank below 3, the first of rank 3 (rows in key order: the first is the least)
+        j = int(np.argmin(np.where(rank < 0, 3, rank)))
+        best = self._step(rank, far, cls, j) if 0 <= rank.item(j) < 3 else None
+        k = int(np.argmax(rank == 3))
+        onward = self._step(rank, far, cls, k) if rank.item(k) == 3 else None
         return best, onward
 
     def _step(self, rank: np.ndarray, far: np.ndarray, cls: np.ndarray, j: int) -> tuple:

@@ -501,25 +501,35 @@ def hall_map(
     per_row = layout.racks_per_row
     compute_rows = -(-compute_racks // per_row)
     infra_rows = -(-infra_racks // per_row)
-    listed: list[tuple[str, int, int, list[tuple[str, int]]]] = []  # (name, row, first column, racks by role)
+    # (name, row, first column, racks by role): the rows, then the spine row's blocks — one pass, no list a row
+    # more than its own (a 100k-GPU floor has ≈ 320 rows, and this runs on every keystroke that changes the fabric)
+    names: list[str] = []
+    racks: list[list[list]] = []
+    network_role = "network: leaves and ToRs"
     for r in range(max(compute_rows + infra_rows, max(network_by_row, default=-1) + 1)):
         if r < compute_rows:
-            own = [("compute", min(per_row, compute_racks - r * per_row))]
+            role, n = "compute", min(per_row, compute_racks - r * per_row)
         else:
-            i = r - compute_rows
-            own = [("storage and management", max(0, min(per_row, infra_racks - i * per_row)))]
-        own.append(("network: leaves and ToRs", network_by_row.get(r, 0)))
-        listed.append((row_name(r), r, 0, [(role, n) for role, n in own if n]))
+            role, n = "storage and management", max(0, min(per_row, infra_racks - (r - compute_rows) * per_row))
+        network = network_by_row.get(r, 0)
+        names.append(row_name(r))
+        own = [[role, int(n)]] if n else []
+        if network:
+            own.append([network_role, int(network)])
+        racks.append(own)
+    at_row, at_col = list(range(len(names))), [0] * len(names)
     width = layout.slot_racks if layout.hall_slots else max(spine_racks, 1)
     for j in range(-(-spine_racks // width)):
-        n = min(width, spine_racks - j * width)
-        listed.append((f"N{j + 1}" if layout.hall_slots else "N", -1, j * width, [("network: spine and core", n)]))
+        names.append(f"N{j + 1}" if layout.hall_slots else "N")
+        racks.append([["network: spine and core", int(min(width, spine_racks - j * width))]])
+        at_row.append(-1)
+        at_col.append(j * width)
     # every row's corner at once (position_m: point_m's arithmetic and floats, on arrays), rounded as one by one
-    at = np.array([x[1] for x in listed], dtype=np.int64), np.array([x[2] for x in listed], dtype=np.int64)
-    xs, ys = (np.broadcast_to(v, len(listed)).tolist() for v in layout.position_m(*at))
+    at = np.array(at_row, dtype=np.int64), np.array(at_col, dtype=np.int64)
+    xs, ys = (np.broadcast_to(v, len(names)).astype(float).tolist() for v in layout.position_m(*at))
     rows = [
-        {"name": name, "x_m": round(float(x), 3), "y_m": round(float(y), 3), "racks": [[r, int(n)] for r, n in racks]}
-        for (name, _row, _col, racks), x, y in zip(listed, xs, ys, strict=True)
+        {"name": name, "x_m": round(x, 3), "y_m": round(y, 3), "racks": own}
+        for name, x, y, own in zip(names, xs, ys, racks, strict=True)
     ]
     return {
         "rack_width_m": layout.rack_width_m,
