@@ -682,5 +682,9 @@ def index_in_row(rows, offsets=None):
     out = np.empty(rows.size, dtype=np.int64)
     out[order] = within
     if offsets:
-        out += np.array([offsets.get(int(r), 0) for r in rows.tolist()], dtype=np.int64)
+        keys = np.fromiter(offsets, dtype=np.int64, count=len(offsets))
+        low = min(int(keys.min()), int(rows.min()) if rows.size else 0)
+        table = np.zeros(max(int(keys.max()), int(rows.max()) if rows.size else 0) - low + 1, dtype=np.int64)
+        table[keys - low] = np.fromiter(offsets.values(), dtype=np.int64, count=len(offsets))
+        out += table[rows - low]  # each row's offset (0 where none): looked up, not a dict lookup an item
     return out

@@ -222,17 +222,26 @@ def cable_lengths_m(layout: RackLayout, ar, ac, zr, zc, xy: tuple | None = None)
     else:
         needed = np.abs(xy[0] - xy[2]) + np.abs(xy[1] - xy[3])
     needed = np.asarray(needed + layout.slack_m, dtype=float)
-    lengths = np.array(STANDARD_LENGTHS_M, dtype=np.int64)  # the one table, bom/layout.py (16 entries, whole metres)
-    top = int(lengths[-1])
-    # standard_length_m's first length ≥ needed − 1e-9 is, lengths being whole metres, the first ≥ ⌈needed − 1e-9⌉:
-    # looked up in a table a metre a row (a gather, not a binary search a link); past the longest, ⌈needed⌉
-    per_metre = np.append(lengths[np.searchsorted(lengths, np.arange(top + 1), side="left")], 0)
+    per_metre, top = _PER_METRE, _PER_METRE.size - 2
     whole = np.clip(np.ceil(needed - 1e-9), 0, top + 1).astype(np.int64)
     out = per_metre[whole]
     beyond = whole > top
     if beyond.any():
         out[beyond] = np.ceil(needed[beyond])
     return out
+
+
+def _per_metre() -> np.ndarray:
+    """The standard length bought for a run of ⌈needed⌉ = 0, 1, … metres up to the longest, then 0 (past it).
+    standard_length_m's first length ≥ needed − 1e-9 is, lengths being whole metres, the first ≥ ⌈needed − 1e-9⌉:
+    looked up in this table a metre a row (a gather, not a binary search a link); past the longest, ⌈needed⌉."""
+    lengths = np.array(STANDARD_LENGTHS_M, dtype=np.int64)  # the one table, bom/layout.py (16 entries, whole metres)
+    table = np.append(lengths[np.searchsorted(lengths, np.arange(int(lengths[-1]) + 1), side="left")], 0)
+    table.flags.writeable = False
+    return table
+
+
+_PER_METRE = _per_metre()
 
 
 def _distances_m(layout: RackLayout, ar, ac, zr, zc) -> np.ndarray:
@@ -467,13 +476,14 @@ def _switch_positions(layout: RackLayout, e, index: np.ndarray, counts: dict[int
 # fmt: off
 def _add(
     b, layout, plane, segment, segment_names, roles, pos, a_dev, z_dev, speed, weight, xy=None, merge=True, keys=None,
-    **nic,
+    figures=None, **nic,
 ) -> None:
     # fmt: on
     """A chunk of links (their ends' racks ``pos``, devices, speed, links each): cable lengths, rack distances and
     rack keys worked out; a switch's links to NICs as runs (:func:`nic_runs`) where the builder merges and the
     caller has not (``merge``). Links between switches may come with both ends' floor positions ``xy`` and rack
-    keys ``keys`` (each switch's worked out once) instead of ``pos`` (None)."""
+    keys ``keys`` (each switch's worked out once) instead of ``pos`` (None); links between the same racks as another
+    chunk's with its :func:`rack_figures` (``figures``: not worked out twice)."""
     if merge and b.merge and (roles[0] in NON_SWITCH_ROLES) != (roles[1] in NON_SWITCH_ROLES):
         columns = np.broadcast_arrays(*(np.asarray(x) for x in (segment, *pos, a_dev, z_dev, speed, weight)))
         nic_col = next(iter(nic.values()), None)
@@ -489,10 +499,7 @@ def _add(
         length_m, rack_distance = cable_lengths_m(layout, None, None, None, None, xy), rack_distances_of_keys(*keys)
         a_rack, z_rack = keys
     else:
-        ar, ac, zr, zc = pos
-        length_m, rack_distance = cable_lengths_m(layout, ar, ac, zr, zc, xy), rack_distances(ar, ac, zr, zc)
-        a_rack = np.asarray(rack_key(np.asarray(ar), np.asarray(ac)), dtype=np.int64)
-        z_rack = np.asarray(rack_key(np.asarray(zr), np.asarray(zc)), dtype=np.int64)
+        length_m, rack_distance, a_rack, z_rack = figures if figures is not None else rack_figures(layout, pos, xy)
     shape = np.shape(segment)
     b.add(
         plane,
@@ -510,6 +517,16 @@ def _add(
         weight=np.broadcast_to(np.asarray(weight, dtype=np.int64), shape),
         **nic,
     )
+
+
+def rack_figures(layout: RackLayout, pos: tuple, xy=None) -> tuple[np.ndarray, ...]:
+    """(bought lengths, rack distances, a ends' rack keys, z ends' rack keys) of links between racks ``pos`` (ar, ac,
+    zr, zc) — what :func:`_add` works out of the racks."""
+    ar, ac, zr, zc = pos
+    length_m, rack_distance = cable_lengths_m(layout, ar, ac, zr, zc, xy), rack_distances(ar, ac, zr, zc)
+    a_rack = np.asarray(rack_key(np.asarray(ar), np.asarray(ac)), dtype=np.int64)
+    z_rack = np.asarray(rack_key(np.asarray(zr), np.asarray(zc)), dtype=np.int64)
+    return length_m, rack_distance, a_rack, z_rack
 
 
 def nic_runs(switch: np.ndarray, same: list[np.ndarray], weight: np.ndarray, nic: np.ndarray | None):
@@ -665,8 +682,12 @@ def management_table(
         first, weight = nic_runs(dev, list(pos), weight, None)
         pos, dev = tuple(x[first] for x in pos), dev[first]
     none, zeros = np.full(dev.size, NO_DEVICE), np.zeros(dev.size, dtype=np.int64)
+    figures = rack_figures(layout, pos)  # a server's NIC and its BMC: the same racks, the same runs
     for segment, role, gbps in (("server–ToR", "nic", shape.mgmt_tor_access_gbps), ("BMC–ToR", "bmc", 1.0)):
-        _add(b, layout, "management", zeros, [segment], (role, "mgmt_tor"), pos, none, dev, gbps, weight, merge=False)
+        _add(
+            b, layout, "management", zeros, [segment], (role, "mgmt_tor"), pos, none, dev, gbps, weight, merge=False,
+            figures=figures,
+        )  # fmt: skip
     t = np.repeat(np.arange(plan.tor_count), shape.mgmt_tor_uplinks)
     k = np.tile(np.arange(shape.mgmt_tor_uplinks), plan.tor_count)
     s = (t * shape.mgmt_tor_uplinks + k) % plan.spine_count
