@@ -119,3 +119,19 @@ def dataclass_one_copy(w: ClosWiring) -> ClosWiring:
     import dataclasses
 
     return dataclasses.replace(w, copies=1, planes=1)
+
+
+def test_spans_are_remembered_read_only_and_equal_to_fresh_ones():
+    """rail_leaf_spans remembers each wiring's spans (a live evaluate asks ≈ 12 times): the same arrays for an equal
+    wiring, read-only (no caller can change what the next one reads), and those worked out afresh."""
+    from topology.clos import _rail_leaf_spans
+
+    for w in list(wirings())[:40]:
+        spans = rail_leaf_spans(w)
+        again = rail_leaf_spans(ClosWiring(**{f: getattr(w, f) for f in w.__dataclass_fields__}))  # equal, not same
+        fresh = _rail_leaf_spans(w)
+        assert spans is not None and fresh is not None and again is spans
+        assert all(not a.flags.writeable for a in spans)
+        assert all(np.array_equal(a, b) for a, b in zip(spans, fresh, strict=True))
+        with pytest.raises(ValueError):
+            spans[2][0] = -1
