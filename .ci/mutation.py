@@ -95,6 +95,7 @@ BOM = [
     "tests/bom/test_leaf_positions_memo.py",
     "tests/bom/test_leaf_span_runs.py",  # a rail Clos's NIC runs and leaf positions from its spans (bom/link_table.py)
     "tests/bom/test_per_rack.py",  # bom/layout.py per_rack against the function end by end
+    "tests/bom/test_bom_memo_key.py",  # the live BOM's memo key: the rack plan less its hall (bom/plan.py)
 ]
 MODULES: dict[str, list[str]] = {
     "topology/sizing.py": [T, "tests/cluster/test_pipeline.py"],
@@ -130,6 +131,7 @@ MODULES: dict[str, list[str]] = {
     "bom/accessories.py": BOM,
     "bom/cells.py": BOM,
     "designer/heap.py": ["tests/designer/test_heap.py"],  # the web process's heap: frozen, young GC spaced, reserved
+    "designer/api/cycles.py": ["tests/designer/test_response_cycles.py"],  # a rendered response freed by refcount
     "cluster/pipeline.py": ["tests/cluster", "tests/bom/test_part_table.py"],
     "cluster/requests.py": ["tests/cluster", "tests/bom/test_part_table.py"],
     "scheduling/hostlist.py": ["tests/scheduling"],
